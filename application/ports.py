@@ -1,0 +1,139 @@
+"""Ports: the roles the use cases need filled. Adapters implement them.
+
+Each port has a contract suite in ``contracts/`` that every adapter passes.
+"""
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Protocol, runtime_checkable
+
+from application.records import (
+    CandidateFilter,
+    EmbeddedChunk,
+    EmbeddingSpace,
+    IndexEntry,
+    ScoredId,
+    StoreInfo,
+    Vector,
+)
+from domain.models import Chunk, Source
+
+__all__ = [
+    "Clock",
+    "Embedder",
+    "IdGenerator",
+    "MemoryStore",
+    "RetrievalIndex",
+    "TokenCounter",
+]
+
+
+@runtime_checkable
+class Clock(Protocol):
+    def now(self) -> datetime:
+        """The current time, timezone-aware (UTC)."""
+        ...
+
+
+@runtime_checkable
+class IdGenerator(Protocol):
+    def new_id(self) -> str:
+        """A new unique id: lowercase letters and digits only, sortable by creation."""
+        ...
+
+
+@runtime_checkable
+class TokenCounter(Protocol):
+    @property
+    def encoding(self) -> str: ...
+
+    def count(self, text: str) -> int: ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns text into unit-length vectors of one embedding space."""
+
+    @property
+    def space(self) -> EmbeddingSpace: ...
+
+    async def embed(self, texts: Sequence[str]) -> list[Vector]:
+        """One vector per text, same order; raises UpstreamError on failure."""
+        ...
+
+
+@runtime_checkable
+class MemoryStore(Protocol):
+    """The truth: raw sources, their chunks and vectors, per organisation."""
+
+    def info(self) -> StoreInfo: ...
+
+    async def prepare(self, org_id: str, space: EmbeddingSpace) -> None:
+        """Apply schema migrations for the organisation and record its embedding space.
+
+        Raises ConflictError(embedder_mismatch) when the organisation already
+        holds vectors of another space.
+        """
+        ...
+
+    async def save_memory(self, source: Source, chunks: Sequence[EmbeddedChunk]) -> None:
+        """Write the source, then its chunks, all or nothing."""
+        ...
+
+    async def get_source(self, org_id: str, source_id: str) -> Source | None: ...
+
+    async def get_chunks(self, org_id: str, chunk_ids: Sequence[str]) -> dict[str, Chunk]: ...
+
+    async def count_chunks(self, org_id: str) -> int: ...
+
+    async def scan_index_entries(
+        self, org_id: str, after: str | None, limit: int
+    ) -> list[IndexEntry]:
+        """Chunks in chunk-id order, strictly after ``after``: rebuilds a derived index."""
+        ...
+
+    async def cached_embeddings(
+        self, org_id: str, model: str, hashes: Sequence[str]
+    ) -> dict[str, Vector]: ...
+
+    async def cache_embeddings(
+        self, org_id: str, model: str, vectors: Mapping[str, Vector]
+    ) -> None: ...
+
+    async def drop_organization(self, org_id: str) -> None:
+        """Remove everything the organisation stored."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+@runtime_checkable
+class RetrievalIndex(Protocol):
+    """Ranked candidate lists over chunks. May be native to the store or derived from it."""
+
+    @property
+    def name(self) -> str: ...
+
+    def is_ready(self, org_id: str) -> bool:
+        """False until a derived index has been rebuilt from the store for the organisation."""
+        ...
+
+    async def add(self, org_id: str, entries: Sequence[IndexEntry]) -> None:
+        """Index chunks the store has just saved (write-through)."""
+        ...
+
+    async def mark_ready(self, org_id: str) -> None: ...
+
+    async def lexical(
+        self, org_id: str, query: str, limit: int, where: CandidateFilter
+    ) -> list[ScoredId]:
+        """BM25 over chunk text, best first."""
+        ...
+
+    async def vector(
+        self, org_id: str, vector: Vector, limit: int, where: CandidateFilter
+    ) -> list[ScoredId]:
+        """Cosine similarity, best first."""
+        ...
+
+    async def drop(self, org_id: str) -> None: ...

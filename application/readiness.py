@@ -1,0 +1,54 @@
+"""Making an organisation usable: schema migrated, embedder checked, index warm.
+
+Done once per organisation per process, on first use, under a lock so two
+concurrent first requests do not both rebuild the index.
+"""
+
+import asyncio
+import logging
+
+from application.ports import Embedder, MemoryStore, RetrievalIndex
+
+__all__ = ["OrgReadiness"]
+
+_log = logging.getLogger("tessera.readiness")
+
+_REBUILD_BATCH = 2_000
+
+
+class OrgReadiness:
+    def __init__(self, store: MemoryStore, index: RetrievalIndex, embedder: Embedder) -> None:
+        self._store = store
+        self._index = index
+        self._embedder = embedder
+        self._prepared: set[str] = set()
+        self._lock = asyncio.Lock()
+
+    async def ensure(self, org_id: str) -> None:
+        if org_id in self._prepared and self._index.is_ready(org_id):
+            return
+        async with self._lock:
+            if org_id not in self._prepared:
+                await self._store.prepare(org_id, self._embedder.space)
+                self._prepared.add(org_id)
+            if not self._index.is_ready(org_id):
+                await self._rebuild(org_id)
+
+    async def _rebuild(self, org_id: str) -> None:
+        total = await self._store.count_chunks(org_id)
+        done = 0
+        after: str | None = None
+        while True:
+            batch = await self._store.scan_index_entries(org_id, after, _REBUILD_BATCH)
+            if not batch:
+                break
+            await self._index.add(org_id, batch)
+            done += len(batch)
+            after = batch[-1].chunk_id
+            if total >= 10 * _REBUILD_BATCH:
+                _log.info("rebuilding %s index for %s: %d/%d chunks",
+                          self._index.name, org_id, done, total)
+        await self._index.mark_ready(org_id)
+
+    def forget(self, org_id: str) -> None:
+        self._prepared.discard(org_id)

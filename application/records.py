@@ -1,0 +1,95 @@
+"""Values that cross the ports: what an index holds and what a search returns."""
+
+from datetime import datetime
+
+import msgspec
+
+from domain.models import Chunk
+from domain.scopes import LifecycleState, MemoryScope
+
+__all__ = [
+    "CandidateFilter",
+    "EmbeddedChunk",
+    "EmbeddingSpace",
+    "IndexEntry",
+    "ScoredId",
+    "ScopeRef",
+    "StoreInfo",
+]
+
+Vector = list[float]
+
+
+class EmbeddingSpace(msgspec.Struct, frozen=True, kw_only=True):
+    """Which model made the vectors; vectors of two spaces are never mixed."""
+
+    model: str
+    dimension: int
+
+    def __post_init__(self) -> None:
+        if not self.model:
+            raise ValueError("model must not be empty")
+        if self.dimension < 1:
+            raise ValueError("dimension must be >= 1")
+
+
+class EmbeddedChunk(msgspec.Struct, frozen=True, kw_only=True):
+    chunk: Chunk
+    vector: Vector
+
+
+class IndexEntry(msgspec.Struct, frozen=True, kw_only=True):
+    """What a retrieval index needs of a chunk: text, vector and the filter fields."""
+
+    chunk_id: str
+    source_id: str
+    text: str
+    vector: Vector
+    scope: MemoryScope
+    scope_key: str | None
+    lifecycle: LifecycleState = LifecycleState.ACTIVE
+    occurred_at: datetime | None = None
+
+    @classmethod
+    def of(cls, embedded: EmbeddedChunk) -> "IndexEntry":
+        c = embedded.chunk
+        return cls(
+            chunk_id=c.chunk_id,
+            source_id=c.source_id,
+            text=c.text,
+            vector=embedded.vector,
+            scope=c.scope,
+            scope_key=c.scope_key,
+            lifecycle=c.lifecycle,
+            occurred_at=c.occurred_at,
+        )
+
+
+class ScopeRef(msgspec.Struct, frozen=True):
+    scope: MemoryScope
+    scope_key: str | None = None
+
+
+class CandidateFilter(msgspec.Struct, frozen=True, kw_only=True):
+    """Applied inside candidate queries, before ranking.
+
+    ``visible`` lists the (scope, key) spaces the caller may read; ``None``
+    means every space of the organisation. Only active chunks are candidates.
+    """
+
+    visible: frozenset[ScopeRef] | None = None
+
+    def admits(self, scope: MemoryScope, scope_key: str | None, lifecycle: LifecycleState) -> bool:
+        if lifecycle is not LifecycleState.ACTIVE:
+            return False
+        return self.visible is None or ScopeRef(scope, scope_key) in self.visible
+
+
+class ScoredId(msgspec.Struct, frozen=True):
+    item_id: str
+    score: float
+
+
+class StoreInfo(msgspec.Struct, frozen=True, kw_only=True):
+    engine: str
+    url_kind: str

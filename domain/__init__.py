@@ -1,0 +1,1 @@
+"""Pure rules of Tessera: models, invariants and algorithms. stdlib + msgspec only."""

@@ -1,0 +1,21 @@
+"""Why an item was recalled, in words a person can check against the signals."""
+
+from collections.abc import Mapping
+
+__all__ = ["SIGNAL_LABELS", "inclusion_reason"]
+
+SIGNAL_LABELS: Mapping[str, str] = {
+    "lexical": "matched the query's words",
+    "vector": "close in meaning to the query",
+}
+
+
+def inclusion_reason(ranks: Mapping[str, int]) -> str:
+    """e.g. ``matched the query's words (rank 1); close in meaning to the query (rank 3)``."""
+    if not ranks:
+        return "no retrieval signal"
+    parts = [
+        f"{SIGNAL_LABELS.get(signal, signal)} (rank {rank})"
+        for signal, rank in sorted(ranks.items(), key=lambda kv: (kv[1], kv[0]))
+    ]
+    return "; ".join(parts)

@@ -1,0 +1,102 @@
+"""The records Tessera keeps: principals, raw sources and their chunks.
+
+A source is the verbatim truth; chunks are derived from it and always point
+back to it by ``source_id``.
+"""
+
+from datetime import datetime
+from enum import StrEnum
+
+import msgspec
+
+from domain.scopes import KEYED_SCOPES, LifecycleState, MemoryScope, PrivacyClass, SourceType
+
+__all__ = [
+    "Chunk",
+    "MetadataValue",
+    "Principal",
+    "PrincipalKind",
+    "Source",
+]
+
+MetadataValue = str | int | float | bool | None | list[str]
+
+
+class PrincipalKind(StrEnum):
+    USER = "user"
+    AGENT = "agent"
+
+
+class Principal(msgspec.Struct, frozen=True, kw_only=True):
+    """Who acts. An agent always acts for a user, and both ids are kept."""
+
+    principal_id: str
+    kind: PrincipalKind = PrincipalKind.USER
+    acting_for: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.principal_id:
+            raise ValueError("principal_id must not be empty")
+        if self.kind is PrincipalKind.AGENT and not self.acting_for:
+            raise ValueError("an agent principal must name the user it acts for")
+        if self.kind is PrincipalKind.USER and self.acting_for is not None:
+            raise ValueError("a user principal acts for nobody else")
+
+
+def _check_scope(scope: MemoryScope, scope_key: str | None) -> None:
+    if scope in KEYED_SCOPES and not scope_key:
+        raise ValueError(f"scope {scope} needs a scope_key")
+
+
+class Source(msgspec.Struct, frozen=True, kw_only=True):
+    """Raw memory, captured verbatim before anything is derived from it."""
+
+    source_id: str
+    org_id: str
+    scope: MemoryScope
+    scope_key: str | None
+    source_type: SourceType
+    source_uri: str | None = None
+    version: int = 1
+    content: str
+    content_hash: str
+    metadata: dict[str, MetadataValue] = msgspec.field(default_factory=dict)
+    privacy_class: PrivacyClass = PrivacyClass.NORMAL
+    created_by: str
+    created_at: datetime
+    occurred_at: datetime | None = None
+    lifecycle: LifecycleState = LifecycleState.ACTIVE
+
+    def __post_init__(self) -> None:
+        if not self.content:
+            raise ValueError("a source must have content")
+        if self.version < 1:
+            raise ValueError("version starts at 1")
+        _check_scope(self.scope, self.scope_key)
+
+
+class Chunk(msgspec.Struct, frozen=True, kw_only=True):
+    """A slice of a source small enough to embed; ``start``/``end`` index the source."""
+
+    chunk_id: str
+    source_id: str
+    org_id: str
+    ordinal: int
+    text: str
+    start: int
+    end: int
+    content_hash: str
+    scope: MemoryScope
+    scope_key: str | None
+    created_at: datetime
+    occurred_at: datetime | None = None
+    lifecycle: LifecycleState = LifecycleState.ACTIVE
+
+    def __post_init__(self) -> None:
+        if not self.text:
+            raise ValueError("a chunk must have text")
+        if not 0 <= self.start < self.end:
+            raise ValueError("chunk span must be a non-empty range")
+        if self.ordinal < 0:
+            raise ValueError("ordinal must be >= 0")
+        _check_scope(self.scope, self.scope_key)

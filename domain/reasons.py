@@ -1,0 +1,45 @@
+"""The closed set of stable reason codes that every decision and failure carries.
+
+Clients branch on these strings, so they never change meaning once released.
+"""
+
+from enum import StrEnum
+
+__all__ = ["ReasonCode"]
+
+
+class ReasonCode(StrEnum):
+    # request validation
+    MALFORMED_JSON = "malformed_json"
+    INVALID_REQUEST = "invalid_request"
+    UNKNOWN_FIELD = "unknown_field"
+    EMPTY_CONTENT = "empty_content"
+    EMPTY_QUERY = "empty_query"
+    CONTENT_TOO_LARGE = "content_too_large"
+    LIMIT_OUT_OF_RANGE = "limit_out_of_range"
+    BUDGET_OUT_OF_RANGE = "budget_out_of_range"
+    INVALID_SCOPE_KEY = "invalid_scope_key"
+    MISSING_SCOPE_KEY = "missing_scope_key"
+    NOT_FOUND = "not_found"
+    # storage and models
+    EMBEDDER_MISMATCH = "embedder_mismatch"
+    EMBEDDER_FAILED = "embedder_failed"
+    STORE_LOCKED = "store_locked"
+    STORE_UNAVAILABLE = "store_unavailable"
+    STORE_FAILED = "store_failed"
+    SERVICE_UNREACHABLE = "service_unreachable"
+    INTERNAL_ERROR = "internal_error"
+    # memory policy (DESIGN.md section 3); enforced by the trust layer
+    ALLOWED = "allowed"
+    MISSING_ACTOR = "missing_actor"
+    UNVERIFIED_MEMBERSHIP = "unverified_membership"
+    SCOPE_DISABLED = "scope_disabled"
+    DELEGATION_REQUIRED = "delegation_required"
+    DELEGATION_EXPIRED = "delegation_expired"
+    HIDDEN_SOURCE = "hidden_source"
+    REDACTED_SOURCE = "redacted_source"
+    SOURCE_DELETED = "source_deleted"
+    SCOPE_CROSSING_REQUIRES_PROMOTION = "scope_crossing_requires_promotion"
+    PRINCIPAL_MISMATCH = "principal_mismatch"
+    AGENT_IDENTITY_REQUIRED = "agent_identity_required"
+    JOB_POLICY_CONTEXT_MISSING = "job_policy_context_missing"
