@@ -24,7 +24,8 @@ async def _embed(embedder: Embedder, texts: Sequence[str]) -> list[Vector]:
         raise
     except Exception as exc:  # a model failure must not surface as a 500 with a trace
         raise UpstreamError(
-            ReasonCode.EMBEDDER_FAILED, f"embedder {embedder.space.model} failed: {type(exc).__name__}"
+            ReasonCode.EMBEDDER_FAILED,
+            f"embedder {embedder.space.model} failed: {type(exc).__name__}",
         ) from exc
     if len(vectors) != len(texts):
         raise UpstreamError(

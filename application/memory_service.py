@@ -9,7 +9,14 @@ from collections.abc import Sequence
 
 from application.commands import ContextRequest, RememberRequest, SearchRequest
 from application.embedding import QueryVectorCache, embed_for_memory
-from application.ports import Clock, Embedder, IdGenerator, MemoryStore, RetrievalIndex, TokenCounter
+from application.ports import (
+    Clock,
+    Embedder,
+    IdGenerator,
+    MemoryStore,
+    RetrievalIndex,
+    TokenCounter,
+)
 from application.readiness import OrgReadiness
 from application.records import EmbeddedChunk, EmbeddingSpace, IndexEntry, StoreInfo
 from application.results import (
@@ -188,7 +195,10 @@ class MemoryService:
         resolved = await self._resolve(request, fused[:_PACK_CANDIDATES])
         counts = {chunk.chunk_id: self._tokens.count(chunk.text) for _, chunk in resolved}
         selection = select_within_budget(
-            [PackCandidate(item_id=c.chunk_id, token_count=counts[c.chunk_id]) for _, c in resolved],
+            [
+                PackCandidate(item_id=c.chunk_id, token_count=counts[c.chunk_id])
+                for _, c in resolved
+            ],
             request.token_budget,
         )
         chosen = set(selection.chosen)

@@ -46,8 +46,13 @@ class OrgReadiness:
             done += len(batch)
             after = batch[-1].chunk_id
             if total >= 10 * _REBUILD_BATCH:
-                _log.info("rebuilding %s index for %s: %d/%d chunks",
-                          self._index.name, org_id, done, total)
+                _log.info(
+                    "rebuilding %s index for %s: %d/%d chunks",
+                    self._index.name,
+                    org_id,
+                    done,
+                    total,
+                )
         await self._index.mark_ready(org_id)
 
     def forget(self, org_id: str) -> None:

@@ -12,8 +12,8 @@ __all__ = [
     "EmbeddedChunk",
     "EmbeddingSpace",
     "IndexEntry",
-    "ScoredId",
     "ScopeRef",
+    "ScoredId",
     "StoreInfo",
 ]
 

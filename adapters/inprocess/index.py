@@ -1,0 +1,148 @@
+"""The in-process retrieval accelerator: exact vector scan + BM25 in numpy.
+
+SurrealDB stays the truth. This index is derived from it: rebuilt from the
+store's packed vectors when an organisation is first used, then kept
+write-through by the use cases. Why it exists: the embedded engine never
+builds its HNSW graph (every KNN is an exact scan through the engine, and
+grows with the data) and its BM25 is slow on common terms; a float32 matrix
+product over 100k x 384 takes a few milliseconds and filters for free.
+"""
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from adapters.inprocess.bm25 import Bm25Postings
+from application.records import CandidateFilter, IndexEntry, ScopeRef, ScoredId, Vector
+from domain.scopes import LifecycleState
+
+__all__ = ["InProcessIndex"]
+
+_INITIAL_ROWS = 1024
+
+
+class _OrgIndex:
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.row_of: dict[str, int] = {}
+        self.vectors: np.ndarray | None = None
+        self.active = np.zeros(_INITIAL_ROWS, dtype=bool)
+        self.scope_codes = np.zeros(_INITIAL_ROWS, dtype=np.int32)
+        self.scope_table: dict[ScopeRef, int] = {}
+        self.lexical = Bm25Postings()
+        self.ready = False
+
+    @property
+    def size(self) -> int:
+        return len(self.ids)
+
+    def _grow(self, needed: int, dimension: int) -> None:
+        capacity = len(self.active)
+        if self.vectors is None:
+            self.vectors = np.zeros((capacity, dimension), dtype=np.float32)
+        if self.vectors.shape[1] != dimension:
+            raise ValueError(
+                f"vector dimension {dimension} does not match the index ({self.vectors.shape[1]})"
+            )
+        if needed <= capacity:
+            return
+        new_capacity = max(needed, capacity * 2)
+        self.vectors = np.resize(self.vectors, (new_capacity, dimension))
+        self.active = np.resize(self.active, new_capacity)
+        self.active[capacity:] = False
+        self.scope_codes = np.resize(self.scope_codes, new_capacity)
+
+    def add(self, entries: Sequence[IndexEntry]) -> None:
+        if not entries:
+            return
+        start = self.size
+        self._grow(start + len(entries), len(entries[0].vector))
+        assert self.vectors is not None
+        block = np.asarray([e.vector for e in entries], dtype=np.float32)
+        norms = np.linalg.norm(block, axis=1, keepdims=True)
+        self.vectors[start : start + len(entries)] = block / np.clip(norms, 1e-12, None)
+        for offset, entry in enumerate(entries):
+            row = start + offset
+            previous = self.row_of.get(entry.chunk_id)
+            if previous is not None:  # a re-indexed chunk: the old row stops answering
+                self.active[previous] = False
+            self.ids.append(entry.chunk_id)
+            self.row_of[entry.chunk_id] = row
+            self.active[row] = entry.lifecycle is LifecycleState.ACTIVE
+            ref = ScopeRef(entry.scope, entry.scope_key)
+            self.scope_codes[row] = self.scope_table.setdefault(ref, len(self.scope_table))
+        self.lexical.extend(start, [e.text for e in entries])
+
+    def live(self, where: CandidateFilter) -> np.ndarray:
+        live = self.active[: self.size].copy()
+        if where.visible is not None:
+            allowed = [code for ref, code in self.scope_table.items() if ref in where.visible]
+            live &= np.isin(self.scope_codes[: self.size], np.asarray(allowed, dtype=np.int32))
+        return live
+
+    def top(self, rows: np.ndarray, scores: np.ndarray, limit: int) -> list[ScoredId]:
+        if len(rows) == 0:
+            return []
+        if len(rows) > limit:
+            keep = np.argpartition(-scores, limit - 1)[:limit]
+            rows, scores = rows[keep], scores[keep]
+        order = np.lexsort((rows, -scores))  # best score first, older row on ties
+        return [ScoredId(self.ids[int(rows[i])], float(scores[i])) for i in order]
+
+
+class InProcessIndex:
+    """One `_OrgIndex` per organisation; the organisation never crosses into another's arrays."""
+
+    def __init__(self) -> None:
+        self._orgs: dict[str, _OrgIndex] = {}
+
+    @property
+    def name(self) -> str:
+        return "inprocess"
+
+    def _org(self, org_id: str) -> _OrgIndex:
+        org = self._orgs.get(org_id)
+        if org is None:
+            org = self._orgs[org_id] = _OrgIndex()
+        return org
+
+    def is_ready(self, org_id: str) -> bool:
+        org = self._orgs.get(org_id)
+        return org is not None and org.ready
+
+    async def add(self, org_id: str, entries: Sequence[IndexEntry]) -> None:
+        self._org(org_id).add(entries)
+
+    async def mark_ready(self, org_id: str) -> None:
+        self._org(org_id).ready = True
+
+    async def lexical(
+        self, org_id: str, query: str, limit: int, where: CandidateFilter
+    ) -> list[ScoredId]:
+        org = self._orgs.get(org_id)
+        if org is None or org.size == 0:
+            return []
+        rows, scores = org.lexical.scores(query, org.live(where))
+        return org.top(rows, scores, limit)
+
+    async def vector(
+        self, org_id: str, vector: Vector, limit: int, where: CandidateFilter
+    ) -> list[ScoredId]:
+        org = self._orgs.get(org_id)
+        if org is None or org.size == 0 or org.vectors is None:
+            return []
+        query = np.asarray(vector, dtype=np.float32)
+        if query.shape != (org.vectors.shape[1],):
+            raise ValueError("query vector dimension does not match the index")
+        query = query / max(float(np.linalg.norm(query)), 1e-12)
+        rows = np.flatnonzero(org.live(where))
+        if len(rows) == 0:
+            return []
+        if len(rows) == org.size:  # no filter: a contiguous slice avoids a gather copy
+            sims = org.vectors[: org.size] @ query
+        else:
+            sims = org.vectors[rows] @ query
+        return org.top(rows, sims, limit)
+
+    async def drop(self, org_id: str) -> None:
+        self._orgs.pop(org_id, None)

@@ -1,0 +1,153 @@
+"""The ``tessera`` command: serve, remember, recall, context.
+
+Readable text by default, JSON with ``--json``. Exit codes: 0 ok, 2 bad
+input, 3 store or service unavailable, 1 any other failure.
+"""
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from application.limits import DEFAULT_PACK_BUDGET, DEFAULT_SEARCH_LIMIT
+from domain.errors import TesseraError
+from domain.scopes import MemoryScope, SourceType
+from entrypoints.errors import exit_code_for
+from entrypoints.settings import Settings, SettingsError, load_settings
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tessera", description="Source-grounded memory for AI agents."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the HTTP service")
+    serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port to listen on (default 8765)")
+
+    remember = sub.add_parser("remember", help="remember text ('-' reads stdin)")
+    remember.add_argument("text")
+    remember.add_argument("--scope", choices=[s.value for s in MemoryScope], default="private")
+    remember.add_argument("--scope-key")
+    remember.add_argument(
+        "--type", dest="source_type", choices=[s.value for s in SourceType], default="note"
+    )
+    remember.add_argument("--source-uri")
+    remember.add_argument("--occurred-at", help="RFC 3339 time with offset")
+    remember.add_argument("--json", action="store_true", help="print JSON")
+
+    recall = sub.add_parser("recall", help="search memory")
+    recall.add_argument("query")
+    recall.add_argument("--limit", type=int, default=DEFAULT_SEARCH_LIMIT)
+    recall.add_argument("--json", action="store_true", help="print JSON")
+
+    context = sub.add_parser("context", help="a context pack within a token budget")
+    context.add_argument("query")
+    context.add_argument("--budget", type=int, default=DEFAULT_PACK_BUDGET)
+    context.add_argument("--json", action="store_true", help="print JSON")
+    return parser
+
+
+def _print_search(result: dict[str, Any]) -> None:
+    hits = result["results"]
+    if not hits:
+        print("No memories matched.")
+    for n, hit in enumerate(hits, start=1):
+        signals = hit["signals"]
+        ranks = ", ".join(
+            f"{name} #{signals[key]}"
+            for name, key in (("words", "lexical_rank"), ("meaning", "vector_rank"))
+            if signals.get(key) is not None
+        )
+        print(f"{n}. [{hit['score']:.4f}] source {hit['source_id']} ({ranks})")
+        print("   " + " ".join(hit["text"].split())[:300])
+
+
+def _print_context(pack: dict[str, Any]) -> None:
+    print(
+        f"Context pack: {pack['token_count']}/{pack['token_budget']} tokens "
+        f"({pack['encoding']}), {len(pack['items'])} items, {pack['omitted']} left out"
+    )
+    for item in pack["items"]:
+        print(f"\n[source {item['source_id']}] {item['reason']}")
+        print(item["text"].strip())
+
+
+async def _run_client(args: argparse.Namespace, settings: Settings) -> int:
+    from entrypoints.backends import choose_backend
+
+    backend = choose_backend(settings)
+    try:
+        if args.command == "remember":
+            text = sys.stdin.read() if args.text == "-" else args.text
+            body: dict[str, Any] = {
+                "content": text,
+                "scope": args.scope,
+                "source_type": args.source_type,
+            }
+            for key in ("scope_key", "source_uri", "occurred_at"):
+                if getattr(args, key):
+                    body[key] = getattr(args, key)
+            result = await backend.remember(body)
+            if args.json:
+                print(json.dumps(result))
+            else:
+                print(
+                    f"Remembered source {result['source_id']} "
+                    f"({len(result['chunk_ids'])} chunk(s)) via {backend.description}"
+                )
+        elif args.command == "recall":
+            result = await backend.search({"query": args.query, "limit": args.limit})
+            print(json.dumps(result)) if args.json else _print_search(result)
+        else:
+            result = await backend.context({"query": args.query, "token_budget": args.budget})
+            print(json.dumps(result)) if args.json else _print_context(result)
+    finally:
+        await backend.close()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        settings = load_settings()
+    except SettingsError as exc:
+        print(f"tessera: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(
+        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        if args.command == "serve":
+            from entrypoints.serve import run
+
+            overrides = {
+                k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None
+            }
+            run(settings if not overrides else _replace(settings, overrides))
+            return 0
+        return asyncio.run(_run_client(args, settings))
+    except TesseraError as exc:
+        print(f"tessera: {exc.detail} [{exc.reason}]", file=sys.stderr)
+        return exit_code_for(exc)
+    except SettingsError as exc:
+        print(f"tessera: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _replace(settings: Settings, overrides: dict[str, Any]) -> Settings:
+    import msgspec
+
+    return msgspec.structs.replace(settings, **overrides)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

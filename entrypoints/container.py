@@ -1,0 +1,103 @@
+"""The composition root: the only place that picks concrete adapters.
+
+Adapters are imported inside the factories so that choosing OpenAI does not
+import onnxruntime, and nothing heavy happens at import time.
+"""
+
+from dependency_injector import containers, providers
+
+from application.memory_service import MemoryService
+from application.ports import Embedder, MemoryStore, RetrievalIndex
+from entrypoints.settings import EmbedderKind, IndexKind, Settings, SettingsError
+
+__all__ = ["Container", "build_container"]
+
+
+def _store(settings: Settings) -> MemoryStore:
+    from adapters.surreal.memory_store import SurrealMemoryStore
+
+    return SurrealMemoryStore(
+        settings.db_url, username=settings.db_user, password=settings.db_password
+    )
+
+
+def _index(settings: Settings, store: MemoryStore) -> RetrievalIndex:
+    if settings.index is IndexKind.SURREAL:
+        from adapters.surreal.memory_store import SurrealMemoryStore
+        from adapters.surreal.native_index import SurrealNativeIndex
+
+        if not isinstance(store, SurrealMemoryStore):
+            raise SettingsError("TESSERA_INDEX=surreal needs the SurrealDB store")
+        return SurrealNativeIndex(store)
+    from adapters.inprocess.index import InProcessIndex
+
+    return InProcessIndex()
+
+
+def _api_key(settings: Settings) -> str:
+    if not settings.embedder_api_key:
+        raise SettingsError(
+            f"TESSERA_EMBEDDER={settings.embedder} needs TESSERA_EMBEDDER_API_KEY "
+            "(or OPENAI_API_KEY / GEMINI_API_KEY)"
+        )
+    return settings.embedder_api_key
+
+
+def _embedder(settings: Settings) -> Embedder:
+    kind = settings.embedder
+    if kind is EmbedderKind.SENTENCE_TRANSFORMERS:
+        from adapters.embedders.sentence_transformers import SentenceTransformersEmbedder
+
+        return SentenceTransformersEmbedder()
+    if kind is EmbedderKind.OPENAI:
+        from adapters.embedders.openai_embedder import DEFAULT_DIMENSIONS as OPENAI_DIMS
+        from adapters.embedders.openai_embedder import DEFAULT_MODEL as OPENAI_MODEL
+        from adapters.embedders.openai_embedder import OpenAIEmbedder
+
+        return OpenAIEmbedder(
+            api_key=_api_key(settings),
+            model=settings.embedder_model or OPENAI_MODEL,
+            dimensions=settings.embedder_dimensions or OPENAI_DIMS,
+            base_url=settings.embedder_base_url,
+        )
+    if kind is EmbedderKind.GEMINI:
+        from adapters.embedders.gemini_embedder import DEFAULT_DIMENSIONS as GEMINI_DIMS
+        from adapters.embedders.gemini_embedder import DEFAULT_MODEL as GEMINI_MODEL
+        from adapters.embedders.gemini_embedder import GeminiEmbedder
+
+        return GeminiEmbedder(
+            api_key=_api_key(settings),
+            model=settings.embedder_model or GEMINI_MODEL,
+            output_dimensionality=settings.embedder_dimensions or GEMINI_DIMS,
+            base_url=settings.embedder_base_url,
+        )
+    from adapters.embedders.onnx_minilm import OnnxEmbedder
+
+    return OnnxEmbedder()
+
+
+def _service(store: MemoryStore, index: RetrievalIndex, embedder: Embedder) -> MemoryService:
+    from adapters.system.clock import SystemClock
+    from adapters.system.ids import TimeOrderedIds
+    from adapters.tokenizers.tiktoken_counter import TiktokenCounter
+
+    return MemoryService(
+        store=store,
+        index=index,
+        embedder=embedder,
+        tokens=TiktokenCounter(),
+        clock=SystemClock(),
+        ids=TimeOrderedIds(),
+    )
+
+
+class Container(containers.DeclarativeContainer):
+    settings = providers.Dependency(instance_of=Settings)
+    store = providers.Singleton(_store, settings)
+    index = providers.Singleton(_index, settings, store)
+    embedder = providers.Singleton(_embedder, settings)
+    service = providers.Singleton(_service, store, index, embedder)
+
+
+def build_container(settings: Settings) -> Container:
+    return Container(settings=settings)

@@ -1,0 +1,70 @@
+"""``tessera serve``: the HTTP service on the configured store.
+
+Opens the store and warms the default organisation before listening, so a
+locked data directory or a wrong embedder fails at once with a clear message,
+and records where it listens so the CLI on this machine can reach it.
+"""
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+
+import uvicorn
+
+from entrypoints.container import build_container
+from entrypoints.http.app import create_app
+from entrypoints.settings import Settings
+
+__all__ = ["serve"]
+
+_log = logging.getLogger("tessera.serve")
+
+
+def _write_server_file(settings: Settings, url: str) -> None:
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    tmp = settings.server_file.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"pid": os.getpid(), "url": url}))
+    tmp.replace(settings.server_file)
+
+
+async def serve(settings: Settings) -> None:
+    container = build_container(settings)
+    service = container.service()
+    try:
+        _log.info("opening %s store and warming the retrieval index", settings.url_kind)
+        await service.open(settings.org_id)
+        app = create_app(service, settings)
+        config = uvicorn.Config(
+            app,
+            host=settings.host,
+            port=settings.port,
+            log_level=settings.log_level.lower(),
+            lifespan="on",
+        )
+        server = uvicorn.Server(config)
+        url = f"http://{settings.host}:{settings.port}"
+        if settings.url_kind in {"surrealkv", "file"}:
+            _write_server_file(settings, url)
+        space = service.embedding_space
+        _log.info(
+            "Tessera on %s: store %s://, embedder %s (%d dims), index %s",
+            url,
+            settings.url_kind,
+            space.model,
+            space.dimension,
+            service.index_name,
+        )
+        await server.serve()
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            if settings.server_file.exists():
+                info = json.loads(settings.server_file.read_text())
+                if info.get("pid") == os.getpid():
+                    settings.server_file.unlink()
+        await service.close()
+
+
+def run(settings: Settings) -> None:
+    asyncio.run(serve(settings))

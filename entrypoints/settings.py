@@ -1,0 +1,120 @@
+"""Settings, read once from the environment into a frozen struct.
+
+Nothing else in Tessera reads the environment: every other module gets its
+configuration from here, through the container.
+"""
+
+import os
+from collections.abc import Mapping
+from enum import StrEnum
+from pathlib import Path
+from typing import TypeVar
+
+import msgspec
+
+__all__ = ["EmbedderKind", "IndexKind", "Settings", "SettingsError", "load_settings"]
+
+E = TypeVar("E", bound=StrEnum)
+
+
+class EmbedderKind(StrEnum):
+    ONNX = "onnx"
+    SENTENCE_TRANSFORMERS = "sentence-transformers"
+    OPENAI = "openai"
+    GEMINI = "gemini"
+
+
+class IndexKind(StrEnum):
+    #: numpy exact vector scan + in-memory BM25, rebuilt from SurrealDB (default)
+    INPROCESS = "inprocess"
+    #: SurrealDB's own FULLTEXT BM25 and HNSW indexes
+    SURREAL = "surreal"
+
+
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
+    data_dir: Path
+    db_url: str
+    db_user: str | None = None
+    db_password: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8765
+    org_id: str = "local"
+    actor_id: str = "local-owner"
+    embedder: EmbedderKind = EmbedderKind.ONNX
+    embedder_model: str | None = None
+    embedder_api_key: str | None = None
+    embedder_dimensions: int | None = None
+    embedder_base_url: str | None = None
+    index: IndexKind = IndexKind.INPROCESS
+    log_level: str = "INFO"
+
+    @property
+    def url_kind(self) -> str:
+        return self.db_url.split("://", 1)[0]
+
+    @property
+    def server_file(self) -> Path:
+        """Where a running ``tessera serve`` says how to reach it (for the CLI)."""
+        return self.data_dir / "server.json"
+
+
+class SettingsError(ValueError):
+    """A setting has a value Tessera cannot use; the message names it."""
+
+
+def _default_data_dir(env: Mapping[str, str]) -> Path:
+    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "tessera"
+
+
+def _choice(env: Mapping[str, str], name: str, kind: type[E], default: E) -> E:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return kind(raw.strip().lower())
+    except ValueError:
+        allowed = ", ".join(k.value for k in kind)
+        raise SettingsError(f"{name}={raw!r} is not one of: {allowed}") from None
+
+
+def load_settings(env: Mapping[str, str] | None = None) -> Settings:
+    env = os.environ if env is None else env
+    data_dir = Path(env.get("TESSERA_DATA_DIR") or _default_data_dir(env)).expanduser().resolve()
+    db_url = env.get("TESSERA_DB_URL") or f"surrealkv://{data_dir / 'db'}"
+    if db_url.split("://", 1)[0] not in {"surrealkv", "mem", "memory", "ws", "wss", "file"}:
+        raise SettingsError(
+            f"TESSERA_DB_URL must start with surrealkv://, mem://, ws:// or wss:// (got {db_url!r})"
+        )
+    port_raw = env.get("TESSERA_PORT", "8765")
+    try:
+        port = int(port_raw)
+    except ValueError:
+        raise SettingsError(f"TESSERA_PORT={port_raw!r} is not a number") from None
+    if not 0 < port < 65536:
+        raise SettingsError(f"TESSERA_PORT={port} is out of range")
+    embedder = _choice(env, "TESSERA_EMBEDDER", EmbedderKind, EmbedderKind.ONNX)
+    dims_raw = env.get("TESSERA_EMBEDDER_DIMENSIONS") or None
+    if dims_raw is not None and not (dims_raw.isdigit() and int(dims_raw) > 0):
+        raise SettingsError(f"TESSERA_EMBEDDER_DIMENSIONS={dims_raw!r} is not a positive number")
+    api_key = env.get("TESSERA_EMBEDDER_API_KEY")
+    if api_key is None and embedder is EmbedderKind.OPENAI:
+        api_key = env.get("OPENAI_API_KEY")
+    if api_key is None and embedder is EmbedderKind.GEMINI:
+        api_key = env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY")
+    return Settings(
+        data_dir=data_dir,
+        db_url=db_url,
+        db_user=env.get("TESSERA_DB_USER") or None,
+        db_password=env.get("TESSERA_DB_PASSWORD") or None,
+        host=env.get("TESSERA_HOST", "127.0.0.1"),
+        port=port,
+        org_id=env.get("TESSERA_ORG", "local"),
+        embedder=embedder,
+        embedder_model=env.get("TESSERA_EMBEDDER_MODEL") or None,
+        embedder_api_key=api_key or None,
+        embedder_dimensions=int(dims_raw) if dims_raw else None,
+        embedder_base_url=env.get("TESSERA_EMBEDDER_BASE_URL") or None,
+        index=_choice(env, "TESSERA_INDEX", IndexKind, IndexKind.INPROCESS),
+        log_level=env.get("TESSERA_LOG_LEVEL", "INFO").upper(),
+    )

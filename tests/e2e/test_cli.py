@@ -1,0 +1,118 @@
+"""The ``tessera`` CLI as a user runs it: a real process, the real embedded store."""
+
+import json
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import TESSERA, tessera_env
+
+pytestmark = pytest.mark.slow
+
+
+def _run(data_dir: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*TESSERA, *args],
+        env=tessera_env(data_dir),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_remember_recall_context_without_a_server(tmp_path: Path) -> None:
+    out = _run(tmp_path, "remember", "The spare house key is with Mrs. Okafor at number 12.")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("Remembered source ")
+    out = _run(tmp_path, "remember", "-", "--json", stdin="Dentist on March 3rd at 9am.")
+    assert out.returncode == 0, out.stderr
+    source_id = json.loads(out.stdout)["source_id"]
+
+    out = _run(tmp_path, "recall", "when is the dentist", "--json", "--limit", "1")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["results"][0]["source_id"] == source_id
+
+    out = _run(tmp_path, "recall", "who has the spare key")
+    assert out.returncode == 0 and "Okafor" in out.stdout and out.stdout.startswith("1. [")
+
+    out = _run(tmp_path, "context", "spare key", "--budget", "50")
+    assert out.returncode == 0 and "Context pack:" in out.stdout and "Okafor" in out.stdout
+
+
+def test_bad_input_exits_2_with_the_reason(tmp_path: Path) -> None:
+    out = _run(tmp_path, "recall", "x", "--limit", "0")
+    assert out.returncode == 2
+    assert "limit_out_of_range" in out.stderr and "Traceback" not in out.stderr
+    out = _run(tmp_path, "remember", "   ")
+    assert out.returncode == 2 and "empty_content" in out.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[Path, int]]:
+    port = _free_port()
+    proc = subprocess.Popen(
+        [*TESSERA, "serve", "--port", str(port)],
+        env=tessera_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=2):
+                break
+        except OSError:
+            if proc.poll() is not None:
+                pytest.fail(f"server exited: {proc.stdout.read() if proc.stdout else ''}")
+            time.sleep(0.3)
+    else:
+        proc.kill()
+        pytest.fail("server did not start")
+    yield tmp_path, port
+    proc.terminate()
+    proc.wait(timeout=30)
+    assert not (tmp_path / "server.json").exists()
+
+
+def test_cli_goes_through_a_running_server_and_a_second_server_is_refused(
+    server: tuple[Path, int],
+) -> None:
+    data_dir, port = server
+    out = _run(data_dir, "remember", "Parking spot B17 on level 2.")
+    assert out.returncode == 0, out.stderr
+    assert f"service at http://127.0.0.1:{port}" in out.stdout
+    out = _run(data_dir, "recall", "where did I park", "--json")
+    assert json.loads(out.stdout)["results"][0]["text"].startswith("Parking spot B17")
+
+    second = subprocess.run(
+        [*TESSERA, "serve", "--port", str(_free_port())],
+        env=tessera_env(data_dir),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert second.returncode == 3
+    assert "store_locked" in second.stderr and "Traceback" not in second.stderr
+
+
+def test_memory_survives_a_server_restart(tmp_path: Path) -> None:
+    out = _run(tmp_path, "remember", "The boiler was serviced on 2 October.")
+    assert out.returncode == 0, out.stderr
+    out = _run(tmp_path, "recall", "boiler service date", "--json")
+    assert json.loads(out.stdout)["results"][0]["text"].startswith("The boiler")

@@ -1,0 +1,68 @@
+"""The in-process accelerator's own behaviour, beyond the shared index contract."""
+
+import pytest
+
+from adapters.inprocess.analyzer import analyze
+from adapters.inprocess.bm25 import Bm25Postings
+from adapters.inprocess.index import InProcessIndex
+from application.records import CandidateFilter, IndexEntry
+from domain.scopes import LifecycleState, MemoryScope
+
+ALL = CandidateFilter()
+
+
+def _entry(cid: str, text: str, vector: list[float], **kw: object) -> IndexEntry:
+    fields: dict[str, object] = dict(
+        chunk_id=cid,
+        source_id="s" + cid,
+        text=text,
+        vector=vector,
+        scope=MemoryScope.PRIVATE,
+        scope_key=None,
+    )
+    fields.update(kw)
+    return IndexEntry(**fields)  # type: ignore[arg-type]
+
+
+def test_analyzer_splits_on_character_class_lowercases_and_stems() -> None:
+    assert analyze("Running RUNS ran, abc123!") == ["run", "run", "ran", "abc", "123"]
+
+
+def test_bm25_prefers_rarer_terms_and_shorter_documents() -> None:
+    import numpy as np
+
+    bm = Bm25Postings()
+    bm.extend(0, ["cat dog", "dog dog dog bird fish fish fish fish", "dog"])
+    rows, scores = bm.scores("cat dog", np.ones(3, dtype=bool))
+    by_row = dict(zip(rows.tolist(), scores.tolist(), strict=True))
+    assert max(by_row, key=by_row.__getitem__) == 0  # only doc with the rare "cat"
+    assert by_row[2] > by_row[1]  # same single term, shorter doc wins
+    with pytest.raises(ValueError):
+        bm.add(7, "out of order")
+
+
+async def test_reindexing_a_chunk_replaces_its_old_row() -> None:
+    index = InProcessIndex()
+    await index.add("o", [_entry("a", "old words", [1.0, 0.0])])
+    await index.add("o", [_entry("a", "new text", [0.0, 1.0])])
+    assert await index.lexical("o", "old", 5, ALL) == []
+    hits = await index.vector("o", [0.0, 1.0], 5, ALL)
+    assert [h.item_id for h in hits] == ["a"]
+
+
+async def test_inactive_entries_are_never_candidates() -> None:
+    index = InProcessIndex()
+    await index.add("o", [_entry("h", "hidden words", [1.0, 0.0], lifecycle=LifecycleState.HIDDEN)])
+    assert await index.lexical("o", "hidden", 5, ALL) == []
+    assert await index.vector("o", [1.0, 0.0], 5, ALL) == []
+
+
+async def test_grows_past_its_initial_capacity_and_keeps_order() -> None:
+    index = InProcessIndex()
+    entries = [_entry(f"{i:05d}", f"doc {i}", [1.0, i / 5000]) for i in range(3000)]
+    for start in range(0, 3000, 700):
+        await index.add("o", entries[start : start + 700])
+    hits = await index.vector("o", [1.0, 0.0], 3, ALL)
+    assert [h.item_id for h in hits] == ["00000", "00001", "00002"]
+    with pytest.raises(ValueError):
+        await index.vector("o", [1.0, 0.0, 0.0], 3, ALL)

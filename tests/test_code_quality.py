@@ -1,0 +1,31 @@
+"""ruff and mypy --strict are part of the suite, so a red lint is a red build."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _tool(name: str) -> str:
+    path = shutil.which(name, path=str(Path(sys.executable).parent))
+    if path is None:
+        pytest.fail(f"{name} is not installed in this environment (pip install -e '.[dev]')")
+    return path
+
+
+def test_ruff_is_clean() -> None:
+    out = subprocess.run(
+        [_tool("ruff"), "check", "."], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_mypy_strict_is_clean() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert out.returncode == 0, out.stdout[-5000:] + out.stderr[-2000:]

@@ -1,0 +1,169 @@
+"""The use cases against the reference adapters (fakes, not mocks)."""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from adapters.inprocess.index import InProcessIndex
+from application.commands import ContextRequest, RememberRequest, SearchRequest
+from application.memory_service import MemoryService
+from application.records import CandidateFilter, ScopeRef
+from domain.errors import InvalidInputError
+from domain.reasons import ReasonCode
+from domain.scopes import MemoryScope
+from tests.unit.application.conftest import Parts
+
+ORG = "acme"
+
+
+def _remember(content: str, **kw: object) -> RememberRequest:
+    return RememberRequest(org_id=ORG, actor_id="u1", content=content, **kw)  # type: ignore[arg-type]
+
+
+async def test_remember_keeps_the_source_verbatim_and_chunks_it(parts: Parts) -> None:
+    content = "  The launch moved to Friday.\n\nKeep  spacing!  "
+    result = await parts.service.remember(_remember(content))
+    source = await parts.store.get_source(ORG, result.source_id)
+    assert source is not None and source.content == content
+    assert source.created_at == parts.clock.now()
+    chunks = await parts.store.get_chunks(ORG, result.chunk_ids)
+    assert [c.source_id for c in chunks.values()] == [result.source_id]
+
+
+async def test_long_content_is_chunked_and_every_chunk_points_to_the_source(parts: Parts) -> None:
+    content = " ".join(f"Sentence number {i} talks about topic {i % 7}." for i in range(200))
+    result = await parts.service.remember(_remember(content))
+    assert len(result.chunk_ids) > 3
+    chunks = await parts.store.get_chunks(ORG, result.chunk_ids)
+    assert all(c.source_id == result.source_id for c in chunks.values())
+    assert all(content[c.start : c.end] == c.text for c in chunks.values())
+
+
+async def test_same_text_is_never_embedded_twice(parts: Parts) -> None:
+    await parts.service.remember(_remember("Alice prefers green tea."))
+    before = parts.embedder.texts_embedded
+    again = await parts.service.remember(_remember("Alice prefers green tea."))
+    assert parts.embedder.texts_embedded == before
+    assert again.cached_embeddings == 1
+
+
+async def test_search_fuses_lexical_and_vector_and_reports_ranks(parts: Parts) -> None:
+    await parts.service.remember(_remember("We booked the Lisbon flight for the conference."))
+    await parts.service.remember(_remember("My dentist appointment is on Tuesday."))
+    await parts.service.remember(_remember("The budget review meeting was moved."))
+    result = await parts.service.search(SearchRequest(org_id=ORG, query="Lisbon flight", limit=2))
+    assert len(result.results) == 2
+    top = result.results[0]
+    assert "Lisbon" in top.text
+    assert top.signals.lexical_rank == 1 and top.signals.vector_rank == 1
+    assert result.results[0].score > result.results[1].score
+
+
+async def test_search_only_returns_candidates_the_filter_admits(parts: Parts) -> None:
+    await parts.service.remember(
+        _remember("project apollo launch checklist", scope=MemoryScope.PROJECT, scope_key="apollo")
+    )
+    await parts.service.remember(_remember("private launch diary"))
+    only_apollo = CandidateFilter(visible=frozenset({ScopeRef(MemoryScope.PROJECT, "apollo")}))
+    result = await parts.service.search(
+        SearchRequest(org_id=ORG, query="launch", limit=10, where=only_apollo)
+    )
+    assert [h.scope_key for h in result.results] == ["apollo"]
+
+
+async def test_organisations_are_isolated(parts: Parts) -> None:
+    await parts.service.remember(_remember("acme secret roadmap"))
+    other = await parts.service.search(SearchRequest(org_id="globex", query="secret roadmap"))
+    assert other.results == []
+
+
+async def test_context_pack_respects_the_budget_and_explains_itself(parts: Parts) -> None:
+    for i in range(30):
+        await parts.service.remember(_remember(f"Note {i}: the garden needs watering on day {i}."))
+    pack = await parts.service.context_pack(
+        ContextRequest(org_id=ORG, query="garden watering", token_budget=60)
+    )
+    assert 0 < pack.token_count <= 60
+    assert pack.token_count == sum(i.token_count for i in pack.items)
+    assert pack.encoding == "cl100k_base"
+    assert pack.omitted > 0
+    assert all("rank" in item.reason for item in pack.items)
+
+
+async def test_index_is_rebuilt_from_the_store_on_first_use(parts: Parts) -> None:
+    first = await parts.service.remember(_remember("The cellar key is under the blue pot."))
+    restarted = MemoryService(
+        store=parts.store,
+        index=InProcessIndex(),
+        embedder=parts.embedder,
+        tokens=parts.service._tokens,
+        clock=parts.clock,
+        ids=parts.service._ids,
+    )
+    result = await restarted.search(SearchRequest(org_id=ORG, query="cellar key"))
+    assert result.results[0].source_id == first.source_id
+
+
+@pytest.mark.parametrize(
+    ("request_", "reason"),
+    [
+        (_remember("   "), ReasonCode.EMPTY_CONTENT),
+        (_remember("x" * 200_001), ReasonCode.CONTENT_TOO_LARGE),
+        (_remember("x", scope=MemoryScope.PROJECT), ReasonCode.MISSING_SCOPE_KEY),
+        (_remember("x", scope_key="  "), ReasonCode.INVALID_SCOPE_KEY),
+        (_remember("x", occurred_at=datetime(2026, 1, 1)), ReasonCode.INVALID_REQUEST),
+        (_remember("x", metadata={str(i): i for i in range(65)}), ReasonCode.INVALID_REQUEST),
+        (SearchRequest(org_id=ORG, query=""), ReasonCode.EMPTY_QUERY),
+        (SearchRequest(org_id=ORG, query="q", limit=0), ReasonCode.LIMIT_OUT_OF_RANGE),
+        (SearchRequest(org_id=ORG, query="q", limit=101), ReasonCode.LIMIT_OUT_OF_RANGE),
+        (SearchRequest(org_id=ORG, query="q" * 4001), ReasonCode.CONTENT_TOO_LARGE),
+        (ContextRequest(org_id=ORG, query="q", token_budget=0), ReasonCode.BUDGET_OUT_OF_RANGE),
+        (
+            ContextRequest(org_id=ORG, query="q", token_budget=32_001),
+            ReasonCode.BUDGET_OUT_OF_RANGE,
+        ),
+    ],
+)
+async def test_bad_requests_are_refused_with_a_reason_before_any_write(
+    parts: Parts, request_: object, reason: ReasonCode
+) -> None:
+    service: MemoryService = parts.service
+    if isinstance(request_, RememberRequest):
+        call = service.remember(request_)
+    elif isinstance(request_, SearchRequest):
+        call = service.search(request_)  # type: ignore[assignment]
+    else:
+        assert isinstance(request_, ContextRequest)
+        call = service.context_pack(request_)  # type: ignore[assignment]
+    with pytest.raises(InvalidInputError) as caught:
+        await call
+    assert caught.value.reason is reason
+    assert await parts.store.count_chunks(ORG) == 0
+
+
+async def test_embedder_failure_writes_nothing_and_reports_a_reason(parts: Parts) -> None:
+    class Broken:
+        space = parts.embedder.space
+
+        async def embed(self, texts: object) -> list[list[float]]:
+            raise RuntimeError("model exploded on: secret text")
+
+    service = MemoryService(
+        store=parts.store,
+        index=parts.index,
+        embedder=Broken(),
+        tokens=parts.service._tokens,
+        clock=parts.clock,
+        ids=parts.service._ids,
+    )
+    from domain.errors import UpstreamError
+
+    with pytest.raises(UpstreamError) as caught:
+        await service.remember(_remember("secret text"))
+    assert caught.value.reason is ReasonCode.EMBEDDER_FAILED
+    assert "secret" not in caught.value.detail
+    assert await parts.store.count_chunks(ORG) == 0
+
+
+def test_occurred_at_with_timezone_is_accepted() -> None:
+    _remember("x", occurred_at=datetime(2026, 1, 1, tzinfo=UTC)).validate()

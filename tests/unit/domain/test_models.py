@@ -1,0 +1,73 @@
+from datetime import UTC, datetime
+
+import pytest
+
+from domain.hashing import content_hash
+from domain.models import Chunk, Principal, PrincipalKind, Source
+from domain.scopes import MemoryScope, SourceType
+
+NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+
+
+def _source(**over: object) -> Source:
+    fields: dict[str, object] = dict(
+        source_id="s1",
+        org_id="o",
+        scope=MemoryScope.PRIVATE,
+        scope_key=None,
+        source_type=SourceType.NOTE,
+        content="hello",
+        content_hash=content_hash("hello"),
+        created_by="u",
+        created_at=NOW,
+    )
+    fields.update(over)
+    return Source(**fields)  # type: ignore[arg-type]
+
+
+def test_source_invariants() -> None:
+    assert _source().version == 1
+    with pytest.raises(ValueError, match="content"):
+        _source(content="")
+    with pytest.raises(ValueError, match="version"):
+        _source(version=0)
+    with pytest.raises(ValueError, match="scope_key"):
+        _source(scope=MemoryScope.PROJECT)
+    assert _source(scope=MemoryScope.PROJECT, scope_key="apollo").scope_key == "apollo"
+
+
+def test_chunk_invariants() -> None:
+    base: dict[str, object] = dict(
+        chunk_id="c",
+        source_id="s",
+        org_id="o",
+        ordinal=0,
+        text="x",
+        start=0,
+        end=1,
+        content_hash="h",
+        scope=MemoryScope.PRIVATE,
+        scope_key=None,
+        created_at=NOW,
+    )
+    Chunk(**base)  # type: ignore[arg-type]
+    for bad in ({"text": ""}, {"start": 2, "end": 1}, {"ordinal": -1}, {"scope": MemoryScope.TEAM}):
+        with pytest.raises(ValueError):
+            Chunk(**{**base, **bad})  # type: ignore[arg-type]
+
+
+def test_principal_agent_needs_a_user() -> None:
+    assert Principal(principal_id="u").kind is PrincipalKind.USER
+    agent = Principal(principal_id="bot", kind=PrincipalKind.AGENT, acting_for="u")
+    assert agent.acting_for == "u"
+    with pytest.raises(ValueError):
+        Principal(principal_id="bot", kind=PrincipalKind.AGENT)
+    with pytest.raises(ValueError):
+        Principal(principal_id="u", acting_for="x")
+    with pytest.raises(ValueError):
+        Principal(principal_id="")
+
+
+def test_content_hash_is_stable_sha256() -> None:
+    assert content_hash("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    assert content_hash("é") != content_hash("e")
