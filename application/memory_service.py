@@ -33,6 +33,7 @@ from domain.fusion import FusedHit, rrf_merge
 from domain.hashing import content_hash
 from domain.models import Chunk, Source
 from domain.packing import PackCandidate, select_within_budget
+from domain.query_terms import meaningful_query
 from domain.scopes import LifecycleState
 
 __all__ = ["MemoryService"]
@@ -141,7 +142,9 @@ class MemoryService:
         await self._readiness.ensure(request.org_id)
         vector = await self._query_vectors.vector_for(request.query)
         lexical, semantic = await asyncio.gather(
-            self._index.lexical(request.org_id, request.query, depth, request.where),
+            self._index.lexical(
+                request.org_id, meaningful_query(request.query), depth, request.where
+            ),
             self._index.vector(request.org_id, vector, depth, request.where),
         )
         return rrf_merge(

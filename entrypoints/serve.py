@@ -29,13 +29,22 @@ def _write_server_file(settings: Settings, url: str) -> None:
     tmp.replace(settings.server_file)
 
 
+def _remove_server_file(settings: Settings) -> None:
+    with contextlib.suppress(FileNotFoundError, ValueError):
+        info = json.loads(settings.server_file.read_text())
+        if info.get("pid") == os.getpid():
+            settings.server_file.unlink()
+
+
 async def serve(settings: Settings) -> None:
     container = build_container(settings)
     service = container.service()
     try:
         _log.info("opening %s store and warming the retrieval index", settings.url_kind)
         await service.open(settings.org_id)
-        app = create_app(service, settings)
+        # uvicorn re-raises SIGTERM/SIGINT after its graceful shutdown, so cleanup
+        # that must happen on a signal runs in the app's shutdown hooks
+        app = create_app(service, settings, on_shutdown=[lambda: _remove_server_file(settings)])
         config = uvicorn.Config(
             app,
             host=settings.host,
@@ -58,11 +67,7 @@ async def serve(settings: Settings) -> None:
         )
         await server.serve()
     finally:
-        with contextlib.suppress(FileNotFoundError):
-            if settings.server_file.exists():
-                info = json.loads(settings.server_file.read_text())
-                if info.get("pid") == os.getpid():
-                    settings.server_file.unlink()
+        _remove_server_file(settings)
         await service.close()
 
 

@@ -4,6 +4,7 @@ Handlers translate bodies into use-case requests and back; every rule lives
 in the application and domain layers.
 """
 
+from collections.abc import Awaitable, Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -105,11 +106,20 @@ async def health(service: NamedDependency[MemoryService]) -> Health:
     )
 
 
-def create_app(service: MemoryService, settings: Settings, **litestar_options: Any) -> Litestar:
+def create_app(
+    service: MemoryService,
+    settings: Settings,
+    on_shutdown: Sequence[Callable[[], Awaitable[None] | None]] = (),
+    **litestar_options: Any,
+) -> Litestar:
     """Build the app around an already-constructed service (the container owns its lifecycle)."""
 
     async def _open() -> None:
         await service.open(settings.org_id)
+
+    async def _close() -> None:
+        # releases the embedded store's directory lock; closing twice is harmless
+        await service.close()
 
     return Litestar(
         route_handlers=[remember, search, context_pack, health],
@@ -119,5 +129,8 @@ def create_app(service: MemoryService, settings: Settings, **litestar_options: A
         request_max_body_size=_MAX_BODY_BYTES,
         openapi_config=OpenAPIConfig(title="Tessera", version=_tessera_version()),
         on_startup=[_open],
+        # the caller's hooks first: they may still need the service
+        on_shutdown=[*on_shutdown, _close],
+        logging_config=None,  # logging is configured once, by the CLI
         **litestar_options,
     )

@@ -1,0 +1,161 @@
+"""The reference MemoryStore: plain dicts, the same promises as the real stores.
+
+Unit tests use it as a fake instead of mocks, so it keeps every rule the
+contract suite checks: one embedding space per organisation (a different one
+is refused), organisations isolated, ``save_memory`` all or nothing (checked
+fully before anything is written, with no ``await`` in between), writes
+refused before ``prepare``. Values are copied in and out, so a caller that
+mutates a returned vector or metadata dict cannot change what is stored.
+"""
+
+import bisect
+import copy
+from collections.abc import Mapping, Sequence
+
+from application.records import EmbeddedChunk, EmbeddingSpace, IndexEntry, StoreInfo, Vector
+from domain.errors import ConflictError, InvalidInputError, UpstreamError
+from domain.models import Chunk, Source
+from domain.reasons import ReasonCode
+
+__all__ = ["InMemoryMemoryStore"]
+
+
+class _Org:
+    def __init__(self, space: EmbeddingSpace) -> None:
+        self.space = space
+        self.sources: dict[str, Source] = {}
+        self.chunks: dict[str, Chunk] = {}
+        self.vectors: dict[str, Vector] = {}
+        self.chunk_order: list[str] = []
+        self.cache: dict[tuple[str, str], Vector] = {}
+
+
+def _check_datetimes(*values: object) -> None:
+    for value in values:
+        if value is not None and getattr(value, "utcoffset", lambda: None)() is None:
+            raise InvalidInputError(
+                ReasonCode.INVALID_REQUEST, "datetimes must be timezone-aware to be stored"
+            )
+
+
+class InMemoryMemoryStore:
+    def __init__(self) -> None:
+        self._orgs: dict[str, _Org] = {}
+
+    def info(self) -> StoreInfo:
+        return StoreInfo(engine="inmemory", url_kind="memory")
+
+    async def prepare(self, org_id: str, space: EmbeddingSpace) -> None:
+        if not org_id:
+            raise InvalidInputError(ReasonCode.INVALID_REQUEST, "org_id must not be empty")
+        org = self._orgs.get(org_id)
+        if org is None:
+            self._orgs[org_id] = _Org(space)
+            return
+        if org.space != space:
+            raise ConflictError(
+                ReasonCode.EMBEDDER_MISMATCH,
+                f"organisation {org_id} holds vectors of {org.space.model} "
+                f"({org.space.dimension} dimensions) but the configured embedder is "
+                f"{space.model} ({space.dimension} dimensions); configure the same embedder, "
+                "or re-embed the organisation",
+            )
+
+    def _writable(self, org_id: str) -> _Org:
+        org = self._orgs.get(org_id)
+        if org is None:
+            raise UpstreamError(
+                ReasonCode.STORE_FAILED,
+                f"organisation {org_id} has not been prepared; call prepare() first",
+            )
+        return org
+
+    async def save_memory(self, source: Source, chunks: Sequence[EmbeddedChunk]) -> None:
+        org = self._writable(source.org_id)
+        _check_datetimes(source.created_at, source.occurred_at)
+        if source.source_id in org.sources:
+            raise UpstreamError(
+                ReasonCode.STORE_FAILED, f"source {source.source_id} already exists"
+            )
+        seen: set[str] = set()
+        for embedded in chunks:
+            chunk = embedded.chunk
+            _check_datetimes(chunk.created_at, chunk.occurred_at)
+            if chunk.source_id != source.source_id or chunk.org_id != source.org_id:
+                raise InvalidInputError(
+                    ReasonCode.INVALID_REQUEST,
+                    f"chunk {chunk.chunk_id} does not belong to source {source.source_id}",
+                )
+            if chunk.chunk_id in seen:
+                raise InvalidInputError(
+                    ReasonCode.INVALID_REQUEST, f"chunk id {chunk.chunk_id} appears twice"
+                )
+            seen.add(chunk.chunk_id)
+            if chunk.chunk_id in org.chunks:
+                raise UpstreamError(
+                    ReasonCode.STORE_FAILED, f"chunk {chunk.chunk_id} already exists"
+                )
+            if len(embedded.vector) != org.space.dimension:
+                raise ConflictError(
+                    ReasonCode.EMBEDDER_MISMATCH,
+                    f"chunk {chunk.chunk_id} has a {len(embedded.vector)}-dimensional vector; "
+                    f"organisation {source.org_id} stores {org.space.dimension} dimensions",
+                )
+        # Everything checked: now write, with no await in between (all or nothing).
+        org.sources[source.source_id] = copy.deepcopy(source)
+        for embedded in chunks:
+            cid = embedded.chunk.chunk_id
+            org.chunks[cid] = embedded.chunk
+            org.vectors[cid] = [float(x) for x in embedded.vector]
+            bisect.insort(org.chunk_order, cid)
+
+    async def get_source(self, org_id: str, source_id: str) -> Source | None:
+        org = self._orgs.get(org_id)
+        if org is None or source_id not in org.sources:
+            return None
+        return copy.deepcopy(org.sources[source_id])
+
+    async def get_chunks(self, org_id: str, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
+        org = self._orgs.get(org_id)
+        if org is None:
+            return {}
+        return {cid: org.chunks[cid] for cid in chunk_ids if cid in org.chunks}
+
+    async def count_chunks(self, org_id: str) -> int:
+        org = self._orgs.get(org_id)
+        return 0 if org is None else len(org.chunks)
+
+    async def scan_index_entries(
+        self, org_id: str, after: str | None, limit: int
+    ) -> list[IndexEntry]:
+        org = self._orgs.get(org_id)
+        if org is None or limit < 1:
+            return []
+        start = 0 if after is None else bisect.bisect_right(org.chunk_order, after)
+        return [
+            IndexEntry.of(EmbeddedChunk(chunk=org.chunks[cid], vector=list(org.vectors[cid])))
+            for cid in org.chunk_order[start : start + limit]
+        ]
+
+    async def cached_embeddings(
+        self, org_id: str, model: str, hashes: Sequence[str]
+    ) -> dict[str, Vector]:
+        org = self._orgs.get(org_id)
+        if org is None:
+            return {}
+        return {h: list(org.cache[(model, h)]) for h in hashes if (model, h) in org.cache}
+
+    async def cache_embeddings(
+        self, org_id: str, model: str, vectors: Mapping[str, Vector]
+    ) -> None:
+        if not vectors:
+            return
+        org = self._writable(org_id)
+        for h, vector in vectors.items():
+            org.cache[(model, h)] = [float(x) for x in vector]
+
+    async def drop_organization(self, org_id: str) -> None:
+        self._orgs.pop(org_id, None)
+
+    async def close(self) -> None:
+        return None

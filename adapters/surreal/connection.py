@@ -1,0 +1,157 @@
+"""One SurrealDB connection shared by every organisation, with errors translated.
+
+Why every query names its namespace: the SDK's ``use()`` changes state shared
+by all callers of the connection, so two concurrent requests for two
+organisations could read each other's data between a ``use()`` and their
+query. A ``USE NS .. DB ..;`` statement at the head of the query string only
+affects that query (SurrealDB does not carry it into the connection's session;
+tests/integration check this under ``asyncio.gather``), so routing is decided
+per call and cannot leak.
+
+Why errors are translated here: callers see ``StoreUnavailableError`` (locked
+data directory, server down) or ``UpstreamError(store_failed)`` with a detail
+that names the operation and the error class only, because engine messages can
+quote stored values. The original exception stays chained as ``__cause__``.
+"""
+
+import asyncio
+import re
+from typing import Any
+
+from surrealdb import AsyncSurreal
+from surrealdb.errors import SurrealError, TransportError, UnsupportedEngineError
+
+from domain.errors import StoreUnavailableError, TesseraError, UpstreamError
+from domain.reasons import ReasonCode
+
+__all__ = ["DATABASE", "SurrealConnection", "url_kind"]
+
+#: every organisation's namespace holds one database of this name
+DATABASE = "memory"
+
+_IDENTIFIER = re.compile(r"[a-z][a-z0-9_]{0,63}\Z")
+_EMBEDDED = frozenset({"mem", "memory", "surrealkv", "surrealkv+versioned", "file", "rocksdb"})
+
+
+def url_kind(url: str) -> str:
+    """The scheme of a database URL (``mem``, ``surrealkv``, ``ws`` ...), never its secrets."""
+    scheme, sep, _ = url.partition("://")
+    if not sep:
+        return "mem" if url == "memory" else "unknown"
+    return scheme.lower()
+
+
+def _data_dir(url: str) -> str:
+    _, _, rest = url.partition("://")
+    return rest or url
+
+
+class SurrealConnection:
+    """Opens lazily (or on ``open()``), serialising the first connect behind a lock."""
+
+    def __init__(
+        self, url: str, *, username: str | None = None, password: str | None = None
+    ) -> None:
+        self._url = url
+        self._username = username
+        self._password = password
+        self._db: Any = None
+        self._closed = False
+        self._opening = asyncio.Lock()
+
+    @property
+    def url_kind(self) -> str:
+        return url_kind(self._url)
+
+    @property
+    def embedded(self) -> bool:
+        return self.url_kind in _EMBEDDED
+
+    async def open(self) -> None:
+        if self._db is not None:
+            return
+        if self._closed:
+            raise StoreUnavailableError(ReasonCode.STORE_UNAVAILABLE, "the store has been closed")
+        async with self._opening:
+            if self._db is None:
+                self._db = await self._connect()
+
+    async def _connect(self) -> Any:
+        kind = self.url_kind
+        db: Any = None
+        try:
+            # The embedded engine opens (and locks) its data directory in this constructor.
+            db = AsyncSurreal(self._url)
+            await db.connect()
+            if self._username is not None:
+                await db.signin({"username": self._username, "password": self._password or ""})
+        except UnsupportedEngineError as exc:
+            raise StoreUnavailableError(
+                ReasonCode.STORE_UNAVAILABLE,
+                f"unsupported SurrealDB URL scheme '{kind}' (use mem://, surrealkv://<dir>, "
+                "ws://host:port or wss://host:port)",
+            ) from exc
+        except (SurrealError, OSError, RuntimeError) as exc:
+            if db is not None:
+                await _quiet_close(db)
+            raise self._open_failure(exc) from exc
+        return db
+
+    def _open_failure(self, exc: BaseException) -> StoreUnavailableError:
+        kind = self.url_kind
+        if "locked" in str(exc).lower() and self.embedded:
+            return StoreUnavailableError(
+                ReasonCode.STORE_LOCKED,
+                f"the data directory {_data_dir(self._url)} is locked by another Tessera "
+                "process (e.g. `tessera serve`); stop it, or point this command at the "
+                "running server instead of opening the directory beside it",
+            )
+        return StoreUnavailableError(
+            ReasonCode.STORE_UNAVAILABLE,
+            f"could not open the SurrealDB store ({kind}): {type(exc).__name__}",
+        )
+
+    async def query(
+        self, namespace: str | None, sql: str, variables: dict[str, Any] | None = None,
+        *, operation: str,
+    ) -> list[Any]:
+        """Run ``sql`` inside ``namespace`` (or at root level); one result per statement."""
+        await self.open()
+        prefix = ""
+        if namespace is not None:
+            if not _IDENTIFIER.match(namespace):
+                raise ValueError("namespace must be a plain lowercase identifier")
+            prefix = f"USE NS {namespace} DB {DATABASE};\n"
+        try:
+            results = await self._db.query(prefix + sql, variables or {})
+        except TesseraError:
+            raise
+        except TransportError as exc:
+            raise StoreUnavailableError(
+                ReasonCode.STORE_UNAVAILABLE,
+                f"SurrealDB became unreachable while {operation} ({type(exc).__name__})",
+            ) from exc
+        except (SurrealError, OSError, RuntimeError) as exc:
+            raise UpstreamError(
+                ReasonCode.STORE_FAILED,
+                f"SurrealDB failed while {operation} ({type(exc).__name__})",
+            ) from exc
+        if not isinstance(results, list):
+            raise UpstreamError(
+                ReasonCode.STORE_FAILED, f"SurrealDB gave an unexpected answer while {operation}"
+            )
+        return results[1:] if prefix else results
+
+    async def close(self) -> None:
+        self._closed = True
+        db, self._db = self._db, None
+        if db is not None:
+            await db.close()
+
+
+async def _quiet_close(db: Any) -> None:
+    """Release a half-opened engine; the open failure is what the caller needs to see."""
+    try:
+        await db.close()
+    except (SurrealError, RuntimeError, OSError):
+        return

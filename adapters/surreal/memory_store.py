@@ -1,0 +1,256 @@
+"""The MemoryStore port on SurrealDB 3: embedded (mem://, surrealkv://) or a server (ws://).
+
+Each organisation gets its own namespace (``org_<hex>``, see ``namespace_for``)
+holding one database, ``memory``. Reads of an organisation that was never
+prepared answer empty without touching it, because a ``USE NS`` would create
+the namespace as a side effect; writes to one are refused, because vectors
+must never land before the embedding space is recorded.
+
+A memory is written in one transaction: the source first, then its chunks in
+``INSERT`` batches of at most 50 rows (larger batches misbehave on the
+embedded engine), so a failure leaves neither.
+"""
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from surrealdb import RecordID
+
+from adapters.surreal import codec
+from adapters.surreal.connection import SurrealConnection
+from adapters.surreal.schema import load_space, migrate
+from application.records import EmbeddedChunk, EmbeddingSpace, IndexEntry, StoreInfo, Vector
+from domain.errors import ConflictError, InvalidInputError, UpstreamError
+from domain.models import Chunk, Source
+from domain.reasons import ReasonCode
+
+__all__ = ["INSERT_BATCH", "SurrealMemoryStore", "check_memory"]
+
+#: rows per INSERT statement
+INSERT_BATCH = 50
+
+# Queries are built once from constant field lists; every value travels as a variable.
+_GET_SOURCE = f"SELECT {codec.SOURCE_FIELDS} FROM $sid;"  # noqa: S608
+_GET_CHUNKS = f"SELECT {codec.CHUNK_FIELDS} FROM $ids;"  # noqa: S608
+_SCAN_FIRST = f"SELECT {codec.ENTRY_FIELDS} FROM chunk ORDER BY id LIMIT $limit;"  # noqa: S608
+_SCAN_AFTER = (
+    f"SELECT {codec.ENTRY_FIELDS} FROM chunk WHERE id > $after "  # noqa: S608
+    "ORDER BY id LIMIT $limit;"
+)
+_CACHE_INSERT = (
+    "INSERT INTO embedding_cache $rows{n} ON DUPLICATE KEY UPDATE vec = $input.vec RETURN NONE;"
+)
+
+
+def _batches(rows: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    return [list(rows[i : i + INSERT_BATCH]) for i in range(0, len(rows), INSERT_BATCH)]
+
+
+def check_memory(source: Source, chunks: Sequence[EmbeddedChunk], dimension: int) -> None:
+    """Refuse a memory whose chunks do not belong to it or whose vectors are of another space."""
+    seen: set[str] = set()
+    for embedded in chunks:
+        chunk = embedded.chunk
+        if chunk.source_id != source.source_id or chunk.org_id != source.org_id:
+            raise InvalidInputError(
+                ReasonCode.INVALID_REQUEST,
+                f"chunk {chunk.chunk_id} does not belong to source {source.source_id}",
+            )
+        if chunk.chunk_id in seen:
+            raise InvalidInputError(
+                ReasonCode.INVALID_REQUEST, f"chunk id {chunk.chunk_id} appears twice"
+            )
+        seen.add(chunk.chunk_id)
+        if len(embedded.vector) != dimension:
+            raise ConflictError(
+                ReasonCode.EMBEDDER_MISMATCH,
+                f"chunk {chunk.chunk_id} has a {len(embedded.vector)}-dimensional vector; "
+                f"organisation {source.org_id} stores {dimension} dimensions",
+            )
+
+
+class SurrealMemoryStore:
+    """Raw sources, chunks and vectors in SurrealDB; one connection, safe to share."""
+
+    def __init__(
+        self, url: str, *, username: str | None = None, password: str | None = None
+    ) -> None:
+        self._conn = SurrealConnection(url, username=username, password=password)
+        #: organisations known to exist in this store, with their embedding space
+        self._spaces: dict[str, EmbeddingSpace] = {}
+        self._preparing = asyncio.Lock()
+
+    @property
+    def connection(self) -> SurrealConnection:
+        return self._conn
+
+    async def open(self) -> None:
+        """Connect now rather than on the first call (fails fast on a locked directory)."""
+        await self._conn.open()
+
+    def info(self) -> StoreInfo:
+        return StoreInfo(engine="surrealdb", url_kind=self._conn.url_kind)
+
+    async def prepare(self, org_id: str, space: EmbeddingSpace) -> None:
+        namespace = codec.namespace_for(org_id)
+        async with self._preparing:
+            try:
+                await migrate(self._conn, namespace, org_id, space)
+            except ConflictError:
+                self._spaces.pop(org_id, None)
+                raise
+            self._spaces[org_id] = space
+
+    async def space_of(self, org_id: str) -> EmbeddingSpace | None:
+        """The organisation's space if it exists in the store (prepared here or elsewhere)."""
+        known = self._spaces.get(org_id)
+        if known is not None:
+            return known
+        namespace = codec.namespace_for(org_id)
+        (root,) = await self._conn.query(None, "INFO FOR ROOT;", operation="listing namespaces")
+        if namespace not in (root or {}).get("namespaces", {}):
+            return None
+        space = await load_space(self._conn, namespace)
+        if space is not None:
+            self._spaces[org_id] = space
+        return space
+
+    async def _writable(self, org_id: str) -> tuple[str, EmbeddingSpace]:
+        space = await self.space_of(org_id)
+        if space is None:
+            raise UpstreamError(
+                ReasonCode.STORE_FAILED,
+                f"organisation {org_id} has not been prepared; call prepare() first",
+            )
+        return codec.namespace_for(org_id), space
+
+    async def _readable(self, org_id: str) -> str | None:
+        return None if await self.space_of(org_id) is None else codec.namespace_for(org_id)
+
+    async def save_memory(self, source: Source, chunks: Sequence[EmbeddedChunk]) -> None:
+        namespace, space = await self._writable(source.org_id)
+        check_memory(source, chunks, space.dimension)
+        variables: dict[str, Any] = {
+            "sid": RecordID("source", source.source_id),
+            "source": codec.source_row(source),
+        }
+        statements = [
+            "BEGIN TRANSACTION;",
+            "CREATE $sid CONTENT $source RETURN NONE;",
+        ]
+        rows = [codec.chunk_row(c.chunk, c.vector) for c in chunks]
+        for n, batch in enumerate(_batches(rows)):
+            variables[f"rows{n}"] = batch
+            statements.append(f"INSERT INTO chunk $rows{n} RETURN NONE;")
+        statements.append("COMMIT TRANSACTION;")
+        await self._conn.query(
+            namespace, "\n".join(statements), variables, operation="saving a memory"
+        )
+
+    async def get_source(self, org_id: str, source_id: str) -> Source | None:
+        namespace = await self._readable(org_id)
+        if namespace is None:
+            return None
+        (rows,) = await self._conn.query(
+            namespace,
+            _GET_SOURCE,
+            {"sid": RecordID("source", source_id)},
+            operation="reading a source",
+        )
+        return codec.source_from_row(rows[0]) if rows else None
+
+    async def get_chunks(self, org_id: str, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
+        wanted = list(dict.fromkeys(chunk_ids))
+        if not wanted:
+            return {}
+        namespace = await self._readable(org_id)
+        if namespace is None:
+            return {}
+        (rows,) = await self._conn.query(
+            namespace,
+            _GET_CHUNKS,
+            {"ids": [RecordID("chunk", cid) for cid in wanted]},
+            operation="reading chunks",
+        )
+        chunks = (codec.chunk_from_row(row) for row in rows or [])
+        return {c.chunk_id: c for c in chunks}
+
+    async def count_chunks(self, org_id: str) -> int:
+        namespace = await self._readable(org_id)
+        if namespace is None:
+            return 0
+        (rows,) = await self._conn.query(
+            namespace, "SELECT count() AS n FROM chunk GROUP ALL;", operation="counting chunks"
+        )
+        return int(rows[0]["n"]) if rows else 0
+
+    async def scan_index_entries(
+        self, org_id: str, after: str | None, limit: int
+    ) -> list[IndexEntry]:
+        if limit < 1:
+            return []
+        namespace = await self._readable(org_id)
+        if namespace is None:
+            return []
+        (rows,) = await self._conn.query(
+            namespace,
+            _SCAN_FIRST if after is None else _SCAN_AFTER,
+            {"limit": int(limit)} if after is None
+            else {"after": RecordID("chunk", after), "limit": int(limit)},
+            operation="scanning chunks",
+        )
+        return [codec.entry_from_row(row) for row in rows or []]
+
+    async def cached_embeddings(
+        self, org_id: str, model: str, hashes: Sequence[str]
+    ) -> dict[str, Vector]:
+        wanted = list(dict.fromkeys(hashes))
+        if not wanted:
+            return {}
+        namespace = await self._readable(org_id)
+        if namespace is None:
+            return {}
+        (rows,) = await self._conn.query(
+            namespace,
+            "SELECT model, hash, vec FROM $ids;",
+            {"ids": [RecordID("embedding_cache", codec.cache_key(model, h)) for h in wanted]},
+            operation="reading the embedding cache",
+        )
+        found: dict[str, Vector] = {}
+        for row in rows or []:
+            if row.get("model") == model:
+                found[row["hash"]] = codec.unpack_vector(row["vec"])
+        return found
+
+    async def cache_embeddings(
+        self, org_id: str, model: str, vectors: Mapping[str, Vector]
+    ) -> None:
+        if not vectors:
+            return
+        namespace, _ = await self._writable(org_id)
+        rows = [
+            {"id": codec.cache_key(model, h), "model": model, "hash": h,
+             "vec": codec.pack_vector(v)}
+            for h, v in vectors.items()
+        ]
+        statements = []
+        variables: dict[str, Any] = {}
+        for n, batch in enumerate(_batches(rows)):
+            variables[f"rows{n}"] = batch
+            statements.append(_CACHE_INSERT.replace("{n}", str(n)))
+        await self._conn.query(
+            namespace, "\n".join(statements), variables, operation="writing the embedding cache"
+        )
+
+    async def drop_organization(self, org_id: str) -> None:
+        namespace = codec.namespace_for(org_id)
+        async with self._preparing:
+            await self._conn.query(
+                None, f"REMOVE NAMESPACE IF EXISTS {namespace};",
+                operation="dropping an organisation",
+            )
+            self._spaces.pop(org_id, None)
+
+    async def close(self) -> None:
+        await self._conn.close()

@@ -1,0 +1,126 @@
+"""The RetrievalIndex port on SurrealDB's own FULLTEXT (BM25) and HNSW indexes.
+
+Nothing is derived or held in process: the store's ``chunk`` table is indexed
+by SurrealDB as it is written, so ``add``/``mark_ready`` do nothing and the
+index is always ready. Filters (visible spaces, active lifecycle) are applied
+inside the candidate queries, before ranking.
+
+Lexical matching is ``@1,OR@``: any query term may match and BM25 ranks by how
+many and how rare, as a candidate list needs (``@1@`` requires every term).
+
+A filter inside the KNN clause makes SurrealDB walk the whole table, so the
+vector query takes the k nearest first and filters in an outer SELECT; when
+the filter leaves fewer than ``limit`` hits and more chunks exist, it asks
+again for four times as many, so a selective filter costs time, not recall.
+"""
+
+from collections.abc import Sequence
+from typing import Any
+
+from adapters.surreal import codec
+from adapters.surreal.memory_store import SurrealMemoryStore
+from application.records import CandidateFilter, IndexEntry, ScoredId, Vector
+from domain.errors import ConflictError
+from domain.reasons import ReasonCode
+
+__all__ = ["SurrealNativeIndex"]
+
+#: nearest neighbours fetched per requested hit before filtering
+_OVERFETCH = 4
+_MIN_NEAREST = 40
+_EF = 40
+
+
+# Query templates: <FILTER>, <K> and <EF> are replaced by the constants and ints
+# below, never by caller text; every value travels as a variable.
+_LEXICAL = (
+    "SELECT meta::id(id) AS id, search::score(1) AS s FROM chunk "
+    "WHERE text @1,OR@ $q AND <FILTER> ORDER BY s DESC LIMIT $limit;"
+)
+_VECTOR = (
+    "LET $near = SELECT meta::id(id) AS id, vector::distance::knn() AS d, lifecycle, space "
+    "FROM chunk WHERE emb <|<K>,<EF>|> $v;\n"
+    "RETURN {n: array::len($near), hits: (SELECT id, d FROM $near "
+    "WHERE <FILTER> ORDER BY d LIMIT $limit)};"
+)
+_ACTIVE = "lifecycle = 'active'"
+_ACTIVE_AND_VISIBLE = "lifecycle = 'active' AND space IN $spaces"
+
+
+def _filter_sql(where: CandidateFilter) -> tuple[str, dict[str, Any]]:
+    if where.visible is None:
+        return _ACTIVE, {}
+    spaces = sorted(codec.ref_code(ref) for ref in where.visible)
+    return _ACTIVE_AND_VISIBLE, {"spaces": spaces}
+
+
+class SurrealNativeIndex:
+    def __init__(self, store: SurrealMemoryStore) -> None:
+        self._store = store
+
+    @property
+    def name(self) -> str:
+        return "surreal"
+
+    def is_ready(self, org_id: str) -> bool:
+        return True
+
+    async def add(self, org_id: str, entries: Sequence[IndexEntry]) -> None:
+        return None
+
+    async def mark_ready(self, org_id: str) -> None:
+        return None
+
+    async def drop(self, org_id: str) -> None:
+        """Nothing to drop: the indexes go with the organisation's namespace."""
+        return None
+
+    async def lexical(
+        self, org_id: str, query: str, limit: int, where: CandidateFilter
+    ) -> list[ScoredId]:
+        if limit < 1 or not query.strip() or where.visible == frozenset():
+            return []
+        if await self._store.space_of(org_id) is None:
+            return []
+        condition, variables = _filter_sql(where)
+        (rows,) = await self._store.connection.query(
+            codec.namespace_for(org_id),
+            _LEXICAL.replace("<FILTER>", condition),
+            {"q": query, "limit": int(limit), **variables},
+            operation="searching text",
+        )
+        return [ScoredId(str(r["id"]), float(r["s"])) for r in rows or []]
+
+    async def vector(
+        self, org_id: str, vector: Vector, limit: int, where: CandidateFilter
+    ) -> list[ScoredId]:
+        if limit < 1 or where.visible == frozenset():
+            return []
+        space = await self._store.space_of(org_id)
+        if space is None:
+            return []
+        if len(vector) != space.dimension:
+            raise ConflictError(
+                ReasonCode.EMBEDDER_MISMATCH,
+                f"query vector has {len(vector)} dimensions; organisation {org_id} "
+                f"stores {space.dimension}",
+            )
+        condition, variables = _filter_sql(where)
+        nearest = max(limit * _OVERFETCH, _MIN_NEAREST)
+        while True:
+            # k and ef must be literals in SurrealQL (a parameter is a parse error).
+            sql = (
+                _VECTOR.replace("<FILTER>", condition)
+                .replace("<K>", str(int(nearest)))
+                .replace("<EF>", str(max(_EF, int(nearest))))
+            )
+            _, answer = await self._store.connection.query(
+                codec.namespace_for(org_id),
+                sql,
+                {"v": [float(x) for x in vector], "limit": int(limit), **variables},
+                operation="searching vectors",
+            )
+            hits = answer["hits"] or []
+            if len(hits) >= limit or int(answer["n"]) < nearest:
+                return [ScoredId(str(h["id"]), 1.0 - float(h["d"])) for h in hits]
+            nearest *= _OVERFETCH

@@ -1,0 +1,187 @@
+"""Versioned, idempotent schema migrations, applied per organisation namespace.
+
+Why versioned: every organisation lives in its own namespace and is prepared
+on first use, possibly by a newer release than the one that created it; the
+``migration`` table records which numbered scripts a namespace has run, so a
+new release appends a script instead of editing one. Scripts must stay
+idempotent (``IF NOT EXISTS``), because two processes talking to one server
+may prepare the same organisation at once.
+
+Why the embedding space is recorded first: the HNSW index is built for one
+dimension, and vectors of two models must never be mixed, so ``prepare``
+refuses a different space before any DDL runs.
+"""
+
+from typing import Any
+
+import msgspec
+
+from adapters.surreal.connection import SurrealConnection
+from application.records import EmbeddingSpace
+from domain.errors import ConflictError, UpstreamError
+from domain.reasons import ReasonCode
+
+__all__ = ["MIGRATIONS", "Migration", "load_space", "migrate"]
+
+
+class Migration(msgspec.Struct, frozen=True, kw_only=True):
+    version: int
+    name: str
+    #: SurrealQL; ``{dimension}`` is replaced by the organisation's vector dimension
+    script: str
+
+
+_BOOTSTRAP = """
+DEFINE TABLE IF NOT EXISTS migration SCHEMAFULL;
+DEFINE FIELD IF NOT EXISTS version ON migration TYPE int;
+DEFINE FIELD IF NOT EXISTS name ON migration TYPE string;
+DEFINE FIELD IF NOT EXISTS applied_at ON migration TYPE datetime;
+DEFINE TABLE IF NOT EXISTS meta SCHEMAFULL;
+DEFINE FIELD IF NOT EXISTS model ON meta TYPE option<string>;
+DEFINE FIELD IF NOT EXISTS dimension ON meta TYPE option<int>;
+DEFINE FIELD IF NOT EXISTS org_id ON meta TYPE option<string>;
+"""
+
+_V1 = """
+DEFINE ANALYZER IF NOT EXISTS tx TOKENIZERS class FILTERS lowercase, snowball(english);
+
+DEFINE TABLE IF NOT EXISTS source SCHEMAFULL;
+DEFINE FIELD IF NOT EXISTS org_id ON source TYPE string;
+DEFINE FIELD IF NOT EXISTS scope ON source TYPE string;
+DEFINE FIELD IF NOT EXISTS scope_key ON source TYPE option<string>;
+DEFINE FIELD IF NOT EXISTS space ON source TYPE string;
+DEFINE FIELD IF NOT EXISTS source_type ON source TYPE string;
+DEFINE FIELD IF NOT EXISTS source_uri ON source TYPE option<string>;
+DEFINE FIELD IF NOT EXISTS version ON source TYPE int;
+DEFINE FIELD IF NOT EXISTS content ON source TYPE string;
+DEFINE FIELD IF NOT EXISTS content_hash ON source TYPE string;
+DEFINE FIELD IF NOT EXISTS metadata ON source TYPE string;
+DEFINE FIELD IF NOT EXISTS privacy_class ON source TYPE string;
+DEFINE FIELD IF NOT EXISTS created_by ON source TYPE string;
+DEFINE FIELD IF NOT EXISTS created_at ON source TYPE datetime;
+DEFINE FIELD IF NOT EXISTS created_tz ON source TYPE int;
+DEFINE FIELD IF NOT EXISTS occurred_at ON source TYPE option<datetime>;
+DEFINE FIELD IF NOT EXISTS occurred_tz ON source TYPE option<int>;
+DEFINE FIELD IF NOT EXISTS lifecycle ON source TYPE string;
+
+DEFINE TABLE IF NOT EXISTS chunk SCHEMAFULL;
+DEFINE FIELD IF NOT EXISTS source_id ON chunk TYPE string;
+DEFINE FIELD IF NOT EXISTS org_id ON chunk TYPE string;
+DEFINE FIELD IF NOT EXISTS ordinal ON chunk TYPE int;
+DEFINE FIELD IF NOT EXISTS text ON chunk TYPE string;
+DEFINE FIELD IF NOT EXISTS span_start ON chunk TYPE int;
+DEFINE FIELD IF NOT EXISTS span_end ON chunk TYPE int;
+DEFINE FIELD IF NOT EXISTS content_hash ON chunk TYPE string;
+DEFINE FIELD IF NOT EXISTS scope ON chunk TYPE string;
+DEFINE FIELD IF NOT EXISTS scope_key ON chunk TYPE option<string>;
+DEFINE FIELD IF NOT EXISTS space ON chunk TYPE string;
+DEFINE FIELD IF NOT EXISTS created_at ON chunk TYPE datetime;
+DEFINE FIELD IF NOT EXISTS created_tz ON chunk TYPE int;
+DEFINE FIELD IF NOT EXISTS occurred_at ON chunk TYPE option<datetime>;
+DEFINE FIELD IF NOT EXISTS occurred_tz ON chunk TYPE option<int>;
+DEFINE FIELD IF NOT EXISTS lifecycle ON chunk TYPE string;
+DEFINE FIELD IF NOT EXISTS emb ON chunk TYPE array<float>;
+DEFINE FIELD IF NOT EXISTS vec ON chunk TYPE bytes;
+DEFINE INDEX IF NOT EXISTS chunk_source ON chunk FIELDS source_id;
+DEFINE INDEX IF NOT EXISTS chunk_text ON chunk FIELDS text FULLTEXT ANALYZER tx BM25;
+DEFINE INDEX IF NOT EXISTS chunk_emb ON chunk FIELDS emb
+    HNSW DIMENSION {dimension} DIST COSINE TYPE F32;
+
+DEFINE TABLE IF NOT EXISTS embedding_cache SCHEMAFULL;
+DEFINE FIELD IF NOT EXISTS model ON embedding_cache TYPE string;
+DEFINE FIELD IF NOT EXISTS hash ON embedding_cache TYPE string;
+DEFINE FIELD IF NOT EXISTS vec ON embedding_cache TYPE bytes;
+"""
+
+_RECORD_ORG = """
+UPSERT meta:org SET org_id = $org RETURN NONE;
+SELECT model, dimension FROM meta:embedding;
+"""
+_PREPARE = _BOOTSTRAP + _RECORD_ORG
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(version=1, name="sources, chunks, embedding cache", script=_V1),
+)
+
+
+def _space_of(row: Any) -> EmbeddingSpace | None:
+    if not row:
+        return None
+    record = row[0] if isinstance(row, list) else row
+    try:
+        return EmbeddingSpace(model=record["model"], dimension=int(record["dimension"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UpstreamError(
+            ReasonCode.STORE_FAILED, "the stored embedding space could not be decoded"
+        ) from exc
+
+
+async def load_space(conn: SurrealConnection, namespace: str) -> EmbeddingSpace | None:
+    """The embedding space recorded in a namespace, or None if it was never prepared."""
+    (row,) = await conn.query(
+        namespace, "SELECT model, dimension FROM meta:embedding;", operation="reading the schema"
+    )
+    return _space_of(row)
+
+
+def _mismatch(org_id: str, held: EmbeddingSpace, wanted: EmbeddingSpace) -> ConflictError:
+    return ConflictError(
+        ReasonCode.EMBEDDER_MISMATCH,
+        f"organisation {org_id} holds vectors of {held.model} ({held.dimension} dimensions) "
+        f"but the configured embedder is {wanted.model} ({wanted.dimension} dimensions); "
+        "configure the same embedder, or re-embed the organisation",
+    )
+
+
+async def _record_space(
+    conn: SurrealConnection, namespace: str, org_id: str, space: EmbeddingSpace
+) -> EmbeddingSpace:
+    results = await conn.query(
+        namespace,
+        _PREPARE,
+        {"org": org_id},
+        operation="preparing the organisation",
+    )
+    held = _space_of(results[-1])
+    if held is None:
+        try:
+            await conn.query(
+                namespace,
+                "CREATE meta:embedding SET model = $model, dimension = $dim RETURN NONE;",
+                {"model": space.model, "dim": space.dimension},
+                operation="recording the embedding space",
+            )
+        except UpstreamError:
+            # Another process may have recorded a space between our read and this write.
+            held = await load_space(conn, namespace)
+            if held is None:
+                raise
+        else:
+            held = space
+    if held != space:
+        raise _mismatch(org_id, held, space)
+    return held
+
+
+async def migrate(
+    conn: SurrealConnection, namespace: str, org_id: str, space: EmbeddingSpace
+) -> None:
+    """Record (or check) the space, then apply the migrations this namespace lacks."""
+    held = await _record_space(conn, namespace, org_id, space)
+    (applied,) = await conn.query(
+        namespace, "SELECT VALUE version FROM migration;", operation="reading migrations"
+    )
+    done = {int(v) for v in applied or []}
+    for migration in MIGRATIONS:
+        if migration.version in done:
+            continue
+        script = migration.script.replace("{dimension}", str(int(held.dimension)))
+        await conn.query(
+            namespace,
+            "BEGIN TRANSACTION;\n"
+            + script
+            + "\nUPSERT type::record('migration', $version) SET version = $version, name = $name,"
+            " applied_at = time::now() RETURN NONE;\nCOMMIT TRANSACTION;",
+            {"version": migration.version, "name": migration.name},
+            operation=f"applying schema migration {migration.version}",
+        )

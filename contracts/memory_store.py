@@ -1,0 +1,211 @@
+"""The behaviour every ``MemoryStore`` adapter owes the use cases, as a reusable pytest suite.
+
+Why a suite and not per-adapter tests: the use cases are tested against the
+in-memory fake, so the fake and every real store must agree on every promise
+the use cases lean on — exact round-trips (a SCHEMAFULL table silently drops
+fields it does not know), one embedding space per organisation, isolation
+between organisations, all-or-nothing writes.
+
+Usage: subclass it in a test module and provide an async fixture ``store``
+that yields a fresh, empty store and closes it afterwards::
+
+    class TestMyStore(MemoryStoreContract):
+        @pytest.fixture
+        async def store(self) -> AsyncIterator[MemoryStore]:
+            s = MyStore()
+            yield s
+            await s.close()
+
+The lifecycle/isolation half of the suite lives in
+``contracts/memory_store_isolation.py``; this class includes it.
+"""
+
+from datetime import datetime
+
+import msgspec
+import pytest
+
+from application.ports import MemoryStore
+from application.records import EmbeddingSpace
+from contracts.memory_store_isolation import ORG_A, MemoryStoreIsolationContract, assert_vectors
+from contracts.retrieval_index import RetrievalIndexContract
+from contracts.samples import (
+    OCCURRED_OFFSET,
+    SPACE,
+    embedded,
+    make_chunk,
+    make_source,
+    memory,
+)
+from domain.errors import ConflictError
+from domain.models import Source
+from domain.reasons import ReasonCode
+from domain.scopes import LifecycleState, MemoryScope, PrivacyClass, SourceType
+
+__all__ = ["MemoryStoreContract", "RetrievalIndexContract"]
+
+
+def _assert_same_source(got: Source | None, want: Source) -> None:
+    assert got is not None
+    assert got == want
+    # == on datetimes compares instants and 1 == 1.0 == True: check what == cannot see.
+    assert got.created_at.utcoffset() == want.created_at.utcoffset()
+    if want.occurred_at is not None:
+        assert got.occurred_at is not None
+        assert got.occurred_at.utcoffset() == want.occurred_at.utcoffset()
+    assert {k: type(v) for k, v in got.metadata.items()} == {
+        k: type(v) for k, v in want.metadata.items()
+    }
+
+
+class MemoryStoreContract(MemoryStoreIsolationContract):
+    """Subclass (as ``Test...``) and provide a ``store`` fixture."""
+
+    def test_info_names_engine_and_url_kind(self, store: MemoryStore) -> None:
+        info = store.info()
+        assert info.engine
+        assert info.url_kind
+
+    async def test_prepare_is_idempotent(self, store: MemoryStore) -> None:
+        await store.prepare(ORG_A, SPACE)
+        await store.prepare(ORG_A, SPACE)
+        source, chunks = memory("s1", ORG_A, ["c1"])
+        await store.save_memory(source, chunks)
+        await store.prepare(ORG_A, SPACE)
+        assert await store.count_chunks(ORG_A) == 1
+
+    @pytest.mark.parametrize(
+        "other",
+        [
+            EmbeddingSpace(model="another-model", dimension=SPACE.dimension),
+            EmbeddingSpace(model=SPACE.model, dimension=SPACE.dimension + 4),
+        ],
+        ids=["model", "dimension"],
+    )
+    async def test_prepare_refuses_another_embedding_space(
+        self, store: MemoryStore, other: EmbeddingSpace
+    ) -> None:
+        await store.prepare(ORG_A, SPACE)
+        with pytest.raises(ConflictError) as caught:
+            await store.prepare(ORG_A, other)
+        assert caught.value.reason is ReasonCode.EMBEDDER_MISMATCH
+        # the recorded space still works
+        await store.prepare(ORG_A, SPACE)
+        source, chunks = memory("s1", ORG_A, ["c1"])
+        await store.save_memory(source, chunks)
+        assert await store.count_chunks(ORG_A) == 1
+
+    async def test_source_round_trips_every_field(self, store: MemoryStore) -> None:
+        await store.prepare(ORG_A, SPACE)
+        full = msgspec.structs.replace(
+            make_source(
+                "s-full",
+                ORG_A,
+                content="Ünïcode ✓ content\nwith 'quotes', \"double\" and a tab\t.",
+                scope=MemoryScope.PROJECT,
+                scope_key="proj/7 ü",
+                metadata={
+                    "text": "x", "int": 42, "big": 2**53 + 1, "float": 1.5, "whole": 2.0,
+                    "yes": True, "no": False, "none": None, "tags": ["a", "b"], "empty": [],
+                },
+                occurred_at=datetime(2025, 12, 31, 23, 59, 58, 654321, tzinfo=OCCURRED_OFFSET),
+                source_uri="mailto:someone@example.org?subject=x",
+                lifecycle=LifecycleState.HIDDEN,
+            ),
+            source_type=SourceType.EMAIL,
+            version=3,
+            privacy_class=PrivacyClass.SENSITIVE,
+            created_by="agent-9",
+        )
+        minimal = make_source("s-min", ORG_A, scope=MemoryScope.ORGANIZATION, scope_key=None)
+        for source in (full, minimal):
+            await store.save_memory(source, [embedded(make_chunk(source.source_id + "-c", source))])
+        _assert_same_source(await store.get_source(ORG_A, "s-full"), full)
+        _assert_same_source(await store.get_source(ORG_A, "s-min"), minimal)
+
+    async def test_get_source_of_unknown_id_is_none(self, store: MemoryStore) -> None:
+        await store.prepare(ORG_A, SPACE)
+        assert await store.get_source(ORG_A, "missing") is None
+
+    async def test_chunks_round_trip_every_field(self, store: MemoryStore) -> None:
+        await store.prepare(ORG_A, SPACE)
+        source = make_source(
+            "s1", ORG_A, occurred_at=datetime(2024, 2, 29, 8, 0, 0, 1, tzinfo=OCCURRED_OFFSET)
+        )
+        chunks = [
+            make_chunk("c-0", source, text="first ✓ slice", ordinal=0),
+            make_chunk("c-1", source, ordinal=1, lifecycle=LifecycleState.REDACTED,
+                       scope=MemoryScope.TEAM, scope_key="team-x"),
+            make_chunk("c-2", source, ordinal=2, scope=MemoryScope.PUBLIC, scope_key=None),
+        ]
+        await store.save_memory(source, [embedded(c) for c in chunks])
+        got = await store.get_chunks(ORG_A, ["c-2", "nope", "c-0", "c-1", "c-0"])
+        assert got == {c.chunk_id: c for c in chunks}
+        for chunk in chunks:
+            occurred = got[chunk.chunk_id].occurred_at
+            assert occurred is not None
+            assert occurred.utcoffset() == OCCURRED_OFFSET.utcoffset(None)
+            assert got[chunk.chunk_id].created_at.utcoffset() == chunk.created_at.utcoffset()
+        assert await store.get_chunks(ORG_A, []) == {}
+        assert await store.get_chunks(ORG_A, ["nope"]) == {}
+
+    async def test_a_memory_of_many_chunks_is_saved_whole(self, store: MemoryStore) -> None:
+        await store.prepare(ORG_A, SPACE)
+        ids = [f"c{n:03d}" for n in range(123)]
+        source, chunks = memory("s1", ORG_A, ids)
+        await store.save_memory(source, chunks)
+        assert await store.count_chunks(ORG_A) == 123
+        assert set(await store.get_chunks(ORG_A, ids)) == set(ids)
+
+    async def test_count_chunks(self, store: MemoryStore) -> None:
+        await store.prepare(ORG_A, SPACE)
+        assert await store.count_chunks(ORG_A) == 0
+        await store.save_memory(*memory("s1", ORG_A, ["a", "b"]))
+        await store.save_memory(*memory("s2", ORG_A, ["c"]))
+        assert await store.count_chunks(ORG_A) == 3
+
+    async def test_scan_pages_in_chunk_id_order(self, store: MemoryStore) -> None:
+        await store.prepare(ORG_A, SPACE)
+        first, first_chunks = memory("s1", ORG_A, ["c07", "c02", "c10", "c01", "c05"])
+        second, second_chunks = memory("s2", ORG_A, ["c03", "c09", "c04"])
+        await store.save_memory(first, first_chunks)
+        await store.save_memory(second, second_chunks)
+        saved = {e.chunk.chunk_id: e for e in first_chunks + second_chunks}
+
+        pages, after = [], None
+        while page := await store.scan_index_entries(ORG_A, after, 3):
+            assert len(page) <= 3
+            pages.append([e.chunk_id for e in page])
+            for entry in page:
+                want = saved[entry.chunk_id]
+                assert entry.source_id == want.chunk.source_id
+                assert entry.text == want.chunk.text
+                assert entry.scope == want.chunk.scope
+                assert entry.scope_key == want.chunk.scope_key
+                assert entry.lifecycle == want.chunk.lifecycle
+                assert entry.occurred_at == want.chunk.occurred_at
+                assert_vectors(entry.vector, want.vector)
+            after = page[-1].chunk_id
+        assert pages == [["c01", "c02", "c03"], ["c04", "c05", "c07"], ["c09", "c10"]]
+        between = await store.scan_index_entries(ORG_A, "c035", 2)
+        assert [e.chunk_id for e in between] == ["c04", "c05"]
+        assert await store.scan_index_entries(ORG_A, "c10", 5) == []
+        assert await store.scan_index_entries(ORG_A, None, 0) == []
+
+    async def test_embedding_cache_is_per_model_and_hash(self, store: MemoryStore) -> None:
+        await store.prepare(ORG_A, SPACE)
+        assert await store.cached_embeddings(ORG_A, SPACE.model, ["h1"]) == {}
+        v1, v2 = [0.5, -0.25, 0.125, 1.0], [1.0, 0.0, 0.0, 0.0]
+        await store.cache_embeddings(ORG_A, SPACE.model, {"h1": v1, "h2": v2})
+        await store.cache_embeddings(ORG_A, "other-model", {"h1": v2})
+        got = await store.cached_embeddings(ORG_A, SPACE.model, ["h1", "h3", "h2", "h1"])
+        assert set(got) == {"h1", "h2"}
+        assert_vectors(got["h1"], v1)
+        assert_vectors(got["h2"], v2)
+        other = await store.cached_embeddings(ORG_A, "other-model", ["h1", "h2"])
+        assert set(other) == {"h1"}
+        assert_vectors(other["h1"], v2)
+        assert await store.cached_embeddings(ORG_A, "third-model", ["h1"]) == {}
+        assert await store.cached_embeddings(ORG_A, SPACE.model, []) == {}
+        await store.cache_embeddings(ORG_A, SPACE.model, {"h1": v1})  # idempotent
+        assert_vectors((await store.cached_embeddings(ORG_A, SPACE.model, ["h1"]))["h1"], v1)
