@@ -1,7 +1,7 @@
 """RetrievalIndex adapters against the shared contract.
 
-The in-process index has its own module beside this one; here is the native
-SurrealDB index, which reads the store's own BM25 and HNSW indexes.
+Both backends pass the same suite: the in-process accelerator (derived from
+the store) and the native SurrealDB index (the store's own BM25 and HNSW).
 """
 
 from collections.abc import AsyncIterator
@@ -9,6 +9,8 @@ from typing import ClassVar
 
 import pytest
 
+from adapters.inmemory.memory_store import InMemoryMemoryStore
+from adapters.inprocess.index import InProcessIndex
 from adapters.surreal.memory_store import SurrealMemoryStore
 from adapters.surreal.native_index import SurrealNativeIndex
 from application.ports import MemoryStore, RetrievalIndex
@@ -23,4 +25,20 @@ class TestSurrealNativeIndex(RetrievalIndexContract):
     async def pair(self) -> AsyncIterator[tuple[MemoryStore, RetrievalIndex]]:
         store = SurrealMemoryStore("mem://")
         yield store, SurrealNativeIndex(store)
+        await store.close()
+
+
+class TestInProcessIndexOnSurreal(RetrievalIndexContract):
+    @pytest.fixture
+    async def pair(self) -> AsyncIterator[tuple[MemoryStore, RetrievalIndex]]:
+        store = SurrealMemoryStore("mem://")
+        yield store, InProcessIndex()
+        await store.close()
+
+
+class TestInProcessIndexOnInMemory(RetrievalIndexContract):
+    @pytest.fixture
+    async def pair(self) -> AsyncIterator[tuple[MemoryStore, RetrievalIndex]]:
+        store = InMemoryMemoryStore()
+        yield store, InProcessIndex()
         await store.close()
