@@ -19,7 +19,11 @@ def _tool(name: str) -> str:
 
 def test_ruff_is_clean() -> None:
     out = subprocess.run(
-        [_tool("ruff"), "check", "."], cwd=ROOT, capture_output=True, text=True, check=False
+        [_tool("ruff"), "check", "--no-cache", "."],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert out.returncode == 0, out.stdout + out.stderr
 

@@ -4,10 +4,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from adapters.inmemory.memory_store import InMemoryMemoryStore
 from litestar.testing import TestClient
 
 from adapters.inmemory.hashing_embedder import HashingEmbedder
+from adapters.inmemory.memory_store import InMemoryMemoryStore
 from adapters.inprocess.index import InProcessIndex
 from adapters.system.clock import SystemClock
 from adapters.system.ids import TimeOrderedIds

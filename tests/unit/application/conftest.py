@@ -1,9 +1,9 @@
 from datetime import UTC, datetime
 
 import pytest
-from adapters.inmemory.memory_store import InMemoryMemoryStore
 
 from adapters.inmemory.hashing_embedder import HashingEmbedder
+from adapters.inmemory.memory_store import InMemoryMemoryStore
 from adapters.inprocess.index import InProcessIndex
 from adapters.system.clock import FixedClock
 from adapters.system.ids import TimeOrderedIds
