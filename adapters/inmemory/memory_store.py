@@ -12,6 +12,7 @@ import bisect
 import copy
 from collections.abc import Mapping, Sequence
 
+from application.memory_checks import check_memory
 from application.records import EmbeddedChunk, EmbeddingSpace, IndexEntry, StoreInfo, Vector
 from domain.errors import ConflictError, InvalidInputError, UpstreamError
 from domain.models import Chunk, Source
@@ -77,29 +78,13 @@ class InMemoryMemoryStore:
             raise UpstreamError(
                 ReasonCode.STORE_FAILED, f"source {source.source_id} already exists"
             )
-        seen: set[str] = set()
+        check_memory(source, chunks, org.space.dimension)
         for embedded in chunks:
             chunk = embedded.chunk
             _check_datetimes(chunk.created_at, chunk.occurred_at)
-            if chunk.source_id != source.source_id or chunk.org_id != source.org_id:
-                raise InvalidInputError(
-                    ReasonCode.INVALID_REQUEST,
-                    f"chunk {chunk.chunk_id} does not belong to source {source.source_id}",
-                )
-            if chunk.chunk_id in seen:
-                raise InvalidInputError(
-                    ReasonCode.INVALID_REQUEST, f"chunk id {chunk.chunk_id} appears twice"
-                )
-            seen.add(chunk.chunk_id)
             if chunk.chunk_id in org.chunks:
                 raise UpstreamError(
                     ReasonCode.STORE_FAILED, f"chunk {chunk.chunk_id} already exists"
-                )
-            if len(embedded.vector) != org.space.dimension:
-                raise ConflictError(
-                    ReasonCode.EMBEDDER_MISMATCH,
-                    f"chunk {chunk.chunk_id} has a {len(embedded.vector)}-dimensional vector; "
-                    f"organisation {source.org_id} stores {org.space.dimension} dimensions",
                 )
         # Everything checked: now write, with no await in between (all or nothing).
         org.sources[source.source_id] = copy.deepcopy(source)

@@ -120,8 +120,14 @@ def _dt_in(value: Any, offset: Any) -> datetime:
         raise TypeError("expected a datetime")
     # The SDK answers with a datetime subclass carrying nanoseconds; rebuild a plain one.
     utc = datetime(
-        value.year, value.month, value.day, value.hour, value.minute, value.second,
-        value.microsecond, tzinfo=UTC,
+        value.year,
+        value.month,
+        value.day,
+        value.hour,
+        value.minute,
+        value.second,
+        value.microsecond,
+        tzinfo=UTC,
     )
     seconds = int(offset or 0)
     return utc if seconds == 0 else utc.astimezone(timezone(timedelta(seconds=seconds)))

@@ -112,8 +112,12 @@ class SurrealConnection:
         )
 
     async def query(
-        self, namespace: str | None, sql: str, variables: dict[str, Any] | None = None,
-        *, operation: str,
+        self,
+        namespace: str | None,
+        sql: str,
+        variables: dict[str, Any] | None = None,
+        *,
+        operation: str,
     ) -> list[Any]:
         """Run ``sql`` inside ``namespace`` (or at root level); one result per statement."""
         await self.open()

@@ -20,12 +20,13 @@ from surrealdb import RecordID
 from adapters.surreal import codec
 from adapters.surreal.connection import SurrealConnection
 from adapters.surreal.schema import load_space, migrate
+from application.memory_checks import check_memory
 from application.records import EmbeddedChunk, EmbeddingSpace, IndexEntry, StoreInfo, Vector
-from domain.errors import ConflictError, InvalidInputError, UpstreamError
+from domain.errors import ConflictError, UpstreamError
 from domain.models import Chunk, Source
 from domain.reasons import ReasonCode
 
-__all__ = ["INSERT_BATCH", "SurrealMemoryStore", "check_memory"]
+__all__ = ["INSERT_BATCH", "SurrealMemoryStore"]
 
 #: rows per INSERT statement
 INSERT_BATCH = 50
@@ -45,29 +46,6 @@ _CACHE_INSERT = (
 
 def _batches(rows: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     return [list(rows[i : i + INSERT_BATCH]) for i in range(0, len(rows), INSERT_BATCH)]
-
-
-def check_memory(source: Source, chunks: Sequence[EmbeddedChunk], dimension: int) -> None:
-    """Refuse a memory whose chunks do not belong to it or whose vectors are of another space."""
-    seen: set[str] = set()
-    for embedded in chunks:
-        chunk = embedded.chunk
-        if chunk.source_id != source.source_id or chunk.org_id != source.org_id:
-            raise InvalidInputError(
-                ReasonCode.INVALID_REQUEST,
-                f"chunk {chunk.chunk_id} does not belong to source {source.source_id}",
-            )
-        if chunk.chunk_id in seen:
-            raise InvalidInputError(
-                ReasonCode.INVALID_REQUEST, f"chunk id {chunk.chunk_id} appears twice"
-            )
-        seen.add(chunk.chunk_id)
-        if len(embedded.vector) != dimension:
-            raise ConflictError(
-                ReasonCode.EMBEDDER_MISMATCH,
-                f"chunk {chunk.chunk_id} has a {len(embedded.vector)}-dimensional vector; "
-                f"organisation {source.org_id} stores {dimension} dimensions",
-            )
 
 
 class SurrealMemoryStore:
@@ -196,7 +174,8 @@ class SurrealMemoryStore:
         (rows,) = await self._conn.query(
             namespace,
             _SCAN_FIRST if after is None else _SCAN_AFTER,
-            {"limit": int(limit)} if after is None
+            {"limit": int(limit)}
+            if after is None
             else {"after": RecordID("chunk", after), "limit": int(limit)},
             operation="scanning chunks",
         )
@@ -230,8 +209,12 @@ class SurrealMemoryStore:
             return
         namespace, _ = await self._writable(org_id)
         rows = [
-            {"id": codec.cache_key(model, h), "model": model, "hash": h,
-             "vec": codec.pack_vector(v)}
+            {
+                "id": codec.cache_key(model, h),
+                "model": model,
+                "hash": h,
+                "vec": codec.pack_vector(v),
+            }
             for h, v in vectors.items()
         ]
         statements = []
@@ -247,7 +230,8 @@ class SurrealMemoryStore:
         namespace = codec.namespace_for(org_id)
         async with self._preparing:
             await self._conn.query(
-                None, f"REMOVE NAMESPACE IF EXISTS {namespace};",
+                None,
+                f"REMOVE NAMESPACE IF EXISTS {namespace};",
                 operation="dropping an organisation",
             )
             self._spaces.pop(org_id, None)

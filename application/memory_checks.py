@@ -1,0 +1,37 @@
+"""Preconditions every MemoryStore enforces on ``save_memory``, whatever its technology.
+
+Kept here, beside the ports, so each adapter refuses the same inputs with the
+same reasons, and the store contract can hold them all to it.
+"""
+
+from collections.abc import Sequence
+
+from application.records import EmbeddedChunk
+from domain.errors import ConflictError, InvalidInputError
+from domain.models import Source
+from domain.reasons import ReasonCode
+
+__all__ = ["check_memory"]
+
+
+def check_memory(source: Source, chunks: Sequence[EmbeddedChunk], dimension: int) -> None:
+    """Refuse a memory whose chunks do not belong to it or whose vectors are of another space."""
+    seen: set[str] = set()
+    for embedded in chunks:
+        chunk = embedded.chunk
+        if chunk.source_id != source.source_id or chunk.org_id != source.org_id:
+            raise InvalidInputError(
+                ReasonCode.INVALID_REQUEST,
+                f"chunk {chunk.chunk_id} does not belong to source {source.source_id}",
+            )
+        if chunk.chunk_id in seen:
+            raise InvalidInputError(
+                ReasonCode.INVALID_REQUEST, f"chunk id {chunk.chunk_id} appears twice"
+            )
+        seen.add(chunk.chunk_id)
+        if len(embedded.vector) != dimension:
+            raise ConflictError(
+                ReasonCode.EMBEDDER_MISMATCH,
+                f"chunk {chunk.chunk_id} has a {len(embedded.vector)}-dimensional vector; "
+                f"organisation {source.org_id} stores {dimension} dimensions",
+            )
