@@ -58,6 +58,11 @@ class SurrealConnection:
         self._db: Any = None
         self._closed = False
         self._opening = asyncio.Lock()
+        # The embedded engine deadlocked (every thread parked, no progress) after
+        # ~70k rows written by 8 concurrent write transactions on surrealkv; a
+        # single-node store gains nothing from concurrent writers, so writes
+        # through one connection take turns. Reads stay concurrent.
+        self._writing = asyncio.Lock()
 
     @property
     def url_kind(self) -> str:
@@ -118,8 +123,26 @@ class SurrealConnection:
         variables: dict[str, Any] | None = None,
         *,
         operation: str,
+        write: bool = False,
     ) -> list[Any]:
-        """Run ``sql`` inside ``namespace`` (or at root level); one result per statement."""
+        """Run ``sql`` inside ``namespace`` (or at root level); one result per statement.
+
+        ``write=True`` marks statements that change data: on the embedded engine
+        they run one at a time.
+        """
+        if write and self.embedded:
+            async with self._writing:
+                return await self._query(namespace, sql, variables, operation=operation)
+        return await self._query(namespace, sql, variables, operation=operation)
+
+    async def _query(
+        self,
+        namespace: str | None,
+        sql: str,
+        variables: dict[str, Any] | None,
+        *,
+        operation: str,
+    ) -> list[Any]:
         await self.open()
         prefix = ""
         if namespace is not None:

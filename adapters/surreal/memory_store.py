@@ -123,7 +123,7 @@ class SurrealMemoryStore:
             statements.append(f"INSERT INTO chunk $rows{n} RETURN NONE;")
         statements.append("COMMIT TRANSACTION;")
         await self._conn.query(
-            namespace, "\n".join(statements), variables, operation="saving a memory"
+            namespace, "\n".join(statements), variables, operation="saving a memory", write=True
         )
 
     async def get_source(self, org_id: str, source_id: str) -> Source | None:
@@ -223,7 +223,11 @@ class SurrealMemoryStore:
             variables[f"rows{n}"] = batch
             statements.append(_CACHE_INSERT.replace("{n}", str(n)))
         await self._conn.query(
-            namespace, "\n".join(statements), variables, operation="writing the embedding cache"
+            namespace,
+            "\n".join(statements),
+            variables,
+            operation="writing the embedding cache",
+            write=True,
         )
 
     async def drop_organization(self, org_id: str) -> None:
@@ -233,6 +237,7 @@ class SurrealMemoryStore:
                 None,
                 f"REMOVE NAMESPACE IF EXISTS {namespace};",
                 operation="dropping an organisation",
+                write=True,
             )
             self._spaces.pop(org_id, None)
 

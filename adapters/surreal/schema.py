@@ -141,6 +141,7 @@ async def _record_space(
         _PREPARE,
         {"org": org_id},
         operation="preparing the organisation",
+        write=True,
     )
     held = _space_of(results[-1])
     if held is None:
@@ -150,6 +151,7 @@ async def _record_space(
                 "CREATE meta:embedding SET model = $model, dimension = $dim RETURN NONE;",
                 {"model": space.model, "dim": space.dimension},
                 operation="recording the embedding space",
+                write=True,
             )
         except UpstreamError:
             # Another process may have recorded a space between our read and this write.
@@ -184,4 +186,5 @@ async def migrate(
             " applied_at = time::now() RETURN NONE;\nCOMMIT TRANSACTION;",
             {"version": migration.version, "name": migration.name},
             operation=f"applying schema migration {migration.version}",
+            write=True,
         )
