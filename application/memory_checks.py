@@ -6,12 +6,12 @@ same reasons, and the store contract can hold them all to it.
 
 from collections.abc import Sequence
 
-from application.records import EmbeddedChunk
+from application.records import EmbeddedChunk, EmbeddingSpace
 from domain.errors import ConflictError, InvalidInputError
 from domain.models import Source
 from domain.reasons import ReasonCode
 
-__all__ = ["check_memory"]
+__all__ = ["check_memory", "embedder_mismatch"]
 
 
 def check_memory(source: Source, chunks: Sequence[EmbeddedChunk], dimension: int) -> None:
@@ -35,3 +35,14 @@ def check_memory(source: Source, chunks: Sequence[EmbeddedChunk], dimension: int
                 f"chunk {chunk.chunk_id} has a {len(embedded.vector)}-dimensional vector; "
                 f"organisation {source.org_id} stores {dimension} dimensions",
             )
+
+
+def embedder_mismatch(org_id: str, held: EmbeddingSpace, wanted: EmbeddingSpace) -> ConflictError:
+    """The refusal to mix two models' vectors in one organisation, saying how to fix it."""
+    return ConflictError(
+        ReasonCode.EMBEDDER_MISMATCH,
+        f"organisation {org_id} holds vectors of {held.model} ({held.dimension} dimensions) "
+        f"but the configured embedder is {wanted.model} ({wanted.dimension} dimensions); "
+        "configure the embedder that wrote this data (TESSERA_EMBEDDER), "
+        "or start with a new data directory",
+    )

@@ -12,9 +12,9 @@ import bisect
 import copy
 from collections.abc import Mapping, Sequence
 
-from application.memory_checks import check_memory
+from application.memory_checks import check_memory, embedder_mismatch
 from application.records import EmbeddedChunk, EmbeddingSpace, IndexEntry, StoreInfo, Vector
-from domain.errors import ConflictError, InvalidInputError, UpstreamError
+from domain.errors import InvalidInputError, UpstreamError
 from domain.models import Chunk, Source
 from domain.reasons import ReasonCode
 
@@ -54,13 +54,7 @@ class InMemoryMemoryStore:
             self._orgs[org_id] = _Org(space)
             return
         if org.space != space:
-            raise ConflictError(
-                ReasonCode.EMBEDDER_MISMATCH,
-                f"organisation {org_id} holds vectors of {org.space.model} "
-                f"({org.space.dimension} dimensions) but the configured embedder is "
-                f"{space.model} ({space.dimension} dimensions); configure the same embedder, "
-                "or re-embed the organisation",
-            )
+            raise embedder_mismatch(org_id, org.space, space)
 
     def _writable(self, org_id: str) -> _Org:
         org = self._orgs.get(org_id)

@@ -17,8 +17,9 @@ from typing import Any
 import msgspec
 
 from adapters.surreal.connection import SurrealConnection
+from application.memory_checks import embedder_mismatch
 from application.records import EmbeddingSpace
-from domain.errors import ConflictError, UpstreamError
+from domain.errors import UpstreamError
 from domain.reasons import ReasonCode
 
 __all__ = ["MIGRATIONS", "Migration", "load_space", "migrate"]
@@ -124,15 +125,6 @@ async def load_space(conn: SurrealConnection, namespace: str) -> EmbeddingSpace 
     return _space_of(row)
 
 
-def _mismatch(org_id: str, held: EmbeddingSpace, wanted: EmbeddingSpace) -> ConflictError:
-    return ConflictError(
-        ReasonCode.EMBEDDER_MISMATCH,
-        f"organisation {org_id} holds vectors of {held.model} ({held.dimension} dimensions) "
-        f"but the configured embedder is {wanted.model} ({wanted.dimension} dimensions); "
-        "configure the same embedder, or re-embed the organisation",
-    )
-
-
 async def _record_space(
     conn: SurrealConnection, namespace: str, org_id: str, space: EmbeddingSpace
 ) -> EmbeddingSpace:
@@ -161,7 +153,7 @@ async def _record_space(
         else:
             held = space
     if held != space:
-        raise _mismatch(org_id, held, space)
+        raise embedder_mismatch(org_id, held, space)
     return held
 
 
