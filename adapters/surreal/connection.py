@@ -15,7 +15,9 @@ quote stored values. The original exception stays chained as ``__cause__``.
 """
 
 import asyncio
+import logging
 import re
+import time
 from typing import Any
 
 from surrealdb import AsyncSurreal
@@ -31,6 +33,8 @@ DATABASE = "memory"
 
 _IDENTIFIER = re.compile(r"[a-z][a-z0-9_]{0,63}\Z")
 _EMBEDDED = frozenset({"mem", "memory", "surrealkv", "surrealkv+versioned", "file", "rocksdb"})
+_ON_DISK = frozenset({"surrealkv", "surrealkv+versioned", "file", "rocksdb"})
+_log = logging.getLogger("tessera.store")
 
 
 def url_kind(url: str) -> str:
@@ -63,6 +67,14 @@ class SurrealConnection:
         # single-node store gains nothing from concurrent writers, so writes
         # through one connection take turns. Reads stay concurrent.
         self._writing = asyncio.Lock()
+        # checkpoint gate: queries run while `_running` is set; `_idle` is set when none is
+        self._running = asyncio.Event()
+        self._running.set()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._active = 0
+        #: engine reopens so far (observability; see checkpoint)
+        self.checkpoints = 0
 
     @property
     def url_kind(self) -> str:
@@ -135,7 +147,56 @@ class SurrealConnection:
                 return await self._query(namespace, sql, variables, operation=operation)
         return await self._query(namespace, sql, variables, operation=operation)
 
+    async def checkpoint(self) -> None:
+        """Reopen an on-disk embedded engine so that it flushes its write-ahead log.
+
+        Why: in this embedded build the WAL is only flushed to tables when the
+        engine opens; a long write session grew it to ~1.7 GB (about 74k chunks)
+        and the engine then stopped for good. Reopening replays and flushes it,
+        keeping every acknowledged write. New queries wait while it happens.
+        """
+        if self._db is None or self.url_kind not in _ON_DISK or not self._running.is_set():
+            return
+        self._running.clear()
+        began = time.perf_counter()
+        try:
+            await self._idle.wait()
+            db, self._db = self._db, None
+            await db.close()
+            self._db = await self._connect()
+            self.checkpoints += 1
+        finally:
+            self._running.set()
+        _log.info("store checkpoint: engine reopened in %.1f s", time.perf_counter() - began)
+
+    async def _enter(self) -> None:
+        while True:
+            await self._running.wait()
+            if self._running.is_set():  # not cleared again while this task waited to resume
+                self._active += 1
+                self._idle.clear()
+                return
+
+    def _leave(self) -> None:
+        self._active -= 1
+        if self._active == 0:
+            self._idle.set()
+
     async def _query(
+        self,
+        namespace: str | None,
+        sql: str,
+        variables: dict[str, Any] | None,
+        *,
+        operation: str,
+    ) -> list[Any]:
+        await self._enter()
+        try:
+            return await self._run(namespace, sql, variables, operation=operation)
+        finally:
+            self._leave()
+
+    async def _run(
         self,
         namespace: str | None,
         sql: str,

@@ -26,7 +26,12 @@ from domain.errors import ConflictError, UpstreamError
 from domain.models import Chunk, Source
 from domain.reasons import ReasonCode
 
-__all__ = ["INSERT_BATCH", "SurrealMemoryStore"]
+__all__ = ["CHECKPOINT_EVERY_CHUNKS", "INSERT_BATCH", "SurrealMemoryStore"]
+
+#: rows written between engine checkpoints (see SurrealConnection.checkpoint): the
+#: embedded engine stalled at ~74k chunks without one; 25k-chunk checkpoints kept a
+#: 100k fill going, and a checkpoint's pause grows with the rows written before it
+CHECKPOINT_EVERY_CHUNKS = 20_000
 
 #: rows per INSERT statement
 INSERT_BATCH = 50
@@ -52,9 +57,18 @@ class SurrealMemoryStore:
     """Raw sources, chunks and vectors in SurrealDB; one connection, safe to share."""
 
     def __init__(
-        self, url: str, *, username: str | None = None, password: str | None = None
+        self,
+        url: str,
+        *,
+        username: str | None = None,
+        password: str | None = None,
+        checkpoint_every: int = CHECKPOINT_EVERY_CHUNKS,
     ) -> None:
+        if checkpoint_every < 1:
+            raise ValueError("checkpoint_every must be >= 1")
         self._conn = SurrealConnection(url, username=username, password=password)
+        self._checkpoint_every = checkpoint_every
+        self._written_since_checkpoint = 0
         #: organisations known to exist in this store, with their embedding space
         self._spaces: dict[str, EmbeddingSpace] = {}
         self._preparing = asyncio.Lock()
@@ -125,6 +139,10 @@ class SurrealMemoryStore:
         await self._conn.query(
             namespace, "\n".join(statements), variables, operation="saving a memory", write=True
         )
+        self._written_since_checkpoint += len(chunks) + 1
+        if self._written_since_checkpoint >= self._checkpoint_every:
+            self._written_since_checkpoint = 0
+            await self._conn.checkpoint()
 
     async def get_source(self, org_id: str, source_id: str) -> Source | None:
         namespace = await self._readable(org_id)

@@ -214,3 +214,64 @@ async def test_concurrent_reads_of_two_organisations_never_cross() -> None:
         assert answers == [f"belongs to {orgs[n % 2]}" for n in range(200)]
     finally:
         await store.close()
+
+
+async def test_checkpoints_reopen_the_engine_without_losing_writes_or_failing_reads(
+    tmp_path: Path,
+) -> None:
+    store = SurrealMemoryStore(f"surrealkv://{tmp_path / 'data'}", checkpoint_every=5)
+    await store.prepare(ORG, SPACE)
+    failures: list[BaseException] = []
+    writing = True
+
+    async def reader() -> int:
+        reads = 0
+        while writing:
+            try:
+                await store.count_chunks(ORG)
+                await store.get_chunks(ORG, ["w0c0", "w3c1"])
+                reads += 1
+            except BaseException as exc:  # any failure during a checkpoint is the bug
+                failures.append(exc)
+            await asyncio.sleep(0)
+        return reads
+
+    readers = [asyncio.create_task(reader()) for _ in range(3)]
+    for n in range(12):
+        await store.save_memory(*memory(f"w{n}", ORG, [f"w{n}c0", f"w{n}c1"]))
+    writing = False
+    reads = await asyncio.gather(*readers)
+    try:
+        assert failures == []
+        assert sum(reads) > 0
+        assert store.connection.checkpoints >= 3  # every 5 rows written (3 per memory)
+        assert await store.count_chunks(ORG) == 24
+        assert set(await store.get_chunks(ORG, ["w0c0", "w11c1"])) == {"w0c0", "w11c1"}
+    finally:
+        await store.close()
+
+
+def test_checkpoint_interval_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="checkpoint_every"):
+        SurrealMemoryStore("mem://", checkpoint_every=0)
+
+
+async def test_a_checkpoint_waits_for_queries_in_flight_and_holds_new_ones(
+    tmp_path: Path,
+) -> None:
+    store = SurrealMemoryStore(f"surrealkv://{tmp_path / 'data'}")
+    await store.prepare(ORG, SPACE)
+    conn = store.connection
+    await conn._enter()  # a query in flight
+    checkpoint = asyncio.create_task(conn.checkpoint())
+    await asyncio.sleep(0.05)
+    assert not checkpoint.done()
+    assert conn.checkpoints == 0
+    held = asyncio.create_task(store.count_chunks(ORG))
+    await asyncio.sleep(0.05)
+    assert not held.done()  # new queries wait for the reopen
+    conn._leave()
+    await checkpoint
+    assert conn.checkpoints == 1
+    assert await held == 0
+    await store.close()

@@ -1,0 +1,110 @@
+"""Where the time goes: the steps of search and remember timed one by one.
+
+These call the ports directly, in the order the use cases do (the lexical
+query minus function words, as ``MemoryService`` sends it), so the
+end-to-end figures can be split into model, index and store time. The
+service runs the lexical and vector lookups concurrently; here they run one
+after the other, so their sum overstates that part of a search slightly.
+"""
+
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from adapters.system.ids import TimeOrderedIds
+from application.ports import Embedder, MemoryStore, RetrievalIndex
+from application.records import CandidateFilter, EmbeddedChunk, IndexEntry
+from benchmarks._fill import ACTOR
+from benchmarks._stats import summarize
+from domain.chunking import split_into_chunks
+from domain.fusion import rrf_merge
+from domain.hashing import content_hash
+from domain.models import Chunk, Source
+from domain.query_terms import meaningful_query
+from domain.scopes import MemoryScope, SourceType
+
+__all__ = ["remember_breakdown", "search_breakdown"]
+
+#: MemoryService asks each signal for max(limit * 5, 50) candidates; limit is 10
+_DEPTH = 50
+_LIMIT = 10
+
+
+def _ms(since: float) -> float:
+    return (time.perf_counter() - since) * 1000
+
+
+async def search_breakdown(
+    embedder: Embedder,
+    index: RetrievalIndex,
+    store: MemoryStore,
+    org_id: str,
+    queries: Sequence[str],
+) -> dict[str, dict[str, float]]:
+    steps: dict[str, list[float]] = {"embed": [], "lexical": [], "vector": [], "get_chunks": []}
+    where = CandidateFilter()
+    for query in queries:
+        began = time.perf_counter()
+        (vector,) = await embedder.embed([query])
+        steps["embed"].append(_ms(began))
+        began = time.perf_counter()
+        lexical = await index.lexical(org_id, meaningful_query(query), _DEPTH, where)
+        steps["lexical"].append(_ms(began))
+        began = time.perf_counter()
+        semantic = await index.vector(org_id, vector, _DEPTH, where)
+        steps["vector"].append(_ms(began))
+        fused = rrf_merge(
+            {"lexical": [h.item_id for h in lexical], "vector": [h.item_id for h in semantic]}
+        )
+        began = time.perf_counter()
+        await store.get_chunks(org_id, [h.item_id for h in fused[:_LIMIT]])
+        steps["get_chunks"].append(_ms(began))
+    return {name: summarize(samples) for name, samples in steps.items()}
+
+
+async def remember_breakdown(
+    embedder: Embedder,
+    index: RetrievalIndex,
+    store: MemoryStore,
+    org_id: str,
+    texts: Sequence[str],
+) -> dict[str, dict[str, float]]:
+    """The steps of remember on unseen texts (so the embedding cache misses)."""
+    names = ("cache_lookup", "embed", "cache_write", "save_memory", "index_add")
+    steps: dict[str, list[float]] = {name: [] for name in names}
+    ids = TimeOrderedIds()
+    model = embedder.space.model
+    for text in texts:
+        now = datetime.now(UTC)
+        source = Source(
+            source_id=ids.new_id(), org_id=org_id, scope=MemoryScope.PRIVATE, scope_key=None,
+            source_type=SourceType.TURN, content=text, content_hash=content_hash(text),
+            created_by=ACTOR, created_at=now,
+        )
+        chunks = [
+            Chunk(
+                chunk_id=ids.new_id(), source_id=source.source_id, org_id=org_id, ordinal=i,
+                text=span.text, start=span.start, end=span.end,
+                content_hash=content_hash(span.text), scope=MemoryScope.PRIVATE,
+                scope_key=None, created_at=now,
+            )
+            for i, span in enumerate(split_into_chunks(text))
+        ]
+        hashes = [c.content_hash for c in chunks]
+        began = time.perf_counter()
+        await store.cached_embeddings(org_id, model, sorted(set(hashes)))
+        steps["cache_lookup"].append(_ms(began))
+        began = time.perf_counter()
+        vectors = await embedder.embed([c.text for c in chunks])
+        steps["embed"].append(_ms(began))
+        began = time.perf_counter()
+        await store.cache_embeddings(org_id, model, dict(zip(hashes, vectors, strict=True)))
+        steps["cache_write"].append(_ms(began))
+        embedded = [EmbeddedChunk(chunk=c, vector=v) for c, v in zip(chunks, vectors, strict=True)]
+        began = time.perf_counter()
+        await store.save_memory(source, embedded)
+        steps["save_memory"].append(_ms(began))
+        began = time.perf_counter()
+        await index.add(org_id, [IndexEntry.of(e) for e in embedded])
+        steps["index_add"].append(_ms(began))
+    return {name: summarize(samples) for name, samples in steps.items()}

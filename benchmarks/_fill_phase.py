@@ -1,0 +1,102 @@
+"""The fill phase: plan, vectors, bulk write; the store is closed when it returns."""
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from application.ports import Embedder, MemoryStore, RetrievalIndex
+from benchmarks._fill import FillStalledError, plan_fill, write_fill
+from benchmarks._vectors import VectorCache, fill_vectors
+from benchmarks._wiring import make_embedder, make_index, make_service, make_store
+
+__all__ = ["FillConfig", "fill_store"]
+
+
+@dataclass(frozen=True)
+class FillConfig:
+    url: str
+    org_id: str
+    index: str
+    chunks: int
+    embed_real: int
+    sigma: float
+    concurrency: int
+    reopen_every: int
+    vector_dir: Path
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+class _Holder:
+    """The store currently open: reopening replaces it."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+
+
+async def fill_store(config: FillConfig, turns: list[str]) -> dict[str, object]:
+    embedder = make_embedder()
+    held = _Holder(make_store(config.url))
+    index = make_index(config.index, held.store)
+    try:
+        await make_service(held.store, index, embedder).open(config.org_id)
+        existing = await held.store.count_chunks(config.org_id)
+        if existing:
+            _log(f"store already holds {existing} chunks: fill skipped")
+            result: dict[str, object] = {"reused_store_chunks": existing}
+        else:
+            result = await _fill_new(config, turns, held, index, embedder)
+    except FillStalledError:
+        raise  # closing a hung engine would hang as well
+    except BaseException:
+        await held.store.close()
+        raise
+    await held.store.close()
+    return result
+
+
+async def _fill_new(
+    config: FillConfig, turns: list[str], held: _Holder, index: RetrievalIndex, embedder: Embedder
+) -> dict[str, object]:
+    plan = plan_fill(turns, config.chunks)
+    _log(f"fill plan: {config.chunks} chunks from {plan.turns_used} turns")
+    cache = VectorCache(config.vector_dir, embedder.space.model, embedder.space.dimension)
+    vectors = await fill_vectors(
+        embedder, cache, plan.chunk_texts, config.embed_real, config.sigma
+    )
+    _log(f"vectors: {vectors.real} real ({vectors.embedded_now} embedded now), "
+         f"{vectors.perturbed} perturbed; writing")
+
+    async def reopen(old: MemoryStore) -> MemoryStore:
+        await old.close()
+        fresh = make_store(config.url)
+        await fresh.prepare(config.org_id, embedder.space)
+        _log("  store closed and reopened")
+        return fresh
+
+    timing, held.store = await write_fill(
+        held.store, index, config.org_id, plan, vectors.matrix, config.concurrency,
+        reopen_every=config.reopen_every, reopen=reopen,
+    )
+    total = timing.write_seconds + timing.reopen_seconds
+    return {
+        "embedded_real": vectors.real,
+        "perturbed": vectors.perturbed,
+        "perturb_sigma": config.sigma,
+        "real_from_disk_cache": vectors.from_disk_cache,
+        "real_embedded_this_run": vectors.embedded_now,
+        "embed_seconds_this_run": vectors.embed_seconds,
+        "sources": plan.turns_used,
+        "write_seconds": round(timing.write_seconds, 1),
+        "bulk_chunks_per_s": round(config.chunks / timing.write_seconds, 1),
+        "written_through_index": index.name,
+        "bulk_rate_note": "store.save_memory + index.add only; excludes model time "
+        "(vectors precomputed); embedding cache table not filled",
+        "concurrency": config.concurrency,
+        "reopen_every_chunks": config.reopen_every,
+        "reopens": timing.reopens,
+        "reopen_seconds": round(timing.reopen_seconds, 1),
+        "bulk_chunks_per_s_incl_reopens": round(config.chunks / total, 1),
+    }

@@ -1,0 +1,95 @@
+"""Timed phases through the application layer: open, remember, search.
+
+Every sample is one awaited use-case call on ``MemoryService``, the code the
+HTTP API runs, timed with ``perf_counter`` from call to return.
+"""
+
+import sys
+import time
+from collections.abc import Sequence
+
+from application.commands import RememberRequest, SearchRequest
+from application.memory_service import MemoryService
+from benchmarks._fill import ACTOR
+from benchmarks._stats import summarize
+from domain.scopes import SourceType
+
+__all__ = ["RememberRun", "SearchRun", "remember_phase", "search_phase", "time_open"]
+
+SEARCH_LIMIT = 10
+
+
+async def time_open(service: MemoryService, org_id: str) -> float:
+    """Seconds for ``service.open``: migrations check plus (for a derived index) the rebuild."""
+    began = time.perf_counter()
+    await service.open(org_id)
+    return time.perf_counter() - began
+
+
+class RememberRun:
+    def __init__(self) -> None:
+        self.samples_ms: list[float] = []
+        self.chunk_counts: list[int] = []
+        self.chars: list[int] = []
+        self.cached_embeddings = 0
+
+    @property
+    def chunks(self) -> int:
+        return sum(self.chunk_counts)
+
+    def by_chunks(self) -> dict[str, dict[str, float]]:
+        """Latency of one-chunk and multi-chunk remembers: model time grows with the chunks."""
+        pairs = list(zip(self.samples_ms, self.chunk_counts, strict=True))
+        return {
+            "one_chunk": summarize([ms for ms, n in pairs if n == 1]),
+            "multi_chunk": summarize([ms for ms, n in pairs if n > 1]),
+        }
+
+
+async def remember_phase(service: MemoryService, org_id: str, texts: Sequence[str]) -> RememberRun:
+    run = RememberRun()
+    for number, text in enumerate(texts, start=1):
+        request = RememberRequest(
+            org_id=org_id, actor_id=ACTOR, content=text, source_type=SourceType.TURN
+        )
+        began = time.perf_counter()
+        result = await service.remember(request)
+        run.samples_ms.append((time.perf_counter() - began) * 1000)
+        run.chunk_counts.append(len(result.chunk_ids))
+        run.chars.append(len(text))
+        run.cached_embeddings += result.cached_embeddings
+        if number % 50 == 0:
+            print(f"  remembered {number}/{len(texts)}", file=sys.stderr)
+    return run
+
+
+class SearchRun:
+    def __init__(self) -> None:
+        self.samples_ms: list[float] = []
+        self.empty_results = 0
+        self.hits = 0
+
+
+async def search_phase(
+    service: MemoryService, org_id: str, queries: Sequence[str], warmups: Sequence[str]
+) -> SearchRun:
+    """Warm-up queries first (not timed), then each query once.
+
+    All queries are distinct and the service is fresh, so its query-vector
+    LRU never hits: every timed search embeds its query.
+    """
+    for query in warmups:
+        await service.search(SearchRequest(org_id=org_id, query=query, limit=SEARCH_LIMIT))
+    run = SearchRun()
+    slow_report = time.perf_counter()
+    for number, query in enumerate(queries, start=1):
+        request = SearchRequest(org_id=org_id, query=query, limit=SEARCH_LIMIT)
+        began = time.perf_counter()
+        results = await service.search(request)
+        run.samples_ms.append((time.perf_counter() - began) * 1000)
+        run.hits += len(results.results)
+        run.empty_results += not results.results
+        if number % 50 == 0 or time.perf_counter() - slow_report > 30:
+            slow_report = time.perf_counter()
+            print(f"  searched {number}/{len(queries)}", file=sys.stderr)
+    return run

@@ -1,0 +1,121 @@
+"""One index's turn: reopen the filled store, warm up, search, remember, break down."""
+
+import sys
+import time
+from dataclasses import dataclass
+
+from application.commands import RememberRequest, SearchRequest
+from application.memory_service import MemoryService
+from application.ports import Embedder
+from benchmarks._breakdown import remember_breakdown, search_breakdown
+from benchmarks._fill import ACTOR
+from benchmarks._phases import SEARCH_LIMIT, remember_phase, search_phase, time_open
+from benchmarks._stats import summarize
+from benchmarks._wiring import make_index, make_service, make_store
+from domain.scopes import SourceType
+
+__all__ = ["IndexPlan", "run_index"]
+
+
+@dataclass(frozen=True)
+class IndexPlan:
+    name: str
+    url: str
+    org_id: str
+    warmups: list[str]
+    queries: list[str]
+    #: queries for the interleaved phase (distinct from ``queries``)
+    mixed_queries: list[str]
+    #: unseen texts: remember phase, then interleaved phase, then breakdown
+    remember_texts: list[str]
+    mixed_texts: list[str]
+    breakdown_texts: list[str]
+    breakdown_queries: int
+
+
+async def _interleaved(
+    plan: IndexPlan, service: MemoryService, remember_ms: list[float], search_ms: list[float]
+) -> None:
+    """remember, then search, alternately: what a live agent does."""
+    for text, query in zip(plan.mixed_texts, plan.mixed_queries, strict=False):
+        request = RememberRequest(
+            org_id=plan.org_id, actor_id=ACTOR, content=text, source_type=SourceType.TURN
+        )
+        began = time.perf_counter()
+        await service.remember(request)
+        remember_ms.append((time.perf_counter() - began) * 1000)
+        began = time.perf_counter()
+        await service.search(SearchRequest(org_id=plan.org_id, query=query, limit=SEARCH_LIMIT))
+        search_ms.append((time.perf_counter() - began) * 1000)
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
+    store = make_store(plan.url)
+    index = make_index(plan.name, store)
+    service = make_service(store, index, embedder)
+    try:
+        _log(f"[{plan.name}] opening the store and warming the index")
+        began = time.perf_counter()
+        opener = getattr(store, "open", None)  # SurrealMemoryStore: connect (and recover) now
+        if opener is not None:
+            await opener()
+        store_open_s = time.perf_counter() - began
+        warm_s = await time_open(service, plan.org_id)
+        chunks = await store.count_chunks(plan.org_id)
+        _log(f"[{plan.name}] warm-up {warm_s:.2f} s over {chunks} chunks")
+        _log(f"[{plan.name}] search: {len(plan.warmups)} warm-ups, {len(plan.queries)} timed")
+        search = await search_phase(service, plan.org_id, plan.queries, plan.warmups)
+        _log(f"[{plan.name}] remember: {len(plan.remember_texts)} unseen turns")
+        remember = await remember_phase(service, plan.org_id, plan.remember_texts)
+        mixed_remember: list[float] = []
+        mixed_search: list[float] = []
+        _log(f"[{plan.name}] interleaved remember+search: {len(plan.mixed_queries)} pairs")
+        await _interleaved(plan, service, mixed_remember, mixed_search)
+        _log(f"[{plan.name}] breakdown")
+        search_steps = await search_breakdown(
+            embedder, index, store, plan.org_id, plan.queries[: plan.breakdown_queries]
+        )
+        remember_steps = await remember_breakdown(
+            embedder, index, store, plan.org_id, plan.breakdown_texts
+        )
+    finally:
+        await service.close()
+    search_stats = summarize(search.samples_ms)
+    remember_stats = summarize(remember.samples_ms)
+    return {
+        "index": plan.name,
+        "chunks_at_open": chunks,
+        "store_open_s": round(store_open_s, 3),
+        "warmup_open_s": round(warm_s, 3),
+        "search_p50_ms": search_stats.get("p50_ms"),
+        "search_p95_ms": search_stats.get("p95_ms"),
+        "search_p99_ms": search_stats.get("p99_ms"),
+        "search_mean_ms": search_stats.get("mean_ms"),
+        "remember_p50_ms": remember_stats.get("p50_ms"),
+        "remember_p95_ms": remember_stats.get("p95_ms"),
+        "search": {
+            **search_stats,
+            "limit": SEARCH_LIMIT,
+            "warmups_excluded": len(plan.warmups),
+            "mean_hits": round(search.hits / max(len(plan.queries), 1), 2),
+            "empty_results": search.empty_results,
+        },
+        "remember": {
+            **remember_stats,
+            "chunks_written": remember.chunks,
+            "content_chars_p50": sorted(remember.chars)[len(remember.chars) // 2]
+            if remember.chars else 0,
+            "content_chars_max": max(remember.chars, default=0),
+            **remember.by_chunks(),
+            "embedding_cache_hits": remember.cached_embeddings,
+        },
+        "interleaved": {
+            "remember": summarize(mixed_remember),
+            "search": summarize(mixed_search),
+        },
+        "breakdown": {"search": search_steps, "remember": remember_steps},
+    }

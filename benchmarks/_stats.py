@@ -1,0 +1,75 @@
+"""Latency summaries and a description of the machine that produced them."""
+
+import os
+import platform
+import subprocess
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["code_version", "machine_info", "summarize"]
+
+
+def summarize(samples_ms: list[float]) -> dict[str, float]:
+    """p50/p95/p99/mean/max in milliseconds (linear interpolation), rounded to 0.01 ms."""
+    if not samples_ms:
+        return {"n": 0}
+    arr = np.asarray(samples_ms, dtype=np.float64)
+    p50, p95, p99 = np.percentile(arr, [50, 95, 99])
+    return {
+        "n": len(samples_ms),
+        "p50_ms": round(float(p50), 2),
+        "p95_ms": round(float(p95), 2),
+        "p99_ms": round(float(p99), 2),
+        "mean_ms": round(float(arr.mean()), 2),
+        "max_ms": round(float(arr.max()), 2),
+    }
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _ram_gib() -> float | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return round(int(line.split()[1]) / 1024 / 1024, 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def machine_info() -> dict[str, object]:
+    return {
+        "cpu_count": os.cpu_count(),
+        "cpu_model": _cpu_model(),
+        "ram_gib": _ram_gib(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+    }
+
+
+def code_version() -> dict[str, object]:
+    """The commit measured and whether the working tree differed from it."""
+    root = Path(__file__).resolve().parent.parent
+
+    def git(*args: str) -> str:
+        done = subprocess.run(  # noqa: S603 - fixed arguments
+            ["git", *args], cwd=root, capture_output=True, text=True, check=False  # noqa: S607
+        )
+        return done.stdout.strip()
+
+    changed = [line[3:] for line in git("status", "--porcelain").splitlines()]
+    return {
+        "commit": git("rev-parse", "--short", "HEAD") or None,
+        "uncommitted_product_files": sorted(
+            p for p in changed if not p.startswith("benchmarks/")
+        ),
+    }
