@@ -77,16 +77,29 @@ async def remember_breakdown(
     for text in texts:
         now = datetime.now(UTC)
         source = Source(
-            source_id=ids.new_id(), org_id=org_id, scope=MemoryScope.PRIVATE, scope_key=None,
-            source_type=SourceType.TURN, content=text, content_hash=content_hash(text),
-            created_by=ACTOR, created_at=now,
+            source_id=ids.new_id(),
+            org_id=org_id,
+            scope=MemoryScope.PRIVATE,
+            scope_key=None,
+            source_type=SourceType.TURN,
+            content=text,
+            content_hash=content_hash(text),
+            created_by=ACTOR,
+            created_at=now,
         )
         chunks = [
             Chunk(
-                chunk_id=ids.new_id(), source_id=source.source_id, org_id=org_id, ordinal=i,
-                text=span.text, start=span.start, end=span.end,
-                content_hash=content_hash(span.text), scope=MemoryScope.PRIVATE,
-                scope_key=None, created_at=now,
+                chunk_id=ids.new_id(),
+                source_id=source.source_id,
+                org_id=org_id,
+                ordinal=i,
+                text=span.text,
+                start=span.start,
+                end=span.end,
+                content_hash=content_hash(span.text),
+                scope=MemoryScope.PRIVATE,
+                scope_key=None,
+                created_at=now,
             )
             for i, span in enumerate(split_into_chunks(text))
         ]

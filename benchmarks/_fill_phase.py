@@ -63,11 +63,11 @@ async def _fill_new(
     plan = plan_fill(turns, config.chunks)
     _log(f"fill plan: {config.chunks} chunks from {plan.turns_used} turns")
     cache = VectorCache(config.vector_dir, embedder.space.model, embedder.space.dimension)
-    vectors = await fill_vectors(
-        embedder, cache, plan.chunk_texts, config.embed_real, config.sigma
+    vectors = await fill_vectors(embedder, cache, plan.chunk_texts, config.embed_real, config.sigma)
+    _log(
+        f"vectors: {vectors.real} real ({vectors.embedded_now} embedded now), "
+        f"{vectors.perturbed} perturbed; writing"
     )
-    _log(f"vectors: {vectors.real} real ({vectors.embedded_now} embedded now), "
-         f"{vectors.perturbed} perturbed; writing")
 
     async def reopen(old: MemoryStore) -> MemoryStore:
         await old.close()
@@ -77,8 +77,14 @@ async def _fill_new(
         return fresh
 
     timing, held.store = await write_fill(
-        held.store, index, config.org_id, plan, vectors.matrix, config.concurrency,
-        reopen_every=config.reopen_every, reopen=reopen,
+        held.store,
+        index,
+        config.org_id,
+        plan,
+        vectors.matrix,
+        config.concurrency,
+        reopen_every=config.reopen_every,
+        reopen=reopen,
     )
     total = timing.write_seconds + timing.reopen_seconds
     return {

@@ -108,7 +108,8 @@ async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
             **remember_stats,
             "chunks_written": remember.chunks,
             "content_chars_p50": sorted(remember.chars)[len(remember.chars) // 2]
-            if remember.chars else 0,
+            if remember.chars
+            else 0,
             "content_chars_max": max(remember.chars, default=0),
             **remember.by_chunks(),
             "embedding_cache_hits": remember.cached_embeddings,

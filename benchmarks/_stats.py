@@ -62,14 +62,16 @@ def code_version() -> dict[str, object]:
 
     def git(*args: str) -> str:
         done = subprocess.run(  # noqa: S603 - fixed arguments
-            ["git", *args], cwd=root, capture_output=True, text=True, check=False  # noqa: S607
+            ["git", *args],  # noqa: S607 - git from PATH, as a developer runs it
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=False,
         )
         return done.stdout.strip()
 
     changed = [line[3:] for line in git("status", "--porcelain").splitlines()]
     return {
         "commit": git("rev-parse", "--short", "HEAD") or None,
-        "uncommitted_product_files": sorted(
-            p for p in changed if not p.startswith("benchmarks/")
-        ),
+        "uncommitted_product_files": sorted(p for p in changed if not p.startswith("benchmarks/")),
     }

@@ -1,8 +1,8 @@
-"""Building the pieces the way the composition root does, without reading settings.
+"""The pieces the benchmark measures, built by the composition root's own factories.
 
-The benchmark needs two services (one per index) over one store, so it
-wires ``MemoryService`` itself with the same adapters ``entrypoints.container``
-picks by default.
+The benchmark needs two services (one per index) over one store, so it calls
+``entrypoints.container``'s factories directly instead of reading settings:
+what it times is what ``tessera serve`` runs.
 """
 
 from application.memory_service import MemoryService
@@ -20,18 +20,12 @@ def make_store(url: str) -> MemoryStore:
 
 
 def make_index(name: str, store: MemoryStore) -> RetrievalIndex:
-    if name == "inprocess":
-        from adapters.inprocess.index import InProcessIndex
+    from entrypoints.container import make_index as compose_index
+    from entrypoints.settings import IndexKind
 
-        return InProcessIndex()
-    if name == "surreal":
-        from adapters.surreal.memory_store import SurrealMemoryStore
-        from adapters.surreal.native_index import SurrealNativeIndex
-
-        if not isinstance(store, SurrealMemoryStore):
-            raise TypeError("the native index needs the SurrealDB store")
-        return SurrealNativeIndex(store)
-    raise ValueError(f"unknown index {name!r}; expected one of {INDEX_NAMES}")
+    if name not in INDEX_NAMES:
+        raise ValueError(f"unknown index {name!r}; expected one of {INDEX_NAMES}")
+    return compose_index(IndexKind(name), store)
 
 
 def make_embedder() -> Embedder:
@@ -41,16 +35,7 @@ def make_embedder() -> Embedder:
 
 
 def make_service(store: MemoryStore, index: RetrievalIndex, embedder: Embedder) -> MemoryService:
-    """A fresh service: its in-process query-vector cache starts empty."""
-    from adapters.system.clock import SystemClock
-    from adapters.system.ids import TimeOrderedIds
-    from adapters.tokenizers.tiktoken_counter import TiktokenCounter
+    """A fresh service from the composition root: its query-vector cache starts empty."""
+    from entrypoints.container import make_service as compose_service
 
-    return MemoryService(
-        store=store,
-        index=index,
-        embedder=embedder,
-        tokens=TiktokenCounter(),
-        clock=SystemClock(),
-        ids=TimeOrderedIds(),
-    )
+    return compose_service(store, index, embedder)

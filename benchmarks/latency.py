@@ -44,12 +44,20 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--remembers", type=int, default=200, help="timed remembers (unseen turns)")
     p.add_argument("--data-dir", type=Path, help="store directory (default: a fresh temp dir)")
     p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LongMemEval .json.xz")
-    p.add_argument("--embed-real", type=int, default=3000,
-                   help="fill chunks that get real vectors; the rest get perturbed copies")
+    p.add_argument(
+        "--embed-real",
+        type=int,
+        default=3000,
+        help="fill chunks that get real vectors; the rest get perturbed copies",
+    )
     p.add_argument("--sigma", type=float, default=0.02, help="per-dimension noise of perturbation")
     p.add_argument("--fill-concurrency", type=int, default=8, help="sources written concurrently")
-    p.add_argument("--reopen-every", type=int, default=0,
-                   help="close and reopen the store after this many filled chunks (0: never)")
+    p.add_argument(
+        "--reopen-every",
+        type=int,
+        default=0,
+        help="close and reopen the store after this many filled chunks (0: never)",
+    )
     p.add_argument("--warmups", type=int, default=5, help="untimed searches before timing")
     p.add_argument("--native-queries", type=int, help="cap timed searches for the surreal index")
     p.add_argument("--breakdown-queries", type=int, default=50)
@@ -95,13 +103,20 @@ def _plans(args: argparse.Namespace, corpus: Corpus, url: str, texts: list[str])
         if name == "surreal" and args.native_queries is not None:
             # a slow native search caps every search-bearing phase of that index
             capped, mixed_q = queries[: args.native_queries], mixed[: args.native_queries]
-        plans.append(IndexPlan(
-            name=name, url=url, org_id=args.org, warmups=warmups, queries=capped,
-            mixed_queries=mixed_q, remember_texts=mine[: args.remembers],
-            mixed_texts=mine[args.remembers : args.remembers + len(mixed)],
-            breakdown_texts=mine[args.remembers + len(mixed) :],
-            breakdown_queries=min(args.breakdown_queries, len(capped)),
-        ))
+        plans.append(
+            IndexPlan(
+                name=name,
+                url=url,
+                org_id=args.org,
+                warmups=warmups,
+                queries=capped,
+                mixed_queries=mixed_q,
+                remember_texts=mine[: args.remembers],
+                mixed_texts=mine[args.remembers : args.remembers + len(mixed)],
+                breakdown_texts=mine[args.remembers + len(mixed) :],
+                breakdown_queries=min(args.breakdown_queries, len(capped)),
+            )
+        )
     return plans
 
 
@@ -121,12 +136,20 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
     _log(f"store {url}; corpus {len(corpus.turns)} turns, {len(corpus.questions)} questions")
     try:
         began = time.perf_counter()
-        fill = await fill_store(FillConfig(
-            url=url, org_id=args.org, chunks=args.chunks, embed_real=args.embed_real,
-            index=INDEX_NAMES[0] if args.index == "both" else args.index, sigma=args.sigma,
-            concurrency=args.fill_concurrency, reopen_every=args.reopen_every,
-            vector_dir=OUT_DIR / "vectors",
-        ), fill_turns)
+        fill = await fill_store(
+            FillConfig(
+                url=url,
+                org_id=args.org,
+                chunks=args.chunks,
+                embed_real=args.embed_real,
+                index=INDEX_NAMES[0] if args.index == "both" else args.index,
+                sigma=args.sigma,
+                concurrency=args.fill_concurrency,
+                reopen_every=args.reopen_every,
+                vector_dir=OUT_DIR / "vectors",
+            ),
+            fill_turns,
+        )
         fill["phase_seconds"] = round(time.perf_counter() - began, 1)
         texts = await _unseen(url, args.org, pool, needed)
         plans = _plans(args, corpus, url, texts)
@@ -139,9 +162,18 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
         "chunks": args.chunks,
         "index": args.index,
         "headline_index": head["index"],
-        **{k: head[k] for k in ("remember_p50_ms", "remember_p95_ms", "search_p50_ms",
-                                "search_p95_ms", "search_p99_ms", "search_mean_ms",
-                                "warmup_open_s")},
+        **{
+            k: head[k]
+            for k in (
+                "remember_p50_ms",
+                "remember_p95_ms",
+                "search_p50_ms",
+                "search_p95_ms",
+                "search_p99_ms",
+                "search_mean_ms",
+                "warmup_open_s",
+            )
+        },
         "bulk_chunks_per_s": fill.get("bulk_chunks_per_s"),
         "fill": fill,
         "store": "surrealkv (embedded), " + ("fresh temp dir" if temp else str(data_dir)),
@@ -166,8 +198,9 @@ def main(argv: list[str] | None = None) -> None:
     except FillStalledError as exc:
         # a hung embedded engine may never let the process shut down cleanly
         _log(f"FILL STALLED: {exc}")
-        print(json.dumps({"chunks": args.chunks, "index": args.index, "error": str(exc)}),
-              flush=True)
+        print(
+            json.dumps({"chunks": args.chunks, "index": args.index, "error": str(exc)}), flush=True
+        )
         os._exit(3)
     print(json.dumps(result, separators=(",", ":")))
 

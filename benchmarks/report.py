@@ -1,6 +1,6 @@
 """Markdown table from the JSON last lines of ``benchmarks.latency`` runs.
 
-    python -m benchmarks.report benchmarks/out/runs/*.out
+python -m benchmarks.report benchmarks/out/runs/*.out
 """
 
 import json

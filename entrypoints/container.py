@@ -10,7 +10,7 @@ from application.memory_service import MemoryService
 from application.ports import Embedder, MemoryStore, RetrievalIndex
 from entrypoints.settings import EmbedderKind, IndexKind, Settings, SettingsError
 
-__all__ = ["Container", "build_container"]
+__all__ = ["Container", "build_container", "make_index", "make_service"]
 
 
 def _store(settings: Settings) -> MemoryStore:
@@ -22,7 +22,12 @@ def _store(settings: Settings) -> MemoryStore:
 
 
 def _index(settings: Settings, store: MemoryStore) -> RetrievalIndex:
-    if settings.index is IndexKind.SURREAL:
+    return make_index(settings.index, store)
+
+
+def make_index(kind: IndexKind, store: MemoryStore) -> RetrievalIndex:
+    """The retrieval index of ``kind`` over ``store`` (benchmarks compare them side by side)."""
+    if kind is IndexKind.SURREAL:
         from adapters.surreal.memory_store import SurrealMemoryStore
         from adapters.surreal.native_index import SurrealNativeIndex
 
@@ -76,7 +81,8 @@ def _embedder(settings: Settings) -> Embedder:
     return OnnxEmbedder()
 
 
-def _service(store: MemoryStore, index: RetrievalIndex, embedder: Embedder) -> MemoryService:
+def make_service(store: MemoryStore, index: RetrievalIndex, embedder: Embedder) -> MemoryService:
+    """The use cases over the given ports, with the system clock, ids and token counter."""
     from adapters.system.clock import SystemClock
     from adapters.system.ids import TimeOrderedIds
     from adapters.tokenizers.tiktoken_counter import TiktokenCounter
@@ -96,7 +102,7 @@ class Container(containers.DeclarativeContainer):
     store = providers.Singleton(_store, settings)
     index = providers.Singleton(_index, settings, store)
     embedder = providers.Singleton(_embedder, settings)
-    service = providers.Singleton(_service, store, index, embedder)
+    service = providers.Singleton(make_service, store, index, embedder)
 
 
 def build_container(settings: Settings) -> Container:
