@@ -27,11 +27,11 @@ from application.results import (
     SearchResults,
     Signals,
 )
-from domain.chunking import ChunkingRules, split_into_chunks
+from domain.chunking import ChunkingRules
+from domain.composition import compose_memory
 from domain.explain import inclusion_reason
 from domain.fusion import FusedHit, rrf_merge
-from domain.hashing import content_hash
-from domain.models import Chunk, Source
+from domain.models import Chunk
 from domain.packing import PackCandidate, select_within_budget
 from domain.query_terms import meaningful_query
 from domain.scopes import LifecycleState
@@ -89,39 +89,20 @@ class MemoryService:
     async def remember(self, request: RememberRequest) -> RememberResult:
         request.validate()
         await self._readiness.ensure(request.org_id)
-        now = self._clock.now()
-        source = Source(
-            source_id=self._ids.new_id(),
+        source, chunks = compose_memory(
+            new_id=self._ids.new_id,
             org_id=request.org_id,
+            actor_id=request.actor_id,
+            content=request.content,
+            now=self._clock.now(),
             scope=request.scope,
             scope_key=request.scope_key,
             source_type=request.source_type,
             source_uri=request.source_uri,
-            content=request.content,
-            content_hash=content_hash(request.content),
-            metadata=dict(request.metadata),
-            created_by=request.actor_id,
-            created_at=now,
+            metadata=request.metadata,
             occurred_at=request.occurred_at,
+            rules=self._chunking,
         )
-        spans = split_into_chunks(request.content, self._chunking)
-        chunks = [
-            Chunk(
-                chunk_id=self._ids.new_id(),
-                source_id=source.source_id,
-                org_id=source.org_id,
-                ordinal=ordinal,
-                text=span.text,
-                start=span.start,
-                end=span.end,
-                content_hash=content_hash(span.text),
-                scope=source.scope,
-                scope_key=source.scope_key,
-                created_at=now,
-                occurred_at=source.occurred_at,
-            )
-            for ordinal, span in enumerate(spans)
-        ]
         # Embed before writing: a model failure then leaves nothing half-written,
         # and the store writes the source first, then its chunks, in one transaction.
         vectors, cached = await embed_for_memory(

@@ -16,12 +16,10 @@ from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.records import CandidateFilter, EmbeddedChunk, IndexEntry
 from benchmarks._fill import ACTOR
 from benchmarks._stats import summarize
-from domain.chunking import split_into_chunks
+from domain.composition import compose_memory
 from domain.fusion import rrf_merge
-from domain.hashing import content_hash
-from domain.models import Chunk, Source
 from domain.query_terms import meaningful_query
-from domain.scopes import MemoryScope, SourceType
+from domain.scopes import SourceType
 
 __all__ = ["remember_breakdown", "search_breakdown"]
 
@@ -75,34 +73,14 @@ async def remember_breakdown(
     ids = TimeOrderedIds()
     model = embedder.space.model
     for text in texts:
-        now = datetime.now(UTC)
-        source = Source(
-            source_id=ids.new_id(),
+        source, chunks = compose_memory(
+            new_id=ids.new_id,
             org_id=org_id,
-            scope=MemoryScope.PRIVATE,
-            scope_key=None,
-            source_type=SourceType.TURN,
+            actor_id=ACTOR,
             content=text,
-            content_hash=content_hash(text),
-            created_by=ACTOR,
-            created_at=now,
+            now=datetime.now(UTC),
+            source_type=SourceType.TURN,
         )
-        chunks = [
-            Chunk(
-                chunk_id=ids.new_id(),
-                source_id=source.source_id,
-                org_id=org_id,
-                ordinal=i,
-                text=span.text,
-                start=span.start,
-                end=span.end,
-                content_hash=content_hash(span.text),
-                scope=MemoryScope.PRIVATE,
-                scope_key=None,
-                created_at=now,
-            )
-            for i, span in enumerate(split_into_chunks(text))
-        ]
         hashes = [c.content_hash for c in chunks]
         began = time.perf_counter()
         await store.cached_embeddings(org_id, model, sorted(set(hashes)))

@@ -18,9 +18,9 @@ from adapters.system.ids import TimeOrderedIds
 from application.ports import MemoryStore, RetrievalIndex
 from application.records import EmbeddedChunk, IndexEntry
 from domain.chunking import TextSpan, split_into_chunks
-from domain.hashing import content_hash
-from domain.models import Chunk, Source
-from domain.scopes import MemoryScope, SourceType
+from domain.composition import compose_memory
+from domain.models import Source
+from domain.scopes import SourceType
 
 __all__ = ["ACTOR", "FillPlan", "FillStalledError", "FillTiming", "plan_fill", "write_fill"]
 
@@ -63,38 +63,19 @@ def plan_fill(turns: Sequence[str], target_chunks: int) -> FillPlan:
 def _records(
     org_id: str, turn: str, spans: Sequence[TextSpan], vectors: np.ndarray, ids: TimeOrderedIds
 ) -> tuple[Source, list[EmbeddedChunk]]:
-    now = datetime.now(UTC)
-    source = Source(
-        source_id=ids.new_id(),
+    source, chunks = compose_memory(
+        new_id=ids.new_id,
         org_id=org_id,
-        scope=MemoryScope.PRIVATE,
-        scope_key=None,
-        source_type=SourceType.TURN,
+        actor_id=ACTOR,
         content=turn,
-        content_hash=content_hash(turn),
-        created_by=ACTOR,
-        created_at=now,
+        now=datetime.now(UTC),
+        source_type=SourceType.TURN,
     )
-    embedded = [
-        EmbeddedChunk(
-            chunk=Chunk(
-                chunk_id=ids.new_id(),
-                source_id=source.source_id,
-                org_id=org_id,
-                ordinal=ordinal,
-                text=span.text,
-                start=span.start,
-                end=span.end,
-                content_hash=content_hash(span.text),
-                scope=source.scope,
-                scope_key=None,
-                created_at=now,
-            ),
-            vector=vectors[ordinal].tolist(),
-        )
-        for ordinal, span in enumerate(spans)
+    # the plan may keep only the first spans of the last turn, to hit the target exactly
+    kept = chunks[: len(spans)]
+    return source, [
+        EmbeddedChunk(chunk=chunk, vector=vectors[n].tolist()) for n, chunk in enumerate(kept)
     ]
-    return source, embedded
 
 
 @dataclass

@@ -1,0 +1,52 @@
+from datetime import UTC, datetime
+from itertools import count
+
+from domain.chunking import ChunkingRules
+from domain.composition import compose_memory
+from domain.hashing import content_hash
+from domain.scopes import MemoryScope, SourceType
+
+NOW = datetime(2026, 5, 1, 9, 30, tzinfo=UTC)
+
+
+def test_one_source_and_chunks_that_inherit_its_identity_scope_and_times() -> None:
+    ids = count()
+    content = " ".join(f"word{i}" for i in range(60))
+    source, chunks = compose_memory(
+        new_id=lambda: f"id{next(ids)}",
+        org_id="acme",
+        actor_id="ana",
+        content=content,
+        now=NOW,
+        scope=MemoryScope.PROJECT,
+        scope_key="apollo",
+        source_type=SourceType.EMAIL,
+        source_uri="mid:123",
+        metadata={"from": "bob"},
+        occurred_at=datetime(2026, 4, 30, tzinfo=UTC),
+        rules=ChunkingRules(max_chars=100, overlap_chars=10),
+    )
+    assert (source.source_id, source.created_by, source.content) == ("id0", "ana", content)
+    assert source.content_hash == content_hash(content)
+    assert (source.source_uri, source.metadata) == ("mid:123", {"from": "bob"})
+    assert len(chunks) > 3
+    assert [c.chunk_id for c in chunks] == [f"id{n}" for n in range(1, len(chunks) + 1)]
+    assert [c.ordinal for c in chunks] == list(range(len(chunks)))
+    for chunk in chunks:
+        assert chunk.source_id == "id0"
+        assert (chunk.scope, chunk.scope_key) == (MemoryScope.PROJECT, "apollo")
+        assert (chunk.created_at, chunk.occurred_at) == (NOW, source.occurred_at)
+        assert content[chunk.start : chunk.end] == chunk.text
+        assert chunk.content_hash == content_hash(chunk.text)
+
+
+def test_defaults_are_a_private_note_with_no_metadata() -> None:
+    source, (chunk,) = compose_memory(
+        new_id=iter(["s", "c"]).__next__, org_id="o", actor_id="u", content="hi", now=NOW
+    )
+    assert (source.scope, source.source_type, source.metadata) == (
+        MemoryScope.PRIVATE,
+        SourceType.NOTE,
+        {},
+    )
+    assert chunk.chunk_id == "c"
