@@ -34,7 +34,6 @@ from domain.fusion import FusedHit, rrf_merge
 from domain.models import Chunk
 from domain.packing import PackCandidate, select_within_budget
 from domain.query_terms import meaningful_query
-from domain.scopes import LifecycleState
 
 __all__ = ["MemoryService"]
 
@@ -140,13 +139,11 @@ class MemoryService:
         resolved = []
         for hit in fused:
             chunk = chunks.get(hit.item_id)
-            if chunk is None:
-                continue
-            if not request.where.admits(chunk.scope, chunk.scope_key, chunk.lifecycle):
-                continue
-            if chunk.lifecycle is not LifecycleState.ACTIVE:
-                continue
-            resolved.append((hit, chunk))
+            # admits() also refuses every lifecycle but active (hidden, redacted, deleted ...)
+            if chunk is not None and request.where.admits(
+                chunk.scope, chunk.scope_key, chunk.lifecycle
+            ):
+                resolved.append((hit, chunk))
         return resolved
 
     async def search(self, request: SearchRequest) -> SearchResults:

@@ -117,13 +117,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         settings = load_settings()
-    except SettingsError as exc:
-        print(f"tessera: {exc}", file=sys.stderr)
-        return 2
-    logging.basicConfig(
-        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    try:
+        logging.basicConfig(
+            level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        )
         if args.command == "serve":
             from entrypoints.serve import run
 

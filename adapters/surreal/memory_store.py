@@ -156,20 +156,29 @@ class SurrealMemoryStore:
         )
         return codec.source_from_row(rows[0]) if rows else None
 
-    async def get_chunks(self, org_id: str, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
-        wanted = list(dict.fromkeys(chunk_ids))
+    async def _select_ids(
+        self, org_id: str, sql: str, table: str, ids: Sequence[str], *, operation: str
+    ) -> list[dict[str, Any]]:
+        """Rows of ``table`` with these ids (each once); none for an unknown organisation."""
+        wanted = list(dict.fromkeys(ids))
         if not wanted:
-            return {}
+            return []
         namespace = await self._readable(org_id)
         if namespace is None:
-            return {}
+            return []
         (rows,) = await self._conn.query(
             namespace,
-            _GET_CHUNKS,
-            {"ids": [RecordID("chunk", cid) for cid in wanted]},
-            operation="reading chunks",
+            sql,
+            {"ids": [RecordID(table, key) for key in wanted]},
+            operation=operation,
         )
-        chunks = (codec.chunk_from_row(row) for row in rows or [])
+        return list(rows or [])
+
+    async def get_chunks(self, org_id: str, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
+        rows = await self._select_ids(
+            org_id, _GET_CHUNKS, "chunk", chunk_ids, operation="reading chunks"
+        )
+        chunks = (codec.chunk_from_row(row) for row in rows)
         return {c.chunk_id: c for c in chunks}
 
     async def count_chunks(self, org_id: str) -> int:
@@ -202,20 +211,15 @@ class SurrealMemoryStore:
     async def cached_embeddings(
         self, org_id: str, model: str, hashes: Sequence[str]
     ) -> dict[str, Vector]:
-        wanted = list(dict.fromkeys(hashes))
-        if not wanted:
-            return {}
-        namespace = await self._readable(org_id)
-        if namespace is None:
-            return {}
-        (rows,) = await self._conn.query(
-            namespace,
+        rows = await self._select_ids(
+            org_id,
             "SELECT model, hash, vec FROM $ids;",
-            {"ids": [RecordID("embedding_cache", codec.cache_key(model, h)) for h in wanted]},
+            "embedding_cache",
+            [codec.cache_key(model, h) for h in hashes],
             operation="reading the embedding cache",
         )
         found: dict[str, Vector] = {}
-        for row in rows or []:
+        for row in rows:
             if row.get("model") == model:
                 found[row["hash"]] = codec.unpack_vector(row["vec"])
         return found

@@ -16,7 +16,7 @@ import socket
 import statistics
 import threading
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -322,6 +322,16 @@ def _assert_safe_failure(error: UpstreamError, key: str, *expected: str) -> None
     assert error.__cause__ is None, "the SDK exception (with its message) is not chained"
 
 
+async def _failure_of(embedder: OpenAIEmbedder | GeminiEmbedder, texts: list[str]) -> UpstreamError:
+    """The UpstreamError that embedding ``texts`` raises; the client is closed either way."""
+    try:
+        with pytest.raises(UpstreamError) as info:
+            await embedder.embed(texts)
+    finally:
+        await embedder.aclose()
+    return info.value
+
+
 @pytest.mark.parametrize(
     ("status", "name"), [(500, "InternalServerError"), (401, "AuthenticationError")]
 )
@@ -330,12 +340,7 @@ async def test_openai_http_failure_is_embedder_failed(
 ) -> None:
     key = new_key(str(status))
     embedder = openai_embedder(fake_server, key)
-    try:
-        with pytest.raises(UpstreamError) as info:
-            await embedder.embed([SECRET_TEXT])
-    finally:
-        await embedder.aclose()
-    _assert_safe_failure(info.value, key, f"HTTP {status}", name)
+    _assert_safe_failure(await _failure_of(embedder, [SECRET_TEXT]), key, f"HTTP {status}", name)
     assert len(fake_server.calls_for(key)) == 1, "max_retries=0 means one attempt"
 
 
@@ -345,12 +350,7 @@ async def test_gemini_http_failure_is_embedder_failed(
 ) -> None:
     key = new_key(str(status))
     embedder = gemini_embedder(fake_server, key)
-    try:
-        with pytest.raises(UpstreamError) as info:
-            await embedder.embed([SECRET_TEXT])
-    finally:
-        await embedder.aclose()
-    _assert_safe_failure(info.value, key, f"HTTP {status}", name)
+    _assert_safe_failure(await _failure_of(embedder, [SECRET_TEXT]), key, f"HTTP {status}", name)
     assert len(fake_server.calls_for(key)) == 1
 
 
@@ -366,12 +366,7 @@ async def test_openai_unreachable_server_is_embedder_failed() -> None:
     embedder = OpenAIEmbedder(
         api_key=key, base_url=f"http://127.0.0.1:{_closed_port()}/v1", max_retries=0, timeout=5
     )
-    try:
-        with pytest.raises(UpstreamError) as info:
-            await embedder.embed([SECRET_TEXT])
-    finally:
-        await embedder.aclose()
-    _assert_safe_failure(info.value, key, "APIConnectionError")
+    _assert_safe_failure(await _failure_of(embedder, [SECRET_TEXT]), key, "APIConnectionError")
 
 
 async def test_gemini_unreachable_server_is_embedder_failed() -> None:
@@ -379,34 +374,16 @@ async def test_gemini_unreachable_server_is_embedder_failed() -> None:
     embedder = GeminiEmbedder(
         api_key=key, base_url=f"http://127.0.0.1:{_closed_port()}", max_retries=0, timeout=5
     )
-    try:
-        with pytest.raises(UpstreamError) as info:
-            await embedder.embed([SECRET_TEXT])
-    finally:
-        await embedder.aclose()
-    _assert_safe_failure(info.value, key)
+    _assert_safe_failure(await _failure_of(embedder, [SECRET_TEXT]), key)
 
 
-async def test_openai_short_answer_is_embedder_failed(fake_server: FakeServer) -> None:
+@pytest.mark.parametrize("make", [openai_embedder, gemini_embedder])
+async def test_a_short_answer_is_embedder_failed(
+    fake_server: FakeServer, make: Callable[[FakeServer, str], OpenAIEmbedder | GeminiEmbedder]
+) -> None:
     key = new_key("short")
-    embedder = openai_embedder(fake_server, key)
-    try:
-        with pytest.raises(UpstreamError) as info:
-            await embedder.embed(["one", "two"])
-    finally:
-        await embedder.aclose()
-    _assert_safe_failure(info.value, key, "expected 2 vectors, got 1")
-
-
-async def test_gemini_short_answer_is_embedder_failed(fake_server: FakeServer) -> None:
-    key = new_key("short")
-    embedder = gemini_embedder(fake_server, key)
-    try:
-        with pytest.raises(UpstreamError) as info:
-            await embedder.embed(["one", "two"])
-    finally:
-        await embedder.aclose()
-    _assert_safe_failure(info.value, key, "expected 2 vectors, got 1")
+    failure = await _failure_of(make(fake_server, key), ["one", "two"])
+    _assert_safe_failure(failure, key, "expected 2 vectors, got 1")
 
 
 async def test_openai_batches_256_and_keeps_order(fake_server: FakeServer) -> None:
