@@ -5,7 +5,7 @@ from datetime import datetime
 import msgspec
 
 from domain.models import Chunk
-from domain.scopes import LifecycleState, MemoryScope
+from domain.scopes import LifecycleState, MemoryScope, ScopeRef
 
 __all__ = [
     "CandidateFilter",
@@ -63,11 +63,6 @@ class IndexEntry(msgspec.Struct, frozen=True, kw_only=True):
             lifecycle=c.lifecycle,
             occurred_at=c.occurred_at,
         )
-
-
-class ScopeRef(msgspec.Struct, frozen=True):
-    scope: MemoryScope
-    scope_key: str | None = None
 
 
 class CandidateFilter(msgspec.Struct, frozen=True, kw_only=True):

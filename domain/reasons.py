@@ -43,3 +43,11 @@ class ReasonCode(StrEnum):
     PRINCIPAL_MISMATCH = "principal_mismatch"
     AGENT_IDENTITY_REQUIRED = "agent_identity_required"
     JOB_POLICY_CONTEXT_MISSING = "job_policy_context_missing"
+    INSUFFICIENT_ROLE = "insufficient_role"
+    ADMIN_REQUIRED = "admin_required"
+    # authentication (HTTP 401)
+    MISSING_API_KEY = "missing_api_key"
+    INVALID_API_KEY = "invalid_api_key"
+    REVOKED_API_KEY = "revoked_api_key"
+    # control plane
+    ALREADY_EXISTS = "already_exists"

@@ -2,7 +2,16 @@
 
 from enum import StrEnum
 
-__all__ = ["KEYED_SCOPES", "LifecycleState", "MemoryScope", "PrivacyClass", "SourceType"]
+import msgspec
+
+__all__ = [
+    "KEYED_SCOPES",
+    "LifecycleState",
+    "MemoryScope",
+    "PrivacyClass",
+    "ScopeRef",
+    "SourceType",
+]
 
 
 class MemoryScope(StrEnum):
@@ -19,6 +28,13 @@ class MemoryScope(StrEnum):
 KEYED_SCOPES = frozenset(
     {MemoryScope.DELEGATED, MemoryScope.PROJECT, MemoryScope.TEAM, MemoryScope.SHARED}
 )
+
+
+class ScopeRef(msgspec.Struct, frozen=True):
+    """One memory space: a scope and, for keyed scopes (and private owners), its key."""
+
+    scope: MemoryScope
+    scope_key: str | None = None
 
 
 class LifecycleState(StrEnum):

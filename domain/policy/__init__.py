@@ -1,0 +1,38 @@
+"""The memory policy: a pure function of a context and a space (DESIGN.md section 3)."""
+
+from domain.policy.context import (
+    Delegation,
+    MemoryPolicyContext,
+    OrgRole,
+    SpaceAccess,
+    SpaceRole,
+    Surface,
+)
+from domain.policy.decision import POLICY_REASONS, PolicyDecision
+from domain.policy.rules import (
+    SCOPE_BREADTH,
+    WRITES_NEED_ENABLING,
+    authorize_read,
+    authorize_reflect,
+    authorize_share,
+    authorize_write,
+    readable_spaces,
+)
+
+__all__ = [
+    "POLICY_REASONS",
+    "SCOPE_BREADTH",
+    "WRITES_NEED_ENABLING",
+    "Delegation",
+    "MemoryPolicyContext",
+    "OrgRole",
+    "PolicyDecision",
+    "SpaceAccess",
+    "SpaceRole",
+    "Surface",
+    "authorize_read",
+    "authorize_reflect",
+    "authorize_share",
+    "authorize_write",
+    "readable_spaces",
+]

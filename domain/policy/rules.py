@@ -1,0 +1,230 @@
+"""The memory policy: who may read, write, share and reflect over which space.
+
+One set of rules for every surface. Reads of a space are decided by
+``authorize_read``; the candidate filter of a search (``readable_spaces``) is
+derived from the very same function, so what a search may return and what a
+single read may see can never disagree.
+
+Private memory is keyed by its owner: a user's id, or an agent's id for the
+agent's own notes (its diary). A private row without a key predates owners
+and is readable by the organisation's owner only.
+"""
+
+from collections.abc import Iterable, Sequence
+
+from domain.policy.context import MemoryPolicyContext, OrgRole, SpaceAccess, Surface
+from domain.policy.decision import PolicyDecision, allow, deny
+from domain.reasons import ReasonCode
+from domain.scopes import KEYED_SCOPES, LifecycleState, MemoryScope, ScopeRef
+
+__all__ = [
+    "SCOPE_BREADTH",
+    "WRITES_NEED_ENABLING",
+    "authorize_read",
+    "authorize_reflect",
+    "authorize_share",
+    "authorize_write",
+    "readable_spaces",
+]
+
+#: scopes whose writes are refused until a space enables them
+WRITES_NEED_ENABLING = frozenset(
+    {MemoryScope.TEAM, MemoryScope.ORGANIZATION, MemoryScope.SHARED, MemoryScope.PUBLIC}
+)
+
+#: how many people a scope reaches; moving memory to a broader one is a promotion
+SCOPE_BREADTH = {
+    MemoryScope.PRIVATE: 0,
+    MemoryScope.DELEGATED: 1,
+    MemoryScope.PROJECT: 2,
+    MemoryScope.TEAM: 2,
+    MemoryScope.SHARED: 3,
+    MemoryScope.ORGANIZATION: 4,
+    MemoryScope.PUBLIC: 5,
+}
+
+_LIFECYCLE_DENIALS = {
+    LifecycleState.HIDDEN: ReasonCode.HIDDEN_SOURCE,
+    LifecycleState.REDACTED: ReasonCode.REDACTED_SOURCE,
+    LifecycleState.DELETED: ReasonCode.SOURCE_DELETED,
+}
+
+_OPEN_READ_SCOPES = frozenset({MemoryScope.ORGANIZATION, MemoryScope.PUBLIC})
+
+
+def _missing_actor(ctx: MemoryPolicyContext) -> ReasonCode | None:
+    if ctx.actor is not None:
+        return None
+    # a background job must carry the context of the person it works for
+    return (
+        ReasonCode.JOB_POLICY_CONTEXT_MISSING
+        if ctx.surface is Surface.JOB
+        else ReasonCode.MISSING_ACTOR
+    )
+
+
+def _delegation_state(ctx: MemoryPolicyContext) -> ReasonCode:
+    """ALLOWED when the calling agent holds a live delegation from its user."""
+    user, agent = ctx.user_id, ctx.agent_id
+    grants = [d for d in ctx.delegations if d.user_id == user and d.agent_id == agent]
+    if not grants:
+        return ReasonCode.DELEGATION_REQUIRED
+    if not any(d.live_at(ctx.now) for d in grants):
+        return ReasonCode.DELEGATION_EXPIRED
+    return ReasonCode.ALLOWED
+
+
+def _membership(ctx: MemoryPolicyContext, ref: ScopeRef) -> tuple[SpaceAccess | None, ReasonCode]:
+    """The caller's membership of a space, and the reason when there is none."""
+    own = _find(ctx.memberships, ref)
+    if own is not None:
+        return own, ReasonCode.ALLOWED
+    if ctx.is_agent:
+        inherited = _find(ctx.user_memberships, ref)
+        if inherited is not None:
+            state = _delegation_state(ctx)
+            if state is ReasonCode.ALLOWED:
+                return inherited, state
+            return None, state
+    return None, ReasonCode.UNVERIFIED_MEMBERSHIP
+
+
+def _find(accesses: Iterable[SpaceAccess], ref: ScopeRef) -> SpaceAccess | None:
+    return next((a for a in accesses if a.space == ref), None)
+
+
+def _private_reason(ctx: MemoryPolicyContext, owner: str | None, writing: bool) -> ReasonCode:
+    if owner is None:
+        legacy_owner = ctx.org_role is OrgRole.OWNER and not ctx.is_agent
+        return ReasonCode.ALLOWED if legacy_owner and not writing else ReasonCode.PRINCIPAL_MISMATCH
+    if ctx.is_agent:
+        if owner == ctx.agent_id:
+            return ReasonCode.ALLOWED  # the agent's own diary
+        if owner == ctx.user_id:
+            return _delegation_state(ctx)
+        return ReasonCode.PRINCIPAL_MISMATCH
+    if owner == ctx.user_id:
+        return ReasonCode.ALLOWED
+    if owner in ctx.own_agents and not writing:
+        return ReasonCode.ALLOWED  # a user reads their agents' diaries
+    return ReasonCode.PRINCIPAL_MISMATCH
+
+
+def _read_reason(ctx: MemoryPolicyContext, ref: ScopeRef) -> ReasonCode:
+    missing = _missing_actor(ctx)
+    if missing is not None:
+        return missing
+    if ref.scope in KEYED_SCOPES and not ref.scope_key:
+        return ReasonCode.MISSING_SCOPE_KEY
+    if ref.scope is MemoryScope.PRIVATE:
+        return _private_reason(ctx, ref.scope_key, writing=False)
+    if ref.scope in _OPEN_READ_SCOPES:
+        return ReasonCode.ALLOWED
+    access, reason = _membership(ctx, ref)
+    if access is None:
+        return reason
+    if ref.scope is MemoryScope.DELEGATED and ctx.is_agent:
+        return _delegation_state(ctx)
+    return ReasonCode.ALLOWED
+
+
+def authorize_read(
+    ctx: MemoryPolicyContext,
+    ref: ScopeRef,
+    lifecycle: LifecycleState = LifecycleState.ACTIVE,
+) -> PolicyDecision:
+    """May the caller read memory of this space in this lifecycle state?"""
+    reason = _read_reason(ctx, ref)
+    if reason is ReasonCode.ALLOWED:
+        reason = _LIFECYCLE_DENIALS.get(lifecycle, ReasonCode.ALLOWED)
+    return allow(ctx, ref) if reason is ReasonCode.ALLOWED else deny(ctx, ref, reason)
+
+
+def _write_reason(ctx: MemoryPolicyContext, ref: ScopeRef) -> ReasonCode:
+    missing = _missing_actor(ctx)
+    if missing is not None:
+        return missing
+    if ref.scope in KEYED_SCOPES and not ref.scope_key:
+        return ReasonCode.MISSING_SCOPE_KEY
+    if ref.scope is MemoryScope.PRIVATE:
+        return _private_reason(ctx, ref.scope_key, writing=True)
+    if ref.scope in WRITES_NEED_ENABLING and ref not in ctx.enabled_spaces:
+        return ReasonCode.SCOPE_DISABLED
+    access, reason = _membership(ctx, ref)
+    if access is None:
+        # organisation admins may write to organization/public spaces once enabled
+        admin_open = ref.scope in _OPEN_READ_SCOPES and ctx.org_role.administers
+        return ReasonCode.ALLOWED if admin_open and not ctx.is_agent else reason
+    if not access.role.can_write:
+        return ReasonCode.INSUFFICIENT_ROLE
+    if ref.scope is MemoryScope.DELEGATED and ctx.is_agent:
+        return _delegation_state(ctx)
+    return ReasonCode.ALLOWED
+
+
+def authorize_write(ctx: MemoryPolicyContext, ref: ScopeRef) -> PolicyDecision:
+    """May the caller add memory to this space? Decided before the first byte is written."""
+    reason = _write_reason(ctx, ref)
+    return allow(ctx, ref) if reason is ReasonCode.ALLOWED else deny(ctx, ref, reason)
+
+
+def _is_promotion(source: ScopeRef, target: ScopeRef) -> bool:
+    if source == target:
+        return False
+    return SCOPE_BREADTH[target.scope] >= SCOPE_BREADTH[source.scope]
+
+
+def authorize_share(
+    ctx: MemoryPolicyContext,
+    source: ScopeRef,
+    target: ScopeRef,
+    *,
+    promoted: bool = False,
+) -> PolicyDecision:
+    """May memory read from ``source`` be written into ``target``?
+
+    Moving it to another space at least as broad widens its audience, so it
+    needs an explicit promotion on top of read and write rights.
+    """
+    read = authorize_read(ctx, source)
+    if not read.allowed:
+        return read
+    write = authorize_write(ctx, target)
+    if not write.allowed:
+        return write
+    if _is_promotion(source, target) and not promoted:
+        return deny(ctx, target, ReasonCode.SCOPE_CROSSING_REQUIRES_PROMOTION)
+    return write
+
+
+def authorize_reflect(
+    ctx: MemoryPolicyContext, inputs: Sequence[ScopeRef], output: ScopeRef
+) -> PolicyDecision:
+    """May memory derived from ``inputs`` (a summary, an entity) be kept in ``output``?
+
+    Every input must be readable and the output writable; derived memory may
+    not reach a broader audience than its narrowest input without a promotion.
+    """
+    for ref in inputs:
+        decision = authorize_share(ctx, ref, output)
+        if not decision.allowed:
+            return decision
+    return authorize_write(ctx, output)
+
+
+def readable_spaces(ctx: MemoryPolicyContext) -> frozenset[ScopeRef]:
+    """Every space the caller may read: the candidate filter of its searches.
+
+    Built from the spaces the context names, each kept only if
+    ``authorize_read`` allows it, so the filter and single reads agree.
+    """
+    candidates: set[ScopeRef] = {
+        ScopeRef(MemoryScope.ORGANIZATION),
+        ScopeRef(MemoryScope.PUBLIC),
+        ScopeRef(MemoryScope.PRIVATE, None),
+    }
+    for owner in (ctx.user_id, ctx.agent_id, *ctx.own_agents):
+        if owner:
+            candidates.add(ScopeRef(MemoryScope.PRIVATE, owner))
+    candidates.update(a.space for a in (*ctx.memberships, *ctx.user_memberships))
+    return frozenset(ref for ref in candidates if authorize_read(ctx, ref).allowed)
