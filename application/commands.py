@@ -15,7 +15,6 @@ from application.limits import (
     MAX_SEARCH_LIMIT,
     MIN_PACK_BUDGET,
 )
-from application.records import CandidateFilter
 from domain.errors import InvalidInputError
 from domain.models import MetadataValue
 from domain.reasons import ReasonCode
@@ -35,7 +34,6 @@ def _check_query(query: str) -> None:
 
 class RememberRequest(msgspec.Struct, frozen=True, kw_only=True):
     org_id: str
-    actor_id: str
     content: str
     scope: MemoryScope = MemoryScope.PRIVATE
     scope_key: str | None = None
@@ -79,7 +77,6 @@ class SearchRequest(msgspec.Struct, frozen=True, kw_only=True):
     org_id: str
     query: str
     limit: int = DEFAULT_SEARCH_LIMIT
-    where: CandidateFilter = msgspec.field(default_factory=CandidateFilter)
 
     def validate(self) -> None:
         _check_query(self.query)
@@ -93,7 +90,6 @@ class ContextRequest(msgspec.Struct, frozen=True, kw_only=True):
     org_id: str
     query: str
     token_budget: int = DEFAULT_PACK_BUDGET
-    where: CandidateFilter = msgspec.field(default_factory=CandidateFilter)
 
     def validate(self) -> None:
         _check_query(self.query)

@@ -18,7 +18,13 @@ from application.ports import (
     TokenCounter,
 )
 from application.readiness import OrgReadiness
-from application.records import EmbeddedChunk, EmbeddingSpace, IndexEntry, StoreInfo
+from application.records import (
+    CandidateFilter,
+    EmbeddedChunk,
+    EmbeddingSpace,
+    IndexEntry,
+    StoreInfo,
+)
 from application.results import (
     ContextItem,
     ContextPack,
@@ -27,12 +33,16 @@ from application.results import (
     SearchResults,
     Signals,
 )
+from application.trust.audit import AuditTrail
+from application.trust.guard import candidate_filter, denied, may_read, require_org, write_target
 from domain.chunking import ChunkingRules
 from domain.composition import compose_memory
 from domain.explain import inclusion_reason
 from domain.fusion import FusedHit, rrf_merge
+from domain.hashing import content_hash
 from domain.models import Chunk
 from domain.packing import PackCandidate, select_within_budget
+from domain.policy import MemoryPolicyContext, authorize_write
 from domain.query_terms import meaningful_query
 
 __all__ = ["MemoryService"]
@@ -54,6 +64,7 @@ class MemoryService:
         tokens: TokenCounter,
         clock: Clock,
         ids: IdGenerator,
+        audit: AuditTrail,
         chunking: ChunkingRules | None = None,
     ) -> None:
         self._store = store
@@ -62,6 +73,7 @@ class MemoryService:
         self._tokens = tokens
         self._clock = clock
         self._ids = ids
+        self._audit = audit
         self._chunking = chunking or ChunkingRules()
         self._readiness = OrgReadiness(store, index, embedder)
         self._query_vectors = QueryVectorCache(embedder)
@@ -85,17 +97,26 @@ class MemoryService:
 
     # -- remember ----------------------------------------------------------
 
-    async def remember(self, request: RememberRequest) -> RememberResult:
+    async def remember(
+        self, request: RememberRequest, policy: MemoryPolicyContext
+    ) -> RememberResult:
         request.validate()
+        require_org(policy, request.org_id)
+        target = write_target(policy, request.scope, request.scope_key)
+        decision = authorize_write(policy, target)
+        if not decision.allowed:
+            self._audit.note(policy, "remember", decision)
+            raise denied(decision, "remembering")
+        assert policy.actor is not None  # an allowed write always has an actor
         await self._readiness.ensure(request.org_id)
         source, chunks = compose_memory(
             new_id=self._ids.new_id,
             org_id=request.org_id,
-            actor_id=request.actor_id,
+            actor_id=policy.actor.principal_id,
             content=request.content,
             now=self._clock.now(),
-            scope=request.scope,
-            scope_key=request.scope_key,
+            scope=target.scope,
+            scope_key=target.scope_key,
             source_type=request.source_type,
             source_uri=request.source_uri,
             metadata=request.metadata,
@@ -110,6 +131,14 @@ class MemoryService:
         embedded = [EmbeddedChunk(chunk=c, vector=v) for c, v in zip(chunks, vectors, strict=True)]
         await self._store.save_memory(source, embedded)
         await self._index.add(request.org_id, [IndexEntry.of(e) for e in embedded])
+        self._audit.note(
+            policy,
+            "remember",
+            decision,
+            ids=[source.source_id],
+            counts={"chunks": len(chunks)},
+            hashes={"content": source.content_hash},
+        )
         return RememberResult(
             source_id=source.source_id,
             chunk_ids=[c.chunk_id for c in chunks],
@@ -118,39 +147,58 @@ class MemoryService:
 
     # -- search ------------------------------------------------------------
 
-    async def _fused(self, request: SearchRequest | ContextRequest, depth: int) -> list[FusedHit]:
+    async def _fused(
+        self, request: SearchRequest | ContextRequest, where: CandidateFilter, depth: int
+    ) -> list[FusedHit]:
         await self._readiness.ensure(request.org_id)
         vector = await self._query_vectors.vector_for(request.query)
         lexical, semantic = await asyncio.gather(
-            self._index.lexical(
-                request.org_id, meaningful_query(request.query), depth, request.where
-            ),
-            self._index.vector(request.org_id, vector, depth, request.where),
+            self._index.lexical(request.org_id, meaningful_query(request.query), depth, where),
+            self._index.vector(request.org_id, vector, depth, where),
         )
         return rrf_merge(
             {"lexical": [h.item_id for h in lexical], "vector": [h.item_id for h in semantic]}
         )
 
     async def _resolve(
-        self, request: SearchRequest | ContextRequest, fused: Sequence[FusedHit]
-    ) -> list[tuple[FusedHit, Chunk]]:
-        """Load the chunks and check each again: the index may lag a correction."""
+        self,
+        request: SearchRequest | ContextRequest,
+        policy: MemoryPolicyContext,
+        fused: Sequence[FusedHit],
+    ) -> tuple[list[tuple[FusedHit, Chunk]], int]:
+        """Load the chunks and authorize each again; also says how many were withheld."""
         chunks = await self._store.get_chunks(request.org_id, [h.item_id for h in fused])
         resolved = []
         for hit in fused:
             chunk = chunks.get(hit.item_id)
-            # admits() also refuses every lifecycle but active (hidden, redacted, deleted ...)
-            if chunk is not None and request.where.admits(
-                chunk.scope, chunk.scope_key, chunk.lifecycle
-            ):
+            # the policy also refuses every lifecycle but active (hidden, redacted, deleted)
+            if chunk is not None and may_read(policy, chunk):
                 resolved.append((hit, chunk))
-        return resolved
+        return resolved, len(fused) - len(resolved)
 
-    async def search(self, request: SearchRequest) -> SearchResults:
+    def _note_read(
+        self,
+        policy: MemoryPolicyContext,
+        action: str,
+        query: str,
+        returned: Sequence[Chunk],
+        withheld: int,
+    ) -> None:
+        self._audit.note(
+            policy,
+            action,
+            ids=[c.chunk_id for c in returned],
+            counts={"returned": len(returned), "withheld": withheld},
+            hashes={"query": content_hash(query)},
+        )
+
+    async def search(self, request: SearchRequest, policy: MemoryPolicyContext) -> SearchResults:
         request.validate()
+        require_org(policy, request.org_id)
         depth = max(request.limit * _CANDIDATES_PER_RESULT, _MIN_CANDIDATES)
-        fused = await self._fused(request, depth)
-        resolved = await self._resolve(request, fused[: request.limit])
+        fused = await self._fused(request, candidate_filter(policy), depth)
+        resolved, withheld = await self._resolve(request, policy, fused[: request.limit])
+        self._note_read(policy, "search", request.query, [c for _, c in resolved], withheld)
         return SearchResults(
             results=[
                 SearchHit(
@@ -170,10 +218,14 @@ class MemoryService:
 
     # -- context pack ------------------------------------------------------
 
-    async def context_pack(self, request: ContextRequest) -> ContextPack:
+    async def context_pack(
+        self, request: ContextRequest, policy: MemoryPolicyContext
+    ) -> ContextPack:
         request.validate()
-        fused = await self._fused(request, max(_PACK_CANDIDATES, _MIN_CANDIDATES))
-        resolved = await self._resolve(request, fused[:_PACK_CANDIDATES])
+        require_org(policy, request.org_id)
+        depth = max(_PACK_CANDIDATES, _MIN_CANDIDATES)
+        fused = await self._fused(request, candidate_filter(policy), depth)
+        resolved, withheld = await self._resolve(request, policy, fused[:_PACK_CANDIDATES])
         counts = {chunk.chunk_id: self._tokens.count(chunk.text) for _, chunk in resolved}
         selection = select_within_budget(
             [
@@ -200,6 +252,13 @@ class MemoryService:
             for hit, chunk in resolved
             if chunk.chunk_id in chosen
         ]
+        self._note_read(
+            policy,
+            "context",
+            request.query,
+            [c for _, c in resolved if c.chunk_id in chosen],
+            withheld,
+        )
         return ContextPack(
             query=request.query,
             token_budget=request.token_budget,
@@ -215,6 +274,7 @@ class MemoryService:
         self._readiness.forget(org_id)
 
     async def close(self) -> None:
+        await self._audit.close()
         await self._store.close()
 
 

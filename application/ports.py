@@ -13,10 +13,12 @@ from application.records import (
     EmbeddingSpace,
     IndexEntry,
     ScoredId,
+    SourceState,
     StoreInfo,
     Vector,
 )
 from domain.models import Chunk, Source
+from domain.scopes import ScopeRef
 
 __all__ = [
     "Clock",
@@ -85,6 +87,10 @@ class MemoryStore(Protocol):
     async def get_chunks(self, org_id: str, chunk_ids: Sequence[str]) -> dict[str, Chunk]: ...
 
     async def count_chunks(self, org_id: str) -> int: ...
+
+    async def source_states(self, org_id: str, space: ScopeRef, limit: int) -> list[SourceState]:
+        """Sources of one memory space in source-id order, any lifecycle, at most ``limit``."""
+        ...
 
     async def scan_index_entries(
         self, org_id: str, after: str | None, limit: int

@@ -14,6 +14,7 @@ __all__ = [
     "IndexEntry",
     "ScopeRef",
     "ScoredId",
+    "SourceState",
     "StoreInfo",
 ]
 
@@ -83,6 +84,13 @@ class CandidateFilter(msgspec.Struct, frozen=True, kw_only=True):
 class ScoredId(msgspec.Struct, frozen=True):
     item_id: str
     score: float
+
+
+class SourceState(msgspec.Struct, frozen=True):
+    """A source's id and lifecycle: what an access preview needs, without text."""
+
+    source_id: str
+    lifecycle: LifecycleState
 
 
 class StoreInfo(msgspec.Struct, frozen=True, kw_only=True):

@@ -40,7 +40,7 @@ from contracts.samples import (
 from domain.errors import ConflictError
 from domain.models import Source
 from domain.reasons import ReasonCode
-from domain.scopes import LifecycleState, MemoryScope, PrivacyClass, SourceType
+from domain.scopes import LifecycleState, MemoryScope, PrivacyClass, ScopeRef, SourceType
 
 __all__ = ["MemoryStoreContract", "RetrievalIndexContract"]
 
@@ -105,8 +105,16 @@ class MemoryStoreContract(MemoryStoreIsolationContract):
                 scope=MemoryScope.PROJECT,
                 scope_key="proj/7 ü",
                 metadata={
-                    "text": "x", "int": 42, "big": 2**53 + 1, "float": 1.5, "whole": 2.0,
-                    "yes": True, "no": False, "none": None, "tags": ["a", "b"], "empty": [],
+                    "text": "x",
+                    "int": 42,
+                    "big": 2**53 + 1,
+                    "float": 1.5,
+                    "whole": 2.0,
+                    "yes": True,
+                    "no": False,
+                    "none": None,
+                    "tags": ["a", "b"],
+                    "empty": [],
                 },
                 occurred_at=datetime(2025, 12, 31, 23, 59, 58, 654321, tzinfo=OCCURRED_OFFSET),
                 source_uri="mailto:someone@example.org?subject=x",
@@ -134,8 +142,14 @@ class MemoryStoreContract(MemoryStoreIsolationContract):
         )
         chunks = [
             make_chunk("c-0", source, text="first ✓ slice", ordinal=0),
-            make_chunk("c-1", source, ordinal=1, lifecycle=LifecycleState.REDACTED,
-                       scope=MemoryScope.TEAM, scope_key="team-x"),
+            make_chunk(
+                "c-1",
+                source,
+                ordinal=1,
+                lifecycle=LifecycleState.REDACTED,
+                scope=MemoryScope.TEAM,
+                scope_key="team-x",
+            ),
             make_chunk("c-2", source, ordinal=2, scope=MemoryScope.PUBLIC, scope_key=None),
         ]
         await store.save_memory(source, [embedded(c) for c in chunks])
@@ -163,6 +177,25 @@ class MemoryStoreContract(MemoryStoreIsolationContract):
         await store.save_memory(*memory("s1", ORG_A, ["a", "b"]))
         await store.save_memory(*memory("s2", ORG_A, ["c"]))
         assert await store.count_chunks(ORG_A) == 3
+
+    async def test_source_states_list_one_space_in_id_order(self, store: MemoryStore) -> None:
+        await store.prepare(ORG_A, SPACE)
+        team = {"scope": MemoryScope.TEAM, "scope_key": "t1"}
+        await store.save_memory(make_source("s3", ORG_A, **team), [])  # type: ignore[arg-type]
+        hidden = make_source("s1", ORG_A, lifecycle=LifecycleState.HIDDEN, **team)  # type: ignore[arg-type]
+        await store.save_memory(hidden, [])
+        await store.save_memory(
+            make_source("s2", ORG_A, scope=MemoryScope.TEAM, scope_key="t2"), []
+        )
+        await store.save_memory(make_source("s4", ORG_A), [])
+        states = await store.source_states(ORG_A, ScopeRef(MemoryScope.TEAM, "t1"), 10)
+        assert [(s.source_id, s.lifecycle) for s in states] == [
+            ("s1", LifecycleState.HIDDEN),
+            ("s3", LifecycleState.ACTIVE),
+        ]
+        assert len(await store.source_states(ORG_A, ScopeRef(MemoryScope.TEAM, "t1"), 1)) == 1
+        assert await store.source_states("org-never", ScopeRef(MemoryScope.TEAM, "t1"), 10) == []
+        assert await store.source_states(ORG_A, ScopeRef(MemoryScope.ORGANIZATION), 10) == []
 
     async def test_scan_pages_in_chunk_id_order(self, store: MemoryStore) -> None:
         await store.prepare(ORG_A, SPACE)

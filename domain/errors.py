@@ -7,9 +7,11 @@ it names fields, limits and ids, not content.
 from domain.reasons import ReasonCode
 
 __all__ = [
+    "AuthenticationError",
     "ConflictError",
     "InvalidInputError",
     "NotFoundError",
+    "PolicyDeniedError",
     "StoreUnavailableError",
     "TesseraError",
     "UpstreamError",
@@ -43,3 +45,11 @@ class StoreUnavailableError(TesseraError):
 
 class UpstreamError(TesseraError):
     """A model or storage engine failed while doing its part of the work."""
+
+
+class AuthenticationError(TesseraError):
+    """No valid credentials: the key is missing, unknown or revoked."""
+
+
+class PolicyDeniedError(TesseraError):
+    """The memory policy refused the operation; ``reason`` is the decision's reason."""

@@ -1,36 +1,50 @@
 """How the CLI reaches memory: through a running service, or the store itself.
 
 The embedded store locks its data directory, so while ``tessera serve``
-runs, the CLI must go through its HTTP API; otherwise it opens the store
-in-process. Both answer with the same JSON shapes as the HTTP API.
+runs, the CLI goes through its HTTP API; otherwise it opens the store and
+runs the very same HTTP app in-process (no socket). Either way a request
+carries the CLI's key and meets the same authentication and policy.
 """
 
 import json
 import os
-import urllib.error
-import urllib.request
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
-import msgspec
+import httpx
 
-from application.commands import ContextRequest, RememberRequest, SearchRequest
-from domain.errors import InvalidInputError, StoreUnavailableError, TesseraError, UpstreamError
+from domain.errors import (
+    AuthenticationError,
+    InvalidInputError,
+    NotFoundError,
+    PolicyDeniedError,
+    StoreUnavailableError,
+    TesseraError,
+    UpstreamError,
+)
+from domain.policy import Surface
 from domain.reasons import ReasonCode
-from entrypoints.container import build_container
+from entrypoints.credentials import read_key
 from entrypoints.settings import Settings
 
-__all__ = ["Backend", "LocalBackend", "RemoteBackend", "choose_backend", "running_server"]
+__all__ = ["Backend", "HttpBackend", "choose_backend", "running_server"]
 
-Json = dict[str, Any]
-T = TypeVar("T")
+Json = Any
+
+_ERRORS: dict[int, type[TesseraError]] = {
+    401: AuthenticationError,
+    403: PolicyDeniedError,
+    404: NotFoundError,
+    503: StoreUnavailableError,
+}
 
 
 class Backend(Protocol):
     description: str
 
-    async def remember(self, body: Json) -> Json: ...
-    async def search(self, body: Json) -> Json: ...
-    async def context(self, body: Json) -> Json: ...
+    async def call(
+        self, method: str, path: str, body: Json = None, params: dict[str, Any] | None = None
+    ) -> Json: ...
+
     async def close(self) -> None: ...
 
 
@@ -54,97 +68,80 @@ def running_server(settings: Settings) -> str | None:
     return url if _pid_alive(pid) else None
 
 
-class LocalBackend:
-    def __init__(self, settings: Settings) -> None:
-        self._settings = settings
-        self._container = build_container(settings)
-        self._service = self._container.service()
-        self.description = f"store {settings.url_kind}:// (in-process)"
-
-    async def remember(self, body: Json) -> Json:
-        request = _convert(
-            {**body, "org_id": self._settings.org_id, "actor_id": self._settings.actor_id},
-            RememberRequest,
-        )
-        return _builtins(await self._service.remember(request))
-
-    async def search(self, body: Json) -> Json:
-        request = _convert({**body, "org_id": self._settings.org_id}, SearchRequest)
-        return _builtins(await self._service.search(request))
-
-    async def context(self, body: Json) -> Json:
-        request = _convert({**body, "org_id": self._settings.org_id}, ContextRequest)
-        return _builtins(await self._service.context_pack(request))
-
-    async def close(self) -> None:
-        await self._service.close()
-
-
-def _convert(body: Json, kind: type[T]) -> T:
+def _error_of(response: httpx.Response) -> TesseraError:
     try:
-        return msgspec.convert(body, kind, strict=False)
-    except msgspec.ValidationError as exc:
-        raise InvalidInputError(ReasonCode.INVALID_REQUEST, str(exc)) from None
-
-
-def _builtins(value: object) -> Json:
-    out: Json = msgspec.to_builtins(value)
-    return out
-
-
-class RemoteBackend:
-    def __init__(self, base_url: str, timeout: float = 60.0) -> None:
-        self._base = base_url.rstrip("/")
-        self._timeout = timeout
-        self.description = f"service at {self._base}"
-
-    def _post(self, path: str, body: Json) -> Json:
-        request = urllib.request.Request(  # noqa: S310 - our own loopback service URL
-            self._base + path,
-            data=json.dumps(body).encode(),
-            headers={"content-type": "application/json"},
-            method="POST",
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=self._timeout) as response:  # noqa: S310
-                result: Json = json.loads(response.read())
-                return result
-        except urllib.error.HTTPError as exc:
-            raise _remote_error(exc) from None
-        except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
-            raise StoreUnavailableError(
-                ReasonCode.SERVICE_UNREACHABLE,
-                f"the Tessera service at {self._base} did not answer ({type(exc).__name__})",
-            ) from None
-
-    async def remember(self, body: Json) -> Json:
-        return self._post("/api/memory/remember", body)
-
-    async def search(self, body: Json) -> Json:
-        return self._post("/api/search", body)
-
-    async def context(self, body: Json) -> Json:
-        return self._post("/api/context/pack", body)
-
-    async def close(self) -> None:
-        return None
-
-
-def _remote_error(exc: urllib.error.HTTPError) -> TesseraError:
-    try:
-        error = json.loads(exc.read())["error"]
+        error = response.json()["error"]
         reason, detail = ReasonCode(error["reason"]), str(error["detail"])
     except (ValueError, KeyError, TypeError):
-        reason, detail = ReasonCode.INTERNAL_ERROR, f"service answered HTTP {exc.code}"
-    if 400 <= exc.code < 500:
-        return InvalidInputError(reason, detail)
-    if exc.code == 503:
-        return StoreUnavailableError(reason, detail)
-    return UpstreamError(reason, detail)
+        reason, detail = ReasonCode.INTERNAL_ERROR, f"service answered HTTP {response.status_code}"
+    kind = _ERRORS.get(response.status_code)
+    if kind is None:
+        kind = InvalidInputError if response.status_code < 500 else UpstreamError
+    return kind(reason, detail)
 
 
-def choose_backend(settings: Settings) -> Backend:
+class HttpBackend:
+    """Calls the HTTP API, over a socket or straight into an in-process app."""
+
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        description: str,
+        key: str | None,
+        on_close: Any = None,
+    ) -> None:
+        self._client = client
+        self._headers = {"authorization": f"Bearer {key}"} if key else {}
+        self._on_close = on_close
+        self.description = description
+
+    async def call(
+        self, method: str, path: str, body: Json = None, params: dict[str, Any] | None = None
+    ) -> Json:
+        try:
+            response = await self._client.request(
+                method, path, json=body, params=params, headers=self._headers
+            )
+        except httpx.TransportError as exc:
+            raise StoreUnavailableError(
+                ReasonCode.SERVICE_UNREACHABLE,
+                f"the Tessera service did not answer ({type(exc).__name__})",
+            ) from None
+        if response.status_code >= 400:
+            raise _error_of(response)
+        return response.json()
+
+    async def close(self) -> None:
+        await self._client.aclose()
+        if self._on_close is not None:
+            await self._on_close()
+
+
+async def _local(settings: Settings) -> HttpBackend:
+    from entrypoints.container import build_container
+    from entrypoints.http.app import create_app
+    from entrypoints.serve import announce_owner_key
+
+    services = build_container(settings).services()
+    try:
+        issued = await services.open(Surface.CLI)
+    except BaseException:
+        await services.close()
+        raise
+    if issued is not None:
+        announce_owner_key(settings, issued)
+    app = create_app(services, surface=Surface.CLI)
+    transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
+    # in-process: no network, so only the work itself bounds the time
+    client = httpx.AsyncClient(transport=transport, base_url="http://tessera.local", timeout=600)
+    return HttpBackend(
+        client, f"store {settings.url_kind}:// (in-process)", read_key(settings), services.close
+    )
+
+
+async def choose_backend(settings: Settings) -> Backend:
     url = running_server(settings)
     if url is not None:
-        return RemoteBackend(url)
-    return LocalBackend(settings)
+        client = httpx.AsyncClient(base_url=url, timeout=60.0)
+        return HttpBackend(client, f"service at {url}", read_key(settings))
+    return await _local(settings)

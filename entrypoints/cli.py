@@ -1,7 +1,8 @@
-"""The ``tessera`` command: serve, remember, recall, context.
+"""The ``tessera`` command: serve, remember, recall, context, inspect, admin.
 
 Readable text by default, JSON with ``--json``. Exit codes: 0 ok, 2 bad
-input, 3 store or service unavailable, 1 any other failure.
+input, 3 store or service unavailable, 4 refused (key or policy), 1 any
+other failure.
 """
 
 import argparse
@@ -15,6 +16,7 @@ from typing import Any
 from application.limits import DEFAULT_PACK_BUDGET, DEFAULT_SEARCH_LIMIT
 from domain.errors import TesseraError
 from domain.scopes import MemoryScope, SourceType
+from entrypoints.admin_cli import add_admin_parser, run_admin
 from entrypoints.errors import exit_code_for
 from entrypoints.settings import Settings, SettingsError, load_settings
 
@@ -51,6 +53,11 @@ def _parser() -> argparse.ArgumentParser:
     context.add_argument("query")
     context.add_argument("--budget", type=int, default=DEFAULT_PACK_BUDGET)
     context.add_argument("--json", action="store_true", help="print JSON")
+
+    inspect = sub.add_parser("inspect", help="what a source is and why you can see it")
+    inspect.add_argument("source_id")
+
+    add_admin_parser(sub)
     return parser
 
 
@@ -82,9 +89,14 @@ def _print_context(pack: dict[str, Any]) -> None:
 async def _run_client(args: argparse.Namespace, settings: Settings) -> int:
     from entrypoints.backends import choose_backend
 
-    backend = choose_backend(settings)
+    backend = await choose_backend(settings)
     try:
-        if args.command == "remember":
+        if args.command == "admin":
+            return await run_admin(backend, args)
+        if args.command == "inspect":
+            result = await backend.call("GET", f"/api/memory/sources/{args.source_id}")
+            print(json.dumps(result, indent=2))
+        elif args.command == "remember":
             text = sys.stdin.read() if args.text == "-" else args.text
             body: dict[str, Any] = {
                 "content": text,
@@ -94,7 +106,7 @@ async def _run_client(args: argparse.Namespace, settings: Settings) -> int:
             for key in ("scope_key", "source_uri", "occurred_at"):
                 if getattr(args, key):
                     body[key] = getattr(args, key)
-            result = await backend.remember(body)
+            result = await backend.call("POST", "/api/memory/remember", body)
             if args.json:
                 print(json.dumps(result))
             else:
@@ -103,10 +115,12 @@ async def _run_client(args: argparse.Namespace, settings: Settings) -> int:
                     f"({len(result['chunk_ids'])} chunk(s)) via {backend.description}"
                 )
         elif args.command == "recall":
-            result = await backend.search({"query": args.query, "limit": args.limit})
+            body = {"query": args.query, "limit": args.limit}
+            result = await backend.call("POST", "/api/search", body)
             print(json.dumps(result)) if args.json else _print_search(result)
         else:
-            result = await backend.context({"query": args.query, "token_budget": args.budget})
+            body = {"query": args.query, "token_budget": args.budget}
+            result = await backend.call("POST", "/api/context/pack", body)
             print(json.dumps(result)) if args.json else _print_context(result)
     finally:
         await backend.close()

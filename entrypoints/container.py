@@ -8,9 +8,11 @@ from dependency_injector import containers, providers
 
 from application.memory_service import MemoryService
 from application.ports import Embedder, MemoryStore, RetrievalIndex
+from application.services import Services
+from application.trust.ports import AuditLog, ControlStore
 from entrypoints.settings import EmbedderKind, IndexKind, Settings, SettingsError
 
-__all__ = ["Container", "build_container", "make_index", "make_service"]
+__all__ = ["Container", "build_container", "make_index", "make_service", "make_services"]
 
 
 def _store(settings: Settings) -> MemoryStore:
@@ -81,20 +83,61 @@ def _embedder(settings: Settings) -> Embedder:
     return OnnxEmbedder()
 
 
-def make_service(store: MemoryStore, index: RetrievalIndex, embedder: Embedder) -> MemoryService:
-    """The use cases over the given ports, with the system clock, ids and token counter."""
+def _control(store: MemoryStore) -> ControlStore:
+    from adapters.surreal.control_store import SurrealControlStore
+    from adapters.surreal.memory_store import SurrealMemoryStore
+
+    assert isinstance(store, SurrealMemoryStore)
+    # one embedded engine per data directory: the control plane shares its connection
+    return SurrealControlStore(store.connection)
+
+
+def _audit_log(store: MemoryStore) -> AuditLog:
+    from adapters.surreal.audit_log import SurrealAuditLog
+    from adapters.surreal.memory_store import SurrealMemoryStore
+
+    assert isinstance(store, SurrealMemoryStore)
+    return SurrealAuditLog(store.connection)
+
+
+def make_services(
+    store: MemoryStore,
+    index: RetrievalIndex,
+    embedder: Embedder,
+    control: ControlStore,
+    audit_log: AuditLog,
+    home_org_id: str,
+) -> Services:
+    """Every use case over the given ports, with the system clock, ids and token counter."""
     from adapters.system.clock import SystemClock
     from adapters.system.ids import TimeOrderedIds
     from adapters.tokenizers.tiktoken_counter import TiktokenCounter
 
-    return MemoryService(
+    return Services(
         store=store,
         index=index,
         embedder=embedder,
         tokens=TiktokenCounter(),
+        control=control,
+        audit_log=audit_log,
         clock=SystemClock(),
         ids=TimeOrderedIds(),
+        home_org_id=home_org_id,
     )
+
+
+def make_service(store: MemoryStore, index: RetrievalIndex, embedder: Embedder) -> MemoryService:
+    """The memory use cases alone, auditing to memory (benchmarks and tools)."""
+    from adapters.inmemory.audit_log import InMemoryAuditLog
+    from adapters.inmemory.control_store import InMemoryControlStore
+
+    return make_services(
+        store, index, embedder, InMemoryControlStore(), InMemoryAuditLog(), "local"
+    ).memory
+
+
+def _home_org(settings: Settings) -> str:
+    return settings.org_id
 
 
 class Container(containers.DeclarativeContainer):
@@ -102,7 +145,12 @@ class Container(containers.DeclarativeContainer):
     store = providers.Singleton(_store, settings)
     index = providers.Singleton(_index, settings, store)
     embedder = providers.Singleton(_embedder, settings)
-    service = providers.Singleton(make_service, store, index, embedder)
+    control = providers.Singleton(_control, store)
+    audit_log = providers.Singleton(_audit_log, store)
+    home_org = providers.Callable(_home_org, settings)
+    services = providers.Singleton(
+        make_services, store, index, embedder, control, audit_log, home_org
+    )
 
 
 def build_container(settings: Settings) -> Container:

@@ -1,9 +1,11 @@
 """The one table that maps failures to HTTP status codes and CLI exit codes."""
 
 from domain.errors import (
+    AuthenticationError,
     ConflictError,
     InvalidInputError,
     NotFoundError,
+    PolicyDeniedError,
     StoreUnavailableError,
     TesseraError,
     UpstreamError,
@@ -19,6 +21,8 @@ _BY_REASON: dict[ReasonCode, int] = {
 
 _BY_CLASS: list[tuple[type[TesseraError], int]] = [
     (InvalidInputError, 422),
+    (AuthenticationError, 401),
+    (PolicyDeniedError, 403),
     (NotFoundError, 404),
     (ConflictError, 409),
     (StoreUnavailableError, 503),
@@ -36,9 +40,11 @@ def status_for(error: TesseraError) -> int:
 
 
 def exit_code_for(error: TesseraError) -> int:
-    """2 for bad input (like argparse), 3 when the store or service is unavailable, 1 otherwise."""
+    """2 bad input (as argparse), 3 store/service unavailable, 4 refused (key, policy), 1 other."""
     if isinstance(error, InvalidInputError | NotFoundError):
         return 2
     if isinstance(error, StoreUnavailableError):
         return 3
+    if isinstance(error, AuthenticationError | PolicyDeniedError):
+        return 4
     return 1

@@ -13,11 +13,14 @@ import os
 
 import uvicorn
 
+from application.trust.keys import IssuedKey
+from domain.policy import Surface
 from entrypoints.container import build_container
+from entrypoints.credentials import save_owner_key
 from entrypoints.http.app import create_app
 from entrypoints.settings import Settings
 
-__all__ = ["serve"]
+__all__ = ["announce_owner_key", "serve"]
 
 _log = logging.getLogger("tessera.serve")
 
@@ -36,15 +39,28 @@ def _remove_server_file(settings: Settings) -> None:
             settings.server_file.unlink()
 
 
+def announce_owner_key(settings: Settings, issued: IssuedKey) -> None:
+    """Show the first owner key once and keep it where the local CLI finds it."""
+    path = save_owner_key(settings, issued.key)
+    print(
+        f"Created organisation {issued.org_id!r} and its owner. The owner's API key is shown "
+        f"once here and saved (readable only by you) to {path}:\n{issued.key}",
+        flush=True,
+    )
+
+
 async def serve(settings: Settings) -> None:
     container = build_container(settings)
-    service = container.service()
+    services = container.services()
     try:
         _log.info("opening %s store and warming the retrieval index", settings.url_kind)
-        await service.open(settings.org_id)
+        issued = await services.open(Surface.API)
+        if issued is not None:
+            announce_owner_key(settings, issued)
+        service = services.memory
         # uvicorn re-raises SIGTERM/SIGINT after its graceful shutdown, so cleanup
         # that must happen on a signal runs in the app's shutdown hooks
-        app = create_app(service, settings, on_shutdown=[lambda: _remove_server_file(settings)])
+        app = create_app(services, on_shutdown=[lambda: _remove_server_file(settings)])
         config = uvicorn.Config(
             app,
             host=settings.host,
@@ -68,7 +84,7 @@ async def serve(settings: Settings) -> None:
         await server.serve()
     finally:
         _remove_server_file(settings)
-        await service.close()
+        await services.close()
 
 
 def run(settings: Settings) -> None:

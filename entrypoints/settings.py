@@ -39,7 +39,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     host: str = "127.0.0.1"
     port: int = 8765
     org_id: str = "local"
-    actor_id: str = "local-owner"
+    #: the CLI's key (TESSERA_API_KEY); without it the CLI uses the owner key file
+    api_key: str | None = None
     embedder: EmbedderKind = EmbedderKind.ONNX
     embedder_model: str | None = None
     embedder_api_key: str | None = None
@@ -110,6 +111,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         host=env.get("TESSERA_HOST", "127.0.0.1"),
         port=port,
         org_id=env.get("TESSERA_ORG", "local"),
+        api_key=env.get("TESSERA_API_KEY") or None,
         embedder=embedder,
         embedder_model=env.get("TESSERA_EMBEDDER_MODEL") or None,
         embedder_api_key=api_key or None,

@@ -13,10 +13,18 @@ import copy
 from collections.abc import Mapping, Sequence
 
 from application.memory_checks import check_memory, embedder_mismatch
-from application.records import EmbeddedChunk, EmbeddingSpace, IndexEntry, StoreInfo, Vector
+from application.records import (
+    EmbeddedChunk,
+    EmbeddingSpace,
+    IndexEntry,
+    SourceState,
+    StoreInfo,
+    Vector,
+)
 from domain.errors import InvalidInputError, UpstreamError
 from domain.models import Chunk, Source
 from domain.reasons import ReasonCode
+from domain.scopes import ScopeRef
 
 __all__ = ["InMemoryMemoryStore"]
 
@@ -103,6 +111,17 @@ class InMemoryMemoryStore:
     async def count_chunks(self, org_id: str) -> int:
         org = self._orgs.get(org_id)
         return 0 if org is None else len(org.chunks)
+
+    async def source_states(self, org_id: str, space: ScopeRef, limit: int) -> list[SourceState]:
+        org = self._orgs.get(org_id)
+        if org is None or limit < 1:
+            return []
+        matching = sorted(
+            (s.source_id, s.lifecycle)
+            for s in org.sources.values()
+            if s.scope == space.scope and s.scope_key == space.scope_key
+        )
+        return [SourceState(sid, lifecycle) for sid, lifecycle in matching[:limit]]
 
     async def scan_index_entries(
         self, org_id: str, after: str | None, limit: int

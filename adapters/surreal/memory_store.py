@@ -21,10 +21,18 @@ from adapters.surreal import codec
 from adapters.surreal.connection import SurrealConnection
 from adapters.surreal.schema import load_space, migrate
 from application.memory_checks import check_memory
-from application.records import EmbeddedChunk, EmbeddingSpace, IndexEntry, StoreInfo, Vector
+from application.records import (
+    EmbeddedChunk,
+    EmbeddingSpace,
+    IndexEntry,
+    SourceState,
+    StoreInfo,
+    Vector,
+)
 from domain.errors import ConflictError, UpstreamError
 from domain.models import Chunk, Source
 from domain.reasons import ReasonCode
+from domain.scopes import LifecycleState, ScopeRef
 
 __all__ = ["CHECKPOINT_EVERY_CHUNKS", "INSERT_BATCH", "SurrealMemoryStore"]
 
@@ -189,6 +197,19 @@ class SurrealMemoryStore:
             namespace, "SELECT count() AS n FROM chunk GROUP ALL;", operation="counting chunks"
         )
         return int(rows[0]["n"]) if rows else 0
+
+    async def source_states(self, org_id: str, space: ScopeRef, limit: int) -> list[SourceState]:
+        namespace = await self._readable(org_id)
+        if namespace is None or limit < 1:
+            return []
+        (rows,) = await self._conn.query(
+            namespace,
+            "SELECT meta::id(id) AS id, lifecycle FROM source WHERE space = $space "
+            "ORDER BY id LIMIT $limit;",
+            {"space": codec.ref_code(space), "limit": int(limit)},
+            operation="listing a space's sources",
+        )
+        return [SourceState(row["id"], LifecycleState(row["lifecycle"])) for row in rows or []]
 
     async def scan_index_entries(
         self, org_id: str, after: str | None, limit: int

@@ -10,22 +10,35 @@ from typing import Any
 
 from litestar import Litestar, get, post
 from litestar.datastructures import State
-from litestar.di import NamedDependency, Provide
+from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 from litestar.params import JSONBody
 
 from application.commands import ContextRequest, RememberRequest, SearchRequest
 from application.limits import MAX_CONTENT_CHARS
-from application.memory_service import MemoryService
 from application.results import ContextPack, RememberResult, SearchResults
+from application.services import Services
+from application.trust.inspection import AccessPreview, SourceView, SpaceView
+from application.trust.records import AuditReceipt
+from domain.errors import InvalidInputError, PolicyDeniedError
+from domain.policy import MemoryPolicyContext, Surface
+from domain.reasons import ReasonCode
+from entrypoints.http.admin_routes import ADMIN_ROUTES
+from entrypoints.http.auth import provide_caller, provide_policy, provide_services
 from entrypoints.http.error_handlers import EXCEPTION_HANDLERS
-from entrypoints.http.schemas import ContextBody, Health, RememberBody, SearchBody
-from entrypoints.settings import Settings
+from entrypoints.http.schemas import (
+    AccessPreviewBody,
+    ContextBody,
+    Health,
+    RememberBody,
+    SearchBody,
+)
 
 __all__ = ["create_app"]
 
 #: JSON escapes and multi-byte UTF-8 can make a body several times the character count
 _MAX_BODY_BYTES = MAX_CONTENT_CHARS * 6 + 64_000
+MAX_AUDIT_LIMIT = 1000
 
 
 def _tessera_version() -> str:
@@ -35,27 +48,17 @@ def _tessera_version() -> str:
         return "0+unknown"
 
 
-async def _service(state: State) -> MemoryService:
-    service: MemoryService = state.service
-    return service
-
-
-async def _settings(state: State) -> Settings:
-    settings: Settings = state.settings
-    return settings
-
-
 @post("/api/memory/remember", status_code=201, summary="Remember raw text")
 async def remember(
-    data: JSONBody[RememberBody],
-    service: NamedDependency[MemoryService],
-    settings: NamedDependency[Settings],
+    data: JSONBody[RememberBody], services: Services, policy: MemoryPolicyContext
 ) -> RememberResult:
-    """Keep the text verbatim as a source, chunk it, embed and index the chunks."""
-    return await service.remember(
+    """Keep the text verbatim as a source, chunk it, embed and index the chunks.
+
+    Private memory without a scope key belongs to the key's principal.
+    """
+    return await services.memory.remember(
         RememberRequest(
-            org_id=settings.org_id,
-            actor_id=settings.actor_id,
+            org_id=policy.org_id,
             content=data.content,
             scope=data.scope,
             scope_key=data.scope_key,
@@ -63,36 +66,78 @@ async def remember(
             source_uri=data.source_uri,
             metadata=data.metadata,
             occurred_at=data.occurred_at,
-        )
+        ),
+        policy,
     )
 
 
 @post("/api/search", status_code=200, summary="Hybrid search over remembered text")
 async def search(
-    data: JSONBody[SearchBody],
-    service: NamedDependency[MemoryService],
-    settings: NamedDependency[Settings],
+    data: JSONBody[SearchBody], services: Services, policy: MemoryPolicyContext
 ) -> SearchResults:
-    """BM25 and vector candidates fused with reciprocal rank fusion (k = 60)."""
-    return await service.search(
-        SearchRequest(org_id=settings.org_id, query=data.query, limit=data.limit)
+    """BM25 and vector candidates from the spaces the key may read, fused with RRF (k = 60)."""
+    return await services.memory.search(
+        SearchRequest(org_id=policy.org_id, query=data.query, limit=data.limit), policy
     )
 
 
 @post("/api/context/pack", status_code=200, summary="A cited context pack within a token budget")
 async def context_pack(
-    data: JSONBody[ContextBody],
-    service: NamedDependency[MemoryService],
-    settings: NamedDependency[Settings],
+    data: JSONBody[ContextBody], services: Services, policy: MemoryPolicyContext
 ) -> ContextPack:
     """The best-ranked chunks that fit the budget (cl100k_base tokens), each with its reason."""
-    return await service.context_pack(
-        ContextRequest(org_id=settings.org_id, query=data.query, token_budget=data.token_budget)
+    return await services.memory.context_pack(
+        ContextRequest(org_id=policy.org_id, query=data.query, token_budget=data.token_budget),
+        policy,
     )
 
 
+@get("/api/memory/sources/{source_id:str}", summary="Inspect one source")
+async def inspect_source(
+    source_id: str, services: Services, policy: MemoryPolicyContext
+) -> SourceView:
+    """What the source is and why it is visible; its text only if its state allows."""
+    return await services.inspector.inspect_source(policy, source_id)
+
+
+@get("/api/memory/spaces", summary="The memory spaces the key may read")
+async def list_spaces(services: Services, policy: MemoryPolicyContext) -> list[SpaceView]:
+    return await services.inspector.visible_spaces(policy)
+
+
+@post(
+    "/api/memory/spaces/{space_id:str}/access-preview",
+    status_code=200,
+    summary="Who could recall what from a space",
+)
+async def access_preview(
+    space_id: str,
+    data: JSONBody[AccessPreviewBody],
+    services: Services,
+    policy: MemoryPolicyContext,
+) -> AccessPreview:
+    """The source ids a principal could recall from the space, hidden counts and deny reasons."""
+    return await services.inspector.access_preview(policy, space_id, data.principal)
+
+
+@get("/api/audit", summary="Recent audit receipts (organisation admins)")
+async def audit(
+    services: Services, policy: MemoryPolicyContext, limit: int = 100
+) -> list[AuditReceipt]:
+    if not policy.org_role.administers or policy.is_agent:
+        raise PolicyDeniedError(
+            ReasonCode.ADMIN_REQUIRED, "the audit log is for organisation admins"
+        )
+    if not 1 <= limit <= MAX_AUDIT_LIMIT:
+        raise InvalidInputError(
+            ReasonCode.LIMIT_OUT_OF_RANGE, f"limit must be between 1 and {MAX_AUDIT_LIMIT}"
+        )
+    return await services.audit.recent(policy.org_id, limit)
+
+
 @get("/api/health", summary="Liveness and configuration facts")
-async def health(service: NamedDependency[MemoryService]) -> Health:
+async def health(services: Services) -> Health:
+    service = services.memory
     info = service.store_info()
     space = service.embedding_space
     return Health(
@@ -107,28 +152,39 @@ async def health(service: NamedDependency[MemoryService]) -> Health:
 
 
 def create_app(
-    service: MemoryService,
-    settings: Settings,
+    services: Services,
+    surface: Surface = Surface.API,
     on_shutdown: Sequence[Callable[[], Awaitable[None] | None]] = (),
     **litestar_options: Any,
 ) -> Litestar:
-    """Build the app around an already-constructed service (the container owns its lifecycle)."""
-
-    async def _open() -> None:
-        await service.open(settings.org_id)
+    """Build the app around opened services (``Services.open`` ran before it listens)."""
 
     async def _close() -> None:
-        # releases the embedded store's directory lock; closing twice is harmless
-        await service.close()
+        # flushes audit receipts and releases the embedded store's directory lock;
+        # closing twice is harmless
+        await services.close()
 
     return Litestar(
-        route_handlers=[remember, search, context_pack, health],
-        dependencies={"service": Provide(_service), "settings": Provide(_settings)},
-        state=State({"service": service, "settings": settings}),
+        route_handlers=[
+            remember,
+            search,
+            context_pack,
+            inspect_source,
+            list_spaces,
+            access_preview,
+            audit,
+            health,
+            *ADMIN_ROUTES,
+        ],
+        dependencies={
+            "services": Provide(provide_services),
+            "caller": Provide(provide_caller),
+            "policy": Provide(provide_policy),
+        },
+        state=State({"services": services, "surface": surface}),
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         request_max_body_size=_MAX_BODY_BYTES,
         openapi_config=OpenAPIConfig(title="Tessera", version=_tessera_version()),
-        on_startup=[_open],
         # the caller's hooks first: they may still need the service
         on_shutdown=[*on_shutdown, _close],
         logging_config=None,  # logging is configured once, by the CLI

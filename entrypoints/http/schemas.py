@@ -13,9 +13,25 @@ from application.limits import (
     MAX_SEARCH_LIMIT,
 )
 from domain.models import MetadataValue
+from domain.policy import OrgRole, SpaceRole
 from domain.scopes import MemoryScope, SourceType
 
-__all__ = ["ContextBody", "ErrorBody", "ErrorDetail", "Health", "RememberBody", "SearchBody"]
+__all__ = [
+    "AccessPreviewBody",
+    "ContextBody",
+    "ErrorBody",
+    "ErrorDetail",
+    "Health",
+    "KeyBody",
+    "KeyView",
+    "MemberBody",
+    "OrgBody",
+    "PrincipalBody",
+    "RememberBody",
+    "SearchBody",
+    "SpaceBody",
+    "WritesBody",
+]
 
 
 class RememberBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -70,3 +86,59 @@ class ErrorDetail(msgspec.Struct, frozen=True, kw_only=True):
 
 class ErrorBody(msgspec.Struct, frozen=True, kw_only=True):
     error: ErrorDetail
+
+
+class AccessPreviewBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    principal: Annotated[str, msgspec.Meta(description="The principal's name or id.")]
+
+
+class OrgBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    name: str
+
+
+class PrincipalBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    name: str
+    org: Annotated[
+        str | None, msgspec.Meta(description="Organisation name or id; defaults to the key's.")
+    ] = None
+    acting_for: Annotated[
+        str | None, msgspec.Meta(description="For an agent: the user (name or id) it acts for.")
+    ] = None
+    org_role: OrgRole = OrgRole.MEMBER
+    delegation_days: Annotated[
+        int, msgspec.Meta(description="For an agent: a delegation from its user for N days.")
+    ] = 0
+
+
+class KeyBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    principal: str
+    org: str | None = None
+
+
+class KeyView(msgspec.Struct, frozen=True, kw_only=True):
+    """A key as listed: never its secret or hash."""
+
+    key_id: str
+    org_id: str
+    principal_id: str
+    created_at: datetime
+    revoked_at: datetime | None = None
+
+
+class SpaceBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    scope: MemoryScope
+    scope_key: str | None = None
+    name: str | None = None
+    writes_enabled: bool = False
+    org: str | None = None
+
+
+class MemberBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    principal: str
+    role: SpaceRole = SpaceRole.READER
+    org: str | None = None
+
+
+class WritesBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    enabled: bool
+    org: str | None = None

@@ -1,32 +1,28 @@
-from datetime import UTC, datetime
-
 import pytest
 
-from adapters.inmemory.hashing_embedder import HashingEmbedder
-from adapters.inmemory.memory_store import InMemoryMemoryStore
-from adapters.inprocess.index import InProcessIndex
-from adapters.system.clock import FixedClock
-from adapters.system.ids import TimeOrderedIds
-from adapters.tokenizers.tiktoken_counter import TiktokenCounter
-from application.memory_service import MemoryService
+from application.trust.records import PrincipalRecord
+from domain.policy import MemoryPolicyContext, OrgRole, Surface
+from tests.support.world import World
 
 
 class Parts:
-    def __init__(self) -> None:
-        self.store = InMemoryMemoryStore()
-        self.index = InProcessIndex()
-        self.embedder = HashingEmbedder()
-        self.clock = FixedClock(datetime(2026, 3, 1, 12, 0, tzinfo=UTC))
-        self.service = MemoryService(
-            store=self.store,
-            index=self.index,
-            embedder=self.embedder,
-            tokens=TiktokenCounter(),
-            clock=self.clock,
-            ids=TimeOrderedIds(),
-        )
+    """The memory use cases in organisation ``acme``, acting as its owner."""
+
+    def __init__(self, world: World, owner: PrincipalRecord, ctx: MemoryPolicyContext) -> None:
+        self.world = world
+        self.store = world.store
+        self.index = world.index
+        self.embedder = world.embedder
+        self.clock = world.clock
+        self.service = world.services.memory
+        self.owner = owner
+        self.ctx = ctx
 
 
 @pytest.fixture
-def parts() -> Parts:
-    return Parts()
+async def parts() -> Parts:
+    world = World()
+    org = await world.services.control.create_organization("acme", None, Surface.CLI, "acme")
+    org_id = org.org_id
+    owner = await world.user(org_id, "owner", OrgRole.OWNER)
+    return Parts(world, owner, await world.ctx(owner))

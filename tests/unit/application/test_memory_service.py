@@ -7,8 +7,8 @@ import pytest
 from adapters.inprocess.index import InProcessIndex
 from application.commands import ContextRequest, RememberRequest, SearchRequest
 from application.memory_service import MemoryService
-from application.records import CandidateFilter, ScopeRef
-from domain.errors import InvalidInputError
+from domain.errors import InvalidInputError, PolicyDeniedError
+from domain.policy import OrgRole, SpaceRole
 from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope
 from tests.unit.application.conftest import Parts
@@ -17,12 +17,12 @@ ORG = "acme"
 
 
 def _remember(content: str, **kw: object) -> RememberRequest:
-    return RememberRequest(org_id=ORG, actor_id="u1", content=content, **kw)  # type: ignore[arg-type]
+    return RememberRequest(org_id=ORG, content=content, **kw)  # type: ignore[arg-type]
 
 
 async def test_remember_keeps_the_source_verbatim_and_chunks_it(parts: Parts) -> None:
     content = "  The launch moved to Friday.\n\nKeep  spacing!  "
-    result = await parts.service.remember(_remember(content))
+    result = await parts.service.remember(_remember(content), parts.ctx)
     source = await parts.store.get_source(ORG, result.source_id)
     assert source is not None and source.content == content
     assert source.created_at == parts.clock.now()
@@ -32,7 +32,7 @@ async def test_remember_keeps_the_source_verbatim_and_chunks_it(parts: Parts) ->
 
 async def test_long_content_is_chunked_and_every_chunk_points_to_the_source(parts: Parts) -> None:
     content = " ".join(f"Sentence number {i} talks about topic {i % 7}." for i in range(200))
-    result = await parts.service.remember(_remember(content))
+    result = await parts.service.remember(_remember(content), parts.ctx)
     assert len(result.chunk_ids) > 3
     chunks = await parts.store.get_chunks(ORG, result.chunk_ids)
     assert all(c.source_id == result.source_id for c in chunks.values())
@@ -40,18 +40,22 @@ async def test_long_content_is_chunked_and_every_chunk_points_to_the_source(part
 
 
 async def test_same_text_is_never_embedded_twice(parts: Parts) -> None:
-    await parts.service.remember(_remember("Alice prefers green tea."))
+    await parts.service.remember(_remember("Alice prefers green tea."), parts.ctx)
     before = parts.embedder.texts_embedded
-    again = await parts.service.remember(_remember("Alice prefers green tea."))
+    again = await parts.service.remember(_remember("Alice prefers green tea."), parts.ctx)
     assert parts.embedder.texts_embedded == before
     assert again.cached_embeddings == 1
 
 
 async def test_search_fuses_lexical_and_vector_and_reports_ranks(parts: Parts) -> None:
-    await parts.service.remember(_remember("We booked the Lisbon flight for the conference."))
-    await parts.service.remember(_remember("My dentist appointment is on Tuesday."))
-    await parts.service.remember(_remember("The budget review meeting was moved."))
-    result = await parts.service.search(SearchRequest(org_id=ORG, query="Lisbon flight", limit=2))
+    await parts.service.remember(
+        _remember("We booked the Lisbon flight for the conference."), parts.ctx
+    )
+    await parts.service.remember(_remember("My dentist appointment is on Tuesday."), parts.ctx)
+    await parts.service.remember(_remember("The budget review meeting was moved."), parts.ctx)
+    result = await parts.service.search(
+        SearchRequest(org_id=ORG, query="Lisbon flight", limit=2), parts.ctx
+    )
     assert len(result.results) == 2
     top = result.results[0]
     assert "Lisbon" in top.text
@@ -60,28 +64,41 @@ async def test_search_fuses_lexical_and_vector_and_reports_ranks(parts: Parts) -
 
 
 async def test_search_only_returns_candidates_the_filter_admits(parts: Parts) -> None:
+    apollo = await parts.world.space(ORG, MemoryScope.PROJECT, "apollo")
+    await parts.world.member(apollo, parts.owner)
     await parts.service.remember(
-        _remember("project apollo launch checklist", scope=MemoryScope.PROJECT, scope_key="apollo")
+        _remember("project apollo launch checklist", scope=MemoryScope.PROJECT, scope_key="apollo"),
+        parts.ctx,
     )
-    await parts.service.remember(_remember("private launch diary"))
-    only_apollo = CandidateFilter(visible=frozenset({ScopeRef(MemoryScope.PROJECT, "apollo")}))
-    result = await parts.service.search(
-        SearchRequest(org_id=ORG, query="launch", limit=10, where=only_apollo)
-    )
+    await parts.service.remember(_remember("private launch diary"), parts.ctx)
+    bob = await parts.world.user(ORG, "bob")
+    await parts.world.member(apollo, bob, SpaceRole.READER)
+    result = await parts.world.search(bob, "launch", limit=10)
     assert [h.scope_key for h in result.results] == ["apollo"]
+    owner_sees = await parts.world.search(parts.owner, "launch", limit=10)
+    assert len(owner_sees.results) == 2
 
 
 async def test_organisations_are_isolated(parts: Parts) -> None:
-    await parts.service.remember(_remember("acme secret roadmap"))
-    other = await parts.service.search(SearchRequest(org_id="globex", query="secret roadmap"))
+    await parts.service.remember(_remember("acme secret roadmap"), parts.ctx)
+    globex = await parts.world.org("globex")
+    stranger = await parts.world.user(globex, "stranger", OrgRole.OWNER)
+    other = await parts.world.search(stranger, "secret roadmap")
     assert other.results == []
+    with pytest.raises(PolicyDeniedError) as caught:
+        await parts.service.search(
+            SearchRequest(org_id=ORG, query="roadmap"), await parts.world.ctx(stranger)
+        )
+    assert caught.value.reason is ReasonCode.PRINCIPAL_MISMATCH
 
 
 async def test_context_pack_respects_the_budget_and_explains_itself(parts: Parts) -> None:
     for i in range(30):
-        await parts.service.remember(_remember(f"Note {i}: the garden needs watering on day {i}."))
+        await parts.service.remember(
+            _remember(f"Note {i}: the garden needs watering on day {i}."), parts.ctx
+        )
     pack = await parts.service.context_pack(
-        ContextRequest(org_id=ORG, query="garden watering", token_budget=60)
+        ContextRequest(org_id=ORG, query="garden watering", token_budget=60), parts.ctx
     )
     assert 0 < pack.token_count <= 60
     assert pack.token_count == sum(i.token_count for i in pack.items)
@@ -91,7 +108,9 @@ async def test_context_pack_respects_the_budget_and_explains_itself(parts: Parts
 
 
 async def test_index_is_rebuilt_from_the_store_on_first_use(parts: Parts) -> None:
-    first = await parts.service.remember(_remember("The cellar key is under the blue pot."))
+    first = await parts.service.remember(
+        _remember("The cellar key is under the blue pot."), parts.ctx
+    )
     restarted = MemoryService(
         store=parts.store,
         index=InProcessIndex(),
@@ -99,8 +118,9 @@ async def test_index_is_rebuilt_from_the_store_on_first_use(parts: Parts) -> Non
         tokens=parts.service._tokens,
         clock=parts.clock,
         ids=parts.service._ids,
+        audit=parts.service._audit,
     )
-    result = await restarted.search(SearchRequest(org_id=ORG, query="cellar key"))
+    result = await restarted.search(SearchRequest(org_id=ORG, query="cellar key"), parts.ctx)
     assert result.results[0].source_id == first.source_id
 
 
@@ -129,12 +149,12 @@ async def test_bad_requests_are_refused_with_a_reason_before_any_write(
 ) -> None:
     service: MemoryService = parts.service
     if isinstance(request_, RememberRequest):
-        call = service.remember(request_)
+        call = service.remember(request_, parts.ctx)
     elif isinstance(request_, SearchRequest):
-        call = service.search(request_)  # type: ignore[assignment]
+        call = service.search(request_, parts.ctx)  # type: ignore[assignment]
     else:
         assert isinstance(request_, ContextRequest)
-        call = service.context_pack(request_)  # type: ignore[assignment]
+        call = service.context_pack(request_, parts.ctx)  # type: ignore[assignment]
     with pytest.raises(InvalidInputError) as caught:
         await call
     assert caught.value.reason is reason
@@ -155,11 +175,12 @@ async def test_embedder_failure_writes_nothing_and_reports_a_reason(parts: Parts
         tokens=parts.service._tokens,
         clock=parts.clock,
         ids=parts.service._ids,
+        audit=parts.service._audit,
     )
     from domain.errors import UpstreamError
 
     with pytest.raises(UpstreamError) as caught:
-        await service.remember(_remember("secret text"))
+        await service.remember(_remember("secret text"), parts.ctx)
     assert caught.value.reason is ReasonCode.EMBEDDER_FAILED
     assert "secret" not in caught.value.detail
     assert await parts.store.count_chunks(ORG) == 0

@@ -1,0 +1,82 @@
+"""Every use case of one running Tessera, built over one set of ports.
+
+Surfaces (HTTP, CLI, MCP) hold one of these and nothing else: authenticate
+a key into a policy context, then call a use case with that context.
+"""
+
+from application.memory_service import MemoryService
+from application.ports import (
+    Clock,
+    Embedder,
+    IdGenerator,
+    MemoryStore,
+    RetrievalIndex,
+    TokenCounter,
+)
+from application.trust.access import AccessResolver, Caller
+from application.trust.admin import ControlService
+from application.trust.audit import AuditTrail
+from application.trust.inspection import MemoryInspector
+from application.trust.keys import IssuedKey
+from application.trust.ports import AuditLog, ControlStore
+from domain.policy import MemoryPolicyContext, Surface
+
+__all__ = ["Services"]
+
+
+class Services:
+    def __init__(
+        self,
+        *,
+        store: MemoryStore,
+        index: RetrievalIndex,
+        embedder: Embedder,
+        tokens: TokenCounter,
+        control: ControlStore,
+        audit_log: AuditLog,
+        clock: Clock,
+        ids: IdGenerator,
+        home_org_id: str,
+    ) -> None:
+        self.home_org_id = home_org_id
+        self.audit = AuditTrail(audit_log, clock, ids)
+        self.access = AccessResolver(control, clock)
+        self.memory = MemoryService(
+            store=store,
+            index=index,
+            embedder=embedder,
+            tokens=tokens,
+            clock=clock,
+            ids=ids,
+            audit=self.audit,
+        )
+        self.control = ControlService(
+            control=control,
+            access=self.access,
+            audit=self.audit,
+            clock=clock,
+            ids=ids,
+            home_org_id=home_org_id,
+        )
+        self.inspector = MemoryInspector(
+            store=store, control=control, access=self.access, audit=self.audit
+        )
+        self._control_store = control
+
+    async def session(
+        self, raw_key: str | None, surface: Surface
+    ) -> tuple[Caller, MemoryPolicyContext]:
+        """Authenticate a key (401 errors) and build its policy context for one request."""
+        caller = await self.access.authenticate(raw_key)
+        ctx = await self.access.context_for(caller.principal, surface, self.audit.new_id())
+        return caller, ctx
+
+    async def open(self, surface: Surface) -> IssuedKey | None:
+        """Prepare the home organisation; on a fresh install also create its owner and key."""
+        issued = await self.control.bootstrap(surface)
+        await self.memory.open(self.home_org_id)
+        return issued
+
+    async def close(self) -> None:
+        await self.memory.close()  # flushes the audit trail, then closes the store
+        await self._control_store.close()

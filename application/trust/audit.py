@@ -1,0 +1,105 @@
+"""Audit receipts: one per allowed or denied read and write.
+
+Each receipt is logged at once as one structured line (logger
+``tessera.audit``) and written to the organisation's audit log in small
+batches off the request path, so a search does not wait for a write.
+Reading the log (``recent``) flushes first, and ``close`` flushes what is
+left. Receipts carry ids, counts and hashes; never text.
+"""
+
+import asyncio
+import logging
+from collections.abc import Sequence
+
+import msgspec
+
+from application.ports import Clock, IdGenerator
+from application.trust.ports import AuditLog
+from application.trust.records import AuditReceipt
+from domain.policy import MemoryPolicyContext, PolicyDecision
+from domain.reasons import ReasonCode
+from domain.scopes import MemoryScope
+
+__all__ = ["AuditTrail"]
+
+_log = logging.getLogger("tessera.audit")
+_encode = msgspec.json.Encoder().encode
+#: a batch is written this long after its first receipt
+_FLUSH_DELAY_S = 0.05
+
+
+class AuditTrail:
+    def __init__(self, log: AuditLog, clock: Clock, ids: IdGenerator) -> None:
+        self._log = log
+        self._clock = clock
+        self._ids = ids
+        self._pending: list[AuditReceipt] = []
+        self._flusher: asyncio.Task[None] | None = None
+        self._writing = asyncio.Lock()
+
+    def new_id(self) -> str:
+        return self._ids.new_id()
+
+    def note(
+        self,
+        ctx: MemoryPolicyContext,
+        action: str,
+        decision: PolicyDecision | None = None,
+        *,
+        reason: ReasonCode | None = None,
+        scope: MemoryScope | None = None,
+        scope_key: str | None = None,
+        ids: Sequence[str] = (),
+        counts: dict[str, int] | None = None,
+        hashes: dict[str, str] | None = None,
+    ) -> AuditReceipt:
+        """Record one receipt for ``action`` under the context's audit id."""
+        if decision is not None:
+            reason, scope, scope_key = decision.reason, decision.scope, decision.scope_key
+        final_reason = reason or ReasonCode.ALLOWED
+        receipt = AuditReceipt(
+            receipt_id=ctx.audit_id or self._ids.new_id(),
+            org_id=ctx.org_id,
+            at=self._clock.now(),
+            actor_id=ctx.user_id,
+            agent_id=ctx.agent_id,
+            surface=ctx.surface,
+            action=action,
+            allowed=final_reason is ReasonCode.ALLOWED,
+            reason=final_reason,
+            scope=scope,
+            scope_key=scope_key,
+            ids=list(ids),
+            counts=dict(counts or {}),
+            hashes=dict(hashes or {}),
+        )
+        _log.info("%s", _encode(receipt).decode())
+        self._pending.append(receipt)
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.get_running_loop().create_task(self._flush_later())
+        return receipt
+
+    async def _flush_later(self) -> None:
+        await asyncio.sleep(_FLUSH_DELAY_S)
+        await self.flush()
+
+    async def flush(self) -> None:
+        async with self._writing:
+            batch, self._pending = self._pending, []
+            if not batch:
+                return
+            try:
+                await self._log.record(batch)
+            except Exception:
+                # keep them for the next flush rather than lose them; the log lines exist
+                self._pending[:0] = batch
+                _log.exception("audit receipts could not be written; will retry")
+
+    async def recent(self, org_id: str, limit: int) -> list[AuditReceipt]:
+        await self.flush()
+        return await self._log.recent(org_id, limit)
+
+    async def close(self) -> None:
+        if self._flusher is not None and not self._flusher.done():
+            self._flusher.cancel()
+        await self.flush()

@@ -1,0 +1,42 @@
+"""How the use cases apply the memory policy: one place, the same for every surface."""
+
+from application.records import CandidateFilter
+from domain.errors import PolicyDeniedError
+from domain.models import Chunk, Source
+from domain.policy import MemoryPolicyContext, PolicyDecision, authorize_read, readable_spaces
+from domain.reasons import ReasonCode
+from domain.scopes import MemoryScope, ScopeRef
+
+__all__ = ["candidate_filter", "denied", "may_read", "require_org", "write_target"]
+
+
+def require_org(ctx: MemoryPolicyContext, org_id: str) -> None:
+    """A request runs in the organisation its key belongs to, and nowhere else."""
+    if org_id != ctx.org_id:
+        raise PolicyDeniedError(
+            ReasonCode.PRINCIPAL_MISMATCH, "the request names another organisation"
+        )
+
+
+def write_target(ctx: MemoryPolicyContext, scope: MemoryScope, scope_key: str | None) -> ScopeRef:
+    """Private memory without a key belongs to the caller: the user, or the agent's diary."""
+    if scope is MemoryScope.PRIVATE and scope_key is None:
+        return ScopeRef(scope, ctx.agent_id or ctx.user_id)
+    return ScopeRef(scope, scope_key)
+
+
+def candidate_filter(ctx: MemoryPolicyContext) -> CandidateFilter:
+    """The spaces a search may draw candidates from, applied inside the index queries."""
+    return CandidateFilter(visible=readable_spaces(ctx))
+
+
+def may_read(ctx: MemoryPolicyContext, item: Chunk | Source) -> bool:
+    """The re-check before an item is returned: the index may lag a correction."""
+    return authorize_read(ctx, ScopeRef(item.scope, item.scope_key), item.lifecycle).allowed
+
+
+def denied(decision: PolicyDecision, action: str) -> PolicyDeniedError:
+    where = (
+        decision.scope if decision.scope_key is None else f"{decision.scope}/{decision.scope_key}"
+    )
+    return PolicyDeniedError(decision.reason, f"{action} in {where} is not allowed")

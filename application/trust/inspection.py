@@ -1,0 +1,211 @@
+"""Looking at memory without reading it: inspect a source, preview a space's audience.
+
+Both answer with ids, states and reasons. Text is returned only where the
+policy allows reading it in its current lifecycle state.
+"""
+
+from collections import Counter
+from datetime import datetime
+
+import msgspec
+
+from application.ports import MemoryStore
+from application.trust.access import AccessResolver
+from application.trust.audit import AuditTrail
+from application.trust.guard import denied
+from application.trust.ports import ControlStore
+from domain.errors import NotFoundError, PolicyDeniedError
+from domain.models import MetadataValue, PrincipalKind
+from domain.policy import MemoryPolicyContext, SpaceRole, authorize_read
+from domain.reasons import ReasonCode
+from domain.scopes import LifecycleState, MemoryScope, ScopeRef, SourceType
+
+__all__ = ["AccessPreview", "MemoryInspector", "SourceView", "SpaceView"]
+
+#: an access preview looks at no more than this many sources of a space
+PREVIEW_LIMIT = 10_000
+
+
+class SourceView(msgspec.Struct, frozen=True, kw_only=True):
+    source_id: str
+    scope: MemoryScope
+    scope_key: str | None
+    source_type: SourceType
+    source_uri: str | None
+    lifecycle: LifecycleState
+    version: int
+    content_hash: str
+    created_by: str
+    created_at: datetime
+    occurred_at: datetime | None
+    metadata: dict[str, MetadataValue]
+    #: why the caller may see this source (the decision's reason and the space)
+    visible_because: str
+    #: the verbatim text, or None when its lifecycle state withholds it
+    content: str | None
+    withheld_reason: ReasonCode | None = None
+
+
+class AccessPreview(msgspec.Struct, frozen=True, kw_only=True):
+    space_id: str
+    scope: MemoryScope
+    scope_key: str | None
+    principal_id: str
+    allowed: bool
+    reason: ReasonCode
+    recallable_source_ids: list[str]
+    hidden_count: int
+    deny_reasons: dict[str, int]
+    total_sources: int
+
+
+class SpaceView(msgspec.Struct, frozen=True, kw_only=True):
+    space_id: str | None
+    scope: MemoryScope
+    scope_key: str | None
+    name: str
+    writes_enabled: bool
+    role: SpaceRole | None = None
+
+
+def _why(ctx: MemoryPolicyContext, ref: ScopeRef) -> str:
+    if ref.scope is MemoryScope.PRIVATE:
+        if ref.scope_key == ctx.agent_id:
+            return "private: this agent's own notes"
+        if ref.scope_key == ctx.user_id:
+            return "private: your own memory" + (" (live delegation)" if ctx.is_agent else "")
+        return "private: written by an agent acting for you"
+    if ref.scope in (MemoryScope.ORGANIZATION, MemoryScope.PUBLIC):
+        return f"{ref.scope}: open to everyone in the organisation"
+    return f"{ref.scope}/{ref.scope_key}: verified membership"
+
+
+class MemoryInspector:
+    def __init__(
+        self,
+        *,
+        store: MemoryStore,
+        control: ControlStore,
+        access: AccessResolver,
+        audit: AuditTrail,
+    ) -> None:
+        self._store = store
+        self._control = control
+        self._access = access
+        self._audit = audit
+
+    async def inspect_source(self, ctx: MemoryPolicyContext, source_id: str) -> SourceView:
+        source = await self._store.get_source(ctx.org_id, source_id)
+        if source is None:
+            self._audit.note(ctx, "inspect", reason=ReasonCode.NOT_FOUND, ids=[source_id])
+            raise NotFoundError(ReasonCode.NOT_FOUND, f"no source with id {source_id!r}")
+        ref = ScopeRef(source.scope, source.scope_key)
+        scope_decision = authorize_read(ctx, ref)
+        if not scope_decision.allowed:
+            self._audit.note(ctx, "inspect", scope_decision, ids=[source_id])
+            raise denied(scope_decision, "inspecting a source")
+        text_decision = authorize_read(ctx, ref, source.lifecycle)
+        self._audit.note(ctx, "inspect", scope_decision, ids=[source_id])
+        return SourceView(
+            source_id=source.source_id,
+            scope=source.scope,
+            scope_key=source.scope_key,
+            source_type=source.source_type,
+            source_uri=source.source_uri,
+            lifecycle=source.lifecycle,
+            version=source.version,
+            content_hash=source.content_hash,
+            created_by=source.created_by,
+            created_at=source.created_at,
+            occurred_at=source.occurred_at,
+            metadata=source.metadata if text_decision.allowed else {},
+            visible_because=_why(ctx, ref),
+            content=source.content if text_decision.allowed else None,
+            withheld_reason=None if text_decision.allowed else text_decision.reason,
+        )
+
+    async def access_preview(
+        self, ctx: MemoryPolicyContext, space_id: str, principal: str
+    ) -> AccessPreview:
+        """What ``principal`` could recall from the space: ids, counts and reasons only."""
+        space = await self._control.get_space(ctx.org_id, space_id)
+        if space is None:
+            raise NotFoundError(ReasonCode.NOT_FOUND, f"no space with id {space_id!r}")
+        await self._require_space_admin(ctx, space_id)
+        target = await self._control.get_principal(ctx.org_id, principal)
+        target = target or await self._control.find_principal(ctx.org_id, principal)
+        if target is None:
+            raise NotFoundError(ReasonCode.NOT_FOUND, f"no principal named {principal!r}")
+        their = await self._access.context_for(target, ctx.surface)
+        space_decision = authorize_read(their, space.ref)
+        states = await self._store.source_states(ctx.org_id, space.ref, PREVIEW_LIMIT)
+        recallable, reasons = [], Counter[str]()
+        for state in states:
+            decision = authorize_read(their, space.ref, state.lifecycle)
+            if decision.allowed:
+                recallable.append(state.source_id)
+            else:
+                reasons[str(decision.reason)] += 1
+        hidden = sum(1 for s in states if s.lifecycle is not LifecycleState.ACTIVE)
+        self._audit.note(
+            ctx,
+            "access_preview",
+            ids=[space_id, target.principal_id],
+            counts={"recallable": len(recallable), "sources": len(states)},
+        )
+        return AccessPreview(
+            space_id=space_id,
+            scope=space.scope,
+            scope_key=space.scope_key,
+            principal_id=target.principal_id,
+            allowed=space_decision.allowed,
+            reason=space_decision.reason,
+            recallable_source_ids=recallable,
+            hidden_count=hidden,
+            deny_reasons=dict(reasons),
+            total_sources=len(states),
+        )
+
+    async def _require_space_admin(self, ctx: MemoryPolicyContext, space_id: str) -> None:
+        if ctx.actor is not None and ctx.org_role.administers and not ctx.is_agent:
+            return
+        if ctx.actor is not None:
+            for m in await self._control.memberships_of(ctx.org_id, ctx.actor.principal_id):
+                if m.space_id == space_id and m.role is SpaceRole.OWNER:
+                    return
+        self._audit.note(ctx, "access_preview", reason=ReasonCode.ADMIN_REQUIRED, ids=[space_id])
+        raise PolicyDeniedError(
+            ReasonCode.ADMIN_REQUIRED,
+            "an access preview needs an organisation admin or space owner",
+        )
+
+    async def visible_spaces(self, ctx: MemoryPolicyContext) -> list[SpaceView]:
+        """The spaces the caller may read, with their role where they are a member."""
+        roles = {a.space: a.role for a in (*ctx.user_memberships, *ctx.memberships)}
+        views = []
+        if ctx.actor is not None:
+            owner = ctx.actor.principal_id
+            kind = "agent notes" if ctx.actor.kind is PrincipalKind.AGENT else "memory"
+            views.append(
+                SpaceView(
+                    space_id=None,
+                    scope=MemoryScope.PRIVATE,
+                    scope_key=owner,
+                    name=f"private {kind}",
+                    writes_enabled=True,
+                    role=SpaceRole.OWNER,
+                )
+            )
+        for space in await self._control.list_spaces(ctx.org_id):
+            if authorize_read(ctx, space.ref).allowed:
+                views.append(
+                    SpaceView(
+                        space_id=space.space_id,
+                        scope=space.scope,
+                        scope_key=space.scope_key,
+                        name=space.name,
+                        writes_enabled=space.writes_enabled,
+                        role=roles.get(space.ref),
+                    )
+                )
+        return views
