@@ -62,6 +62,8 @@ class Services:
             store=store, control=control, access=self.access, audit=self.audit
         )
         self._control_store = control
+        #: the owner key made by the first ``open`` of a fresh install (held in memory only)
+        self.bootstrap_key: IssuedKey | None = None
 
     async def session(
         self, raw_key: str | None, surface: Surface
@@ -72,8 +74,13 @@ class Services:
         return caller, ctx
 
     async def open(self, surface: Surface) -> IssuedKey | None:
-        """Prepare the home organisation; on a fresh install also create its owner and key."""
+        """Prepare the home organisation; on a fresh install also create its owner and key.
+
+        Safe to call again: only the call that bootstrapped returns the key.
+        """
         issued = await self.control.bootstrap(surface)
+        if issued is not None:
+            self.bootstrap_key = issued
         await self.memory.open(self.home_org_id)
         return issued
 

@@ -8,6 +8,7 @@ carries the CLI's key and meets the same authentication and policy.
 
 import json
 import os
+import sys
 from typing import Any, Protocol
 
 import httpx
@@ -129,7 +130,8 @@ async def _local(settings: Settings) -> HttpBackend:
         await services.close()
         raise
     if issued is not None:
-        announce_owner_key(settings, issued)
+        # stderr: the command's own output (maybe --json) stays clean on stdout
+        announce_owner_key(settings, issued, sys.stderr)
     app = create_app(services, surface=Surface.CLI)
     transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
     # in-process: no network, so only the work itself bounds the time

@@ -10,6 +10,8 @@ import contextlib
 import json
 import logging
 import os
+import sys
+from typing import TextIO
 
 import uvicorn
 
@@ -39,12 +41,13 @@ def _remove_server_file(settings: Settings) -> None:
             settings.server_file.unlink()
 
 
-def announce_owner_key(settings: Settings, issued: IssuedKey) -> None:
+def announce_owner_key(settings: Settings, issued: IssuedKey, stream: TextIO | None = None) -> None:
     """Show the first owner key once and keep it where the local CLI finds it."""
     path = save_owner_key(settings, issued.key)
     print(
         f"Created organisation {issued.org_id!r} and its owner. The owner's API key is shown "
         f"once here and saved (readable only by you) to {path}:\n{issued.key}",
+        file=stream or sys.stdout,
         flush=True,
     )
 

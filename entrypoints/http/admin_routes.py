@@ -5,7 +5,8 @@ then calls ControlService, which decides who may.
 """
 
 from litestar import get, post
-from litestar.params import JSONBody
+from litestar.di import NamedDependency
+from litestar.params import FromPath, FromQuery, JSONBody
 
 from application.services import Services
 from application.trust.access import Caller
@@ -33,20 +34,26 @@ __all__ = ["ADMIN_ROUTES"]
 _API = Surface.API
 
 
-async def _org_id(services: Services, caller: Caller, org: str | None) -> str:
+async def _org_id(
+    services: NamedDependency[Services], caller: NamedDependency[Caller], org: str | None
+) -> str:
     if org is None:
         return caller.org_id
     return (await services.control.organization(org)).org_id
 
 
 @post("/api/admin/orgs", status_code=201, summary="Create an organisation (operator)")
-async def create_org(data: JSONBody[OrgBody], services: Services, caller: Caller) -> Organization:
+async def create_org(
+    data: JSONBody[OrgBody], services: NamedDependency[Services], caller: NamedDependency[Caller]
+) -> Organization:
     return await services.control.create_organization(data.name, caller.principal, _API)
 
 
 @post("/api/admin/principals", status_code=201, summary="Create a user, or an agent for a user")
 async def create_principal(
-    data: JSONBody[PrincipalBody], services: Services, caller: Caller
+    data: JSONBody[PrincipalBody],
+    services: NamedDependency[Services],
+    caller: NamedDependency[Caller],
 ) -> PrincipalRecord:
     org_id = await _org_id(services, caller, data.org)
     return await services.control.create_principal(
@@ -62,21 +69,29 @@ async def create_principal(
 
 @get("/api/admin/principals", summary="List an organisation's principals")
 async def list_principals(
-    services: Services, caller: Caller, org: str | None = None
+    services: NamedDependency[Services],
+    caller: NamedDependency[Caller],
+    org: FromQuery[str | None] = None,
 ) -> list[PrincipalRecord]:
     org_id = await _org_id(services, caller, org)
     return await services.control.list_principals(org_id, caller.principal)
 
 
 @post("/api/admin/keys", status_code=201, summary="Create an API key (shown once)")
-async def create_key(data: JSONBody[KeyBody], services: Services, caller: Caller) -> IssuedKey:
+async def create_key(
+    data: JSONBody[KeyBody], services: NamedDependency[Services], caller: NamedDependency[Caller]
+) -> IssuedKey:
     org_id = await _org_id(services, caller, data.org)
     principal = await services.control.principal(org_id, data.principal)
     return await services.control.create_key(org_id, principal.principal_id, caller.principal, _API)
 
 
 @get("/api/admin/keys", summary="List API keys (never their secrets)")
-async def list_keys(services: Services, caller: Caller, org: str | None = None) -> list[KeyView]:
+async def list_keys(
+    services: NamedDependency[Services],
+    caller: NamedDependency[Caller],
+    org: FromQuery[str | None] = None,
+) -> list[KeyView]:
     org_id = await _org_id(services, caller, org)
     keys = await services.control.list_keys(org_id, caller.principal)
     return [
@@ -92,7 +107,9 @@ async def list_keys(services: Services, caller: Caller, org: str | None = None) 
 
 
 @post("/api/admin/keys/{key_id:str}/revoke", status_code=200, summary="Revoke an API key")
-async def revoke_key(key_id: str, services: Services, caller: Caller) -> KeyView:
+async def revoke_key(
+    key_id: FromPath[str], services: NamedDependency[Services], caller: NamedDependency[Caller]
+) -> KeyView:
     k = await services.control.revoke_key(key_id, caller.principal, _API)
     return KeyView(
         key_id=k.key_id,
@@ -105,7 +122,7 @@ async def revoke_key(key_id: str, services: Services, caller: Caller) -> KeyView
 
 @post("/api/admin/spaces", status_code=201, summary="Create a memory space")
 async def create_space(
-    data: JSONBody[SpaceBody], services: Services, caller: Caller
+    data: JSONBody[SpaceBody], services: NamedDependency[Services], caller: NamedDependency[Caller]
 ) -> SpaceRecord:
     org_id = await _org_id(services, caller, data.org)
     ref = ScopeRef(data.scope, data.scope_key)
@@ -117,7 +134,9 @@ async def create_space(
 
 @get("/api/admin/spaces", summary="List an organisation's memory spaces")
 async def list_all_spaces(
-    services: Services, caller: Caller, org: str | None = None
+    services: NamedDependency[Services],
+    caller: NamedDependency[Caller],
+    org: FromQuery[str | None] = None,
 ) -> list[SpaceRecord]:
     org_id = await _org_id(services, caller, org)
     return await services.control.list_spaces(org_id, caller.principal)
@@ -125,7 +144,10 @@ async def list_all_spaces(
 
 @post("/api/admin/spaces/{space_id:str}/members", status_code=200, summary="Add or change a member")
 async def add_member(
-    space_id: str, data: JSONBody[MemberBody], services: Services, caller: Caller
+    space_id: FromPath[str],
+    data: JSONBody[MemberBody],
+    services: NamedDependency[Services],
+    caller: NamedDependency[Caller],
 ) -> MembershipRecord:
     org_id = await _org_id(services, caller, data.org)
     return await services.control.add_member(
@@ -137,7 +159,10 @@ async def add_member(
     "/api/admin/spaces/{space_id:str}/writes", status_code=200, summary="Enable or disable writes"
 )
 async def set_writes(
-    space_id: str, data: JSONBody[WritesBody], services: Services, caller: Caller
+    space_id: FromPath[str],
+    data: JSONBody[WritesBody],
+    services: NamedDependency[Services],
+    caller: NamedDependency[Caller],
 ) -> SpaceRecord:
     org_id = await _org_id(services, caller, data.org)
     return await services.control.set_writes(org_id, space_id, data.enabled, caller.principal, _API)

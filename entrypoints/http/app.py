@@ -10,9 +10,9 @@ from typing import Any
 
 from litestar import Litestar, get, post
 from litestar.datastructures import State
-from litestar.di import Provide
+from litestar.di import NamedDependency, Provide
 from litestar.openapi import OpenAPIConfig
-from litestar.params import JSONBody
+from litestar.params import FromPath, FromQuery, JSONBody
 
 from application.commands import ContextRequest, RememberRequest, SearchRequest
 from application.limits import MAX_CONTENT_CHARS
@@ -50,7 +50,9 @@ def _tessera_version() -> str:
 
 @post("/api/memory/remember", status_code=201, summary="Remember raw text")
 async def remember(
-    data: JSONBody[RememberBody], services: Services, policy: MemoryPolicyContext
+    data: JSONBody[RememberBody],
+    services: NamedDependency[Services],
+    policy: NamedDependency[MemoryPolicyContext],
 ) -> RememberResult:
     """Keep the text verbatim as a source, chunk it, embed and index the chunks.
 
@@ -73,7 +75,9 @@ async def remember(
 
 @post("/api/search", status_code=200, summary="Hybrid search over remembered text")
 async def search(
-    data: JSONBody[SearchBody], services: Services, policy: MemoryPolicyContext
+    data: JSONBody[SearchBody],
+    services: NamedDependency[Services],
+    policy: NamedDependency[MemoryPolicyContext],
 ) -> SearchResults:
     """BM25 and vector candidates from the spaces the key may read, fused with RRF (k = 60)."""
     return await services.memory.search(
@@ -83,7 +87,9 @@ async def search(
 
 @post("/api/context/pack", status_code=200, summary="A cited context pack within a token budget")
 async def context_pack(
-    data: JSONBody[ContextBody], services: Services, policy: MemoryPolicyContext
+    data: JSONBody[ContextBody],
+    services: NamedDependency[Services],
+    policy: NamedDependency[MemoryPolicyContext],
 ) -> ContextPack:
     """The best-ranked chunks that fit the budget (cl100k_base tokens), each with its reason."""
     return await services.memory.context_pack(
@@ -94,14 +100,18 @@ async def context_pack(
 
 @get("/api/memory/sources/{source_id:str}", summary="Inspect one source")
 async def inspect_source(
-    source_id: str, services: Services, policy: MemoryPolicyContext
+    source_id: FromPath[str],
+    services: NamedDependency[Services],
+    policy: NamedDependency[MemoryPolicyContext],
 ) -> SourceView:
     """What the source is and why it is visible; its text only if its state allows."""
     return await services.inspector.inspect_source(policy, source_id)
 
 
 @get("/api/memory/spaces", summary="The memory spaces the key may read")
-async def list_spaces(services: Services, policy: MemoryPolicyContext) -> list[SpaceView]:
+async def list_spaces(
+    services: NamedDependency[Services], policy: NamedDependency[MemoryPolicyContext]
+) -> list[SpaceView]:
     return await services.inspector.visible_spaces(policy)
 
 
@@ -111,10 +121,10 @@ async def list_spaces(services: Services, policy: MemoryPolicyContext) -> list[S
     summary="Who could recall what from a space",
 )
 async def access_preview(
-    space_id: str,
+    space_id: FromPath[str],
     data: JSONBody[AccessPreviewBody],
-    services: Services,
-    policy: MemoryPolicyContext,
+    services: NamedDependency[Services],
+    policy: NamedDependency[MemoryPolicyContext],
 ) -> AccessPreview:
     """The source ids a principal could recall from the space, hidden counts and deny reasons."""
     return await services.inspector.access_preview(policy, space_id, data.principal)
@@ -122,7 +132,9 @@ async def access_preview(
 
 @get("/api/audit", summary="Recent audit receipts (organisation admins)")
 async def audit(
-    services: Services, policy: MemoryPolicyContext, limit: int = 100
+    services: NamedDependency[Services],
+    policy: NamedDependency[MemoryPolicyContext],
+    limit: FromQuery[int] = 100,
 ) -> list[AuditReceipt]:
     if not policy.org_role.administers or policy.is_agent:
         raise PolicyDeniedError(
@@ -136,7 +148,7 @@ async def audit(
 
 
 @get("/api/health", summary="Liveness and configuration facts")
-async def health(services: Services) -> Health:
+async def health(services: NamedDependency[Services]) -> Health:
     service = services.memory
     info = service.store_info()
     space = service.embedding_space
@@ -152,12 +164,16 @@ async def health(services: Services) -> Health:
 
 
 def create_app(
-    services: Services,
+    services: NamedDependency[Services],
     surface: Surface = Surface.API,
     on_shutdown: Sequence[Callable[[], Awaitable[None] | None]] = (),
     **litestar_options: Any,
 ) -> Litestar:
     """Build the app around opened services (``Services.open`` ran before it listens)."""
+
+    async def _open() -> None:
+        # usually done already (serve opens before listening); idempotent
+        await services.open(surface)
 
     async def _close() -> None:
         # flushes audit receipts and releases the embedded store's directory lock;
@@ -185,6 +201,7 @@ def create_app(
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         request_max_body_size=_MAX_BODY_BYTES,
         openapi_config=OpenAPIConfig(title="Tessera", version=_tessera_version()),
+        on_startup=[_open],
         # the caller's hooks first: they may still need the service
         on_shutdown=[*on_shutdown, _close],
         logging_config=None,  # logging is configured once, by the CLI

@@ -6,6 +6,7 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
+from domain.policy import Surface
 from entrypoints.container import build_container
 from entrypoints.http.app import create_app
 from entrypoints.settings import load_settings
@@ -15,14 +16,25 @@ pytestmark = pytest.mark.slow
 
 def _client(data_dir: Path, **env: str) -> tuple[Any, Any]:
     settings = load_settings({"TESSERA_DATA_DIR": str(data_dir), **env})
-    service = build_container(settings).service()
-    return TestClient(app=create_app(service, settings)), service
+    services = build_container(settings).services()
+    return TestClient(app=create_app(services)), services
+
+
+_keys: dict[Path, str] = {}
+
+
+def _authorize(client: Any, services: Any, data_dir: Path) -> None:
+    """The first start made the owner's key; later starts reuse it."""
+    if services.bootstrap_key is not None:
+        _keys[data_dir] = services.bootstrap_key.key
+    client.headers["authorization"] = f"Bearer {_keys[data_dir]}"
 
 
 @pytest.mark.parametrize("index", ["inprocess", "surreal"])
 def test_remember_recall_and_survive_a_restart(tmp_path: Path, index: str) -> None:
-    client, _ = _client(tmp_path, TESSERA_INDEX=index)
+    client, services = _client(tmp_path, TESSERA_INDEX=index)
     with client:
+        _authorize(client, services, tmp_path)
         health = client.get("/api/health").json()
         assert health["engine"].lower().startswith("surreal")
         assert health["store_url_kind"] == "surrealkv"
@@ -43,8 +55,10 @@ def test_remember_recall_and_survive_a_restart(tmp_path: Path, index: str) -> No
         hits = client.post("/api/search", json={"query": "when is Ana's birthday?"}).json()
         assert hits["results"][0]["source_id"] == ids[0]
 
-    client, _ = _client(tmp_path, TESSERA_INDEX=index)
+    client, services = _client(tmp_path, TESSERA_INDEX=index)
     with client:  # a new process would do the same: reopen the directory, rebuild the index
+        assert services.bootstrap_key is None  # the owner exists already
+        _authorize(client, services, tmp_path)
         hits = client.post("/api/search", json={"query": "musical instrument lessons"}).json()
         assert hits["results"][0]["source_id"] == ids[2]
         assert hits["results"][0]["signals"]["vector_rank"] == 1
@@ -62,15 +76,18 @@ async def test_a_different_embedder_on_existing_data_is_refused(tmp_path: Path) 
     from domain.reasons import ReasonCode
 
     settings = load_settings({"TESSERA_DATA_DIR": str(tmp_path)})
-    service = build_container(settings).service()
-    await service.remember(RememberRequest(org_id="local", actor_id="u", content="hello"))
-    await service.close()
+    services = build_container(settings).services()
+    issued = await services.open(Surface.CLI)
+    assert issued is not None
+    _, ctx = await services.session(issued.key, Surface.CLI)
+    await services.memory.remember(RememberRequest(org_id="local", content="hello"), ctx)
+    await services.close()
 
     container = build_container(settings)
     container.embedder.override(HashingEmbedder())
-    other = container.service()
+    other = container.services()
     with pytest.raises(ConflictError) as caught:
-        await other.open("local")
+        await other.open(Surface.CLI)
     assert caught.value.reason is ReasonCode.EMBEDDER_MISMATCH
     assert "all-MiniLM-L6-v2-onnx-int8" in caught.value.detail
     await other.close()

@@ -66,9 +66,9 @@ async def test_search_fuses_lexical_and_vector_and_reports_ranks(parts: Parts) -
 async def test_search_only_returns_candidates_the_filter_admits(parts: Parts) -> None:
     apollo = await parts.world.space(ORG, MemoryScope.PROJECT, "apollo")
     await parts.world.member(apollo, parts.owner)
-    await parts.service.remember(
-        _remember("project apollo launch checklist", scope=MemoryScope.PROJECT, scope_key="apollo"),
-        parts.ctx,
+    # a context is a snapshot: the owner's new membership shows in a fresh one
+    await parts.world.remember(
+        parts.owner, "project apollo launch checklist", MemoryScope.PROJECT, "apollo"
     )
     await parts.service.remember(_remember("private launch diary"), parts.ctx)
     bob = await parts.world.user(ORG, "bob")
