@@ -116,3 +116,85 @@ def test_memory_survives_a_server_restart(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     out = _run(tmp_path, "recall", "boiler service date", "--json")
     assert json.loads(out.stdout)["results"][0]["text"].startswith("The boiler")
+
+
+def _run_as(data_dir: Path, key: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*TESSERA, *args],
+        env=tessera_env(data_dir, TESSERA_API_KEY=key),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_first_start_saves_the_owner_key_for_this_user_only(tmp_path: Path) -> None:
+    out = _run(tmp_path, "remember", "Bins go out on Tuesday night.")
+    assert out.returncode == 0, out.stderr
+    key_file = tmp_path / "credentials" / "owner.key"
+    key = key_file.read_text().strip()
+    assert key.startswith("tsk_") and key in out.stderr  # shown once, on stderr
+    assert key_file.stat().st_mode & 0o777 == 0o600
+    assert key_file.parent.stat().st_mode & 0o777 == 0o700
+    again = _run(tmp_path, "recall", "bins")
+    assert again.returncode == 0 and key not in again.stdout + again.stderr
+
+
+def test_admin_commands_through_a_running_server(server: tuple[Path, int]) -> None:
+    data_dir, _ = server
+    assert _run(data_dir, "admin", "org", "create", "acme").returncode == 0
+    out = _run(data_dir, "admin", "user", "create", "--org", "acme", "ana")
+    assert out.returncode == 0, out.stderr
+    out = _run(data_dir, "admin", "agent", "create", "--org", "acme", "--for", "ana", "helper")
+    assert out.returncode == 0 and json.loads(out.stdout)["kind"] == "agent", out.stderr
+    out = _run(data_dir, "admin", "key", "create", "--org", "acme", "--principal", "ana")
+    assert out.returncode == 0, out.stderr
+    ana_key = out.stdout.strip().splitlines()[-1]
+    assert ana_key.startswith("tsk_")
+    key_id = ana_key.split("_")[1]
+
+    out = _run_as(data_dir, ana_key, "remember", "Ana keeps the spare key in the red boot.")
+    assert out.returncode == 0, out.stderr
+    out = _run_as(data_dir, ana_key, "recall", "spare key", "--json")
+    assert "red boot" in json.loads(out.stdout)["results"][0]["text"]
+    owner_view = _run(data_dir, "recall", "spare key red boot", "--json")  # another org's owner
+    assert json.loads(owner_view.stdout)["results"] == []
+
+    out = _run(
+        data_dir,
+        "admin",
+        "space",
+        "create",
+        "--org",
+        "acme",
+        "--scope",
+        "project",
+        "--key",
+        "apollo",
+    )
+    assert out.returncode == 0, out.stderr
+    space_id = json.loads(out.stdout)["space_id"]
+    out = _run(
+        data_dir,
+        "admin",
+        "space",
+        "add-member",
+        space_id,
+        "--org",
+        "acme",
+        "--principal",
+        "ana",
+        "--role",
+        "writer",
+    )
+    assert out.returncode == 0, out.stderr
+    listed = json.loads(_run(data_dir, "admin", "space", "list", "--org", "acme").stdout)
+    assert [s["scope_key"] for s in listed] == ["apollo"]
+
+    refused = _run_as(data_dir, ana_key, "admin", "user", "create", "mallory")
+    assert refused.returncode == 4 and "admin_required" in refused.stderr
+    assert _run(data_dir, "admin", "key", "revoke", key_id).returncode == 0
+    revoked = _run_as(data_dir, ana_key, "recall", "spare key")
+    assert revoked.returncode == 4 and "revoked_api_key" in revoked.stderr
+    assert "Traceback" not in revoked.stderr
