@@ -14,14 +14,17 @@ from datetime import UTC, datetime
 from adapters.system.ids import TimeOrderedIds
 from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.records import CandidateFilter, EmbeddedChunk, IndexEntry
+from application.services import Services
+from application.trust.guard import candidate_filter
 from benchmarks._fill import ACTOR
 from benchmarks._stats import summarize
 from domain.composition import compose_memory
 from domain.fusion import rrf_merge
+from domain.policy import Surface
 from domain.query_terms import meaningful_query
 from domain.scopes import SourceType
 
-__all__ = ["remember_breakdown", "search_breakdown"]
+__all__ = ["policy_breakdown", "remember_breakdown", "search_breakdown"]
 
 #: MemoryService asks each signal for max(limit * 5, 50) candidates; limit is 10
 _DEPTH = 50
@@ -98,4 +101,28 @@ async def remember_breakdown(
         began = time.perf_counter()
         await index.add(org_id, [IndexEntry.of(e) for e in embedded])
         steps["index_add"].append(_ms(began))
+    return {name: summarize(samples) for name, samples in steps.items()}
+
+
+async def policy_breakdown(
+    services: Services, key: str, queries: Sequence[str]
+) -> dict[str, dict[str, float]]:
+    """What the policy adds to a request: the key and grants, and the candidate filter.
+
+    ``session`` is authentication plus the policy context (the grants are cached
+    for a few seconds, the key is read every time); ``filter`` computes the
+    readable spaces; ``audit_note`` logs and queues one receipt (written later).
+    """
+    steps: dict[str, list[float]] = {"session": [], "filter": [], "audit_note": []}
+    for query in queries:
+        began = time.perf_counter()
+        _, ctx = await services.session(key, Surface.API)
+        steps["session"].append(_ms(began))
+        began = time.perf_counter()
+        candidate_filter(ctx)
+        steps["filter"].append(_ms(began))
+        began = time.perf_counter()
+        services.audit.note(ctx, "benchmark", hashes={"query": query[:0]})
+        steps["audit_note"].append(_ms(began))
+    await services.audit.flush()
     return {name: summarize(samples) for name, samples in steps.items()}

@@ -1,7 +1,8 @@
 """Timed phases through the application layer: open, remember, search.
 
-Every sample is one awaited use-case call on ``MemoryService``, the code the
-HTTP API runs, timed with ``perf_counter`` from call to return.
+Every sample is what one HTTP request does, minus HTTP: authenticate the API
+key into a policy context, then one awaited use-case call, timed with
+``perf_counter`` from the key to the return.
 """
 
 import sys
@@ -9,21 +10,34 @@ import time
 from collections.abc import Sequence
 
 from application.commands import RememberRequest, SearchRequest
-from application.memory_service import MemoryService
-from benchmarks._fill import ACTOR
+from application.services import Services
 from benchmarks._stats import summarize
+from domain.policy import MemoryPolicyContext, Surface
 from domain.scopes import SourceType
 
-__all__ = ["RememberRun", "SearchRun", "remember_phase", "search_phase", "time_open"]
+__all__ = [
+    "RememberRun",
+    "SearchRun",
+    "authorized",
+    "remember_phase",
+    "search_phase",
+    "time_open",
+]
 
 SEARCH_LIMIT = 10
 
 
-async def time_open(service: MemoryService, org_id: str) -> float:
-    """Seconds for ``service.open``: migrations check plus (for a derived index) the rebuild."""
+async def time_open(services: Services) -> float:
+    """Seconds for ``Services.open``: migrations check plus (for a derived index) the rebuild."""
     began = time.perf_counter()
-    await service.open(org_id)
+    await services.open(Surface.API)
     return time.perf_counter() - began
+
+
+async def authorized(services: Services, key: str) -> MemoryPolicyContext:
+    """What every request starts with: the key checked, the caller's grants loaded."""
+    _, ctx = await services.session(key, Surface.API)
+    return ctx
 
 
 class RememberRun:
@@ -46,14 +60,14 @@ class RememberRun:
         }
 
 
-async def remember_phase(service: MemoryService, org_id: str, texts: Sequence[str]) -> RememberRun:
+async def remember_phase(
+    services: Services, key: str, org_id: str, texts: Sequence[str]
+) -> RememberRun:
     run = RememberRun()
     for number, text in enumerate(texts, start=1):
-        request = RememberRequest(
-            org_id=org_id, actor_id=ACTOR, content=text, source_type=SourceType.TURN
-        )
+        request = RememberRequest(org_id=org_id, content=text, source_type=SourceType.TURN)
         began = time.perf_counter()
-        result = await service.remember(request)
+        result = await services.memory.remember(request, await authorized(services, key))
         run.samples_ms.append((time.perf_counter() - began) * 1000)
         run.chunk_counts.append(len(result.chunk_ids))
         run.chars.append(len(text))
@@ -71,7 +85,7 @@ class SearchRun:
 
 
 async def search_phase(
-    service: MemoryService, org_id: str, queries: Sequence[str], warmups: Sequence[str]
+    services: Services, key: str, org_id: str, queries: Sequence[str], warmups: Sequence[str]
 ) -> SearchRun:
     """Warm-up queries first (not timed), then each query once.
 
@@ -79,13 +93,14 @@ async def search_phase(
     LRU never hits: every timed search embeds its query.
     """
     for query in warmups:
-        await service.search(SearchRequest(org_id=org_id, query=query, limit=SEARCH_LIMIT))
+        request = SearchRequest(org_id=org_id, query=query, limit=SEARCH_LIMIT)
+        await services.memory.search(request, await authorized(services, key))
     run = SearchRun()
     slow_report = time.perf_counter()
     for number, query in enumerate(queries, start=1):
         request = SearchRequest(org_id=org_id, query=query, limit=SEARCH_LIMIT)
         began = time.perf_counter()
-        results = await service.search(request)
+        results = await services.memory.search(request, await authorized(services, key))
         run.samples_ms.append((time.perf_counter() - began) * 1000)
         run.hits += len(results.results)
         run.empty_results += not results.results

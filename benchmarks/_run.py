@@ -5,13 +5,18 @@ import time
 from dataclasses import dataclass
 
 from application.commands import RememberRequest, SearchRequest
-from application.memory_service import MemoryService
 from application.ports import Embedder
-from benchmarks._breakdown import remember_breakdown, search_breakdown
-from benchmarks._fill import ACTOR
-from benchmarks._phases import SEARCH_LIMIT, remember_phase, search_phase, time_open
+from application.services import Services
+from benchmarks._breakdown import policy_breakdown, remember_breakdown, search_breakdown
+from benchmarks._phases import (
+    SEARCH_LIMIT,
+    authorized,
+    remember_phase,
+    search_phase,
+    time_open,
+)
 from benchmarks._stats import summarize
-from benchmarks._wiring import make_index, make_service, make_store
+from benchmarks._wiring import make_index, make_services, make_store, owner_key
 from domain.scopes import SourceType
 
 __all__ = ["IndexPlan", "run_index"]
@@ -34,18 +39,21 @@ class IndexPlan:
 
 
 async def _interleaved(
-    plan: IndexPlan, service: MemoryService, remember_ms: list[float], search_ms: list[float]
+    plan: IndexPlan,
+    services: Services,
+    key: str,
+    remember_ms: list[float],
+    search_ms: list[float],
 ) -> None:
     """remember, then search, alternately: what a live agent does."""
     for text, query in zip(plan.mixed_texts, plan.mixed_queries, strict=False):
-        request = RememberRequest(
-            org_id=plan.org_id, actor_id=ACTOR, content=text, source_type=SourceType.TURN
-        )
+        request = RememberRequest(org_id=plan.org_id, content=text, source_type=SourceType.TURN)
         began = time.perf_counter()
-        await service.remember(request)
+        await services.memory.remember(request, await authorized(services, key))
         remember_ms.append((time.perf_counter() - began) * 1000)
         began = time.perf_counter()
-        await service.search(SearchRequest(org_id=plan.org_id, query=query, limit=SEARCH_LIMIT))
+        search = SearchRequest(org_id=plan.org_id, query=query, limit=SEARCH_LIMIT)
+        await services.memory.search(search, await authorized(services, key))
         search_ms.append((time.perf_counter() - began) * 1000)
 
 
@@ -56,7 +64,7 @@ def _log(message: str) -> None:
 async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
     store = make_store(plan.url)
     index = make_index(plan.name, store)
-    service = make_service(store, index, embedder)
+    services = make_services(store, index, embedder, plan.org_id)
     try:
         _log(f"[{plan.name}] opening the store and warming the index")
         began = time.perf_counter()
@@ -64,17 +72,18 @@ async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
         if opener is not None:
             await opener()
         store_open_s = time.perf_counter() - began
-        warm_s = await time_open(service, plan.org_id)
+        warm_s = await time_open(services)
+        key = await owner_key(services)
         chunks = await store.count_chunks(plan.org_id)
         _log(f"[{plan.name}] warm-up {warm_s:.2f} s over {chunks} chunks")
         _log(f"[{plan.name}] search: {len(plan.warmups)} warm-ups, {len(plan.queries)} timed")
-        search = await search_phase(service, plan.org_id, plan.queries, plan.warmups)
+        search = await search_phase(services, key, plan.org_id, plan.queries, plan.warmups)
         _log(f"[{plan.name}] remember: {len(plan.remember_texts)} unseen turns")
-        remember = await remember_phase(service, plan.org_id, plan.remember_texts)
+        remember = await remember_phase(services, key, plan.org_id, plan.remember_texts)
         mixed_remember: list[float] = []
         mixed_search: list[float] = []
         _log(f"[{plan.name}] interleaved remember+search: {len(plan.mixed_queries)} pairs")
-        await _interleaved(plan, service, mixed_remember, mixed_search)
+        await _interleaved(plan, services, key, mixed_remember, mixed_search)
         _log(f"[{plan.name}] breakdown")
         search_steps = await search_breakdown(
             embedder, index, store, plan.org_id, plan.queries[: plan.breakdown_queries]
@@ -82,8 +91,9 @@ async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
         remember_steps = await remember_breakdown(
             embedder, index, store, plan.org_id, plan.breakdown_texts
         )
+        policy_steps = await policy_breakdown(services, key, plan.queries[: plan.breakdown_queries])
     finally:
-        await service.close()
+        await services.close()
     search_stats = summarize(search.samples_ms)
     remember_stats = summarize(remember.samples_ms)
     return {
@@ -118,5 +128,9 @@ async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
             "remember": summarize(mixed_remember),
             "search": summarize(mixed_search),
         },
-        "breakdown": {"search": search_steps, "remember": remember_steps},
+        "breakdown": {
+            "search": search_steps,
+            "remember": remember_steps,
+            "policy": policy_steps,
+        },
     }

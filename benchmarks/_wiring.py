@@ -7,8 +7,17 @@ what it times is what ``tessera serve`` runs.
 
 from application.memory_service import MemoryService
 from application.ports import Embedder, MemoryStore, RetrievalIndex
+from application.services import Services
+from domain.policy import Surface
 
-__all__ = ["INDEX_NAMES", "make_index", "make_service", "make_store"]
+__all__ = [
+    "INDEX_NAMES",
+    "make_index",
+    "make_service",
+    "make_services",
+    "make_store",
+    "owner_key",
+]
 
 INDEX_NAMES = ("inprocess", "surreal")
 
@@ -39,3 +48,24 @@ def make_service(store: MemoryStore, index: RetrievalIndex, embedder: Embedder) 
     from entrypoints.container import make_service as compose_service
 
     return compose_service(store, index, embedder)
+
+
+def make_services(
+    store: MemoryStore, index: RetrievalIndex, embedder: Embedder, home_org_id: str
+) -> Services:
+    """Everything ``tessera serve`` runs, control plane and audit log on the same store."""
+    from entrypoints.container import make_audit_log, make_control_store
+    from entrypoints.container import make_services as compose_services
+
+    return compose_services(
+        store, index, embedder, make_control_store(store), make_audit_log(store), home_org_id
+    )
+
+
+async def owner_key(services: Services) -> str:
+    """A fresh API key for the home organisation's owner (made at its first open)."""
+    owner = await services.control.principal(services.home_org_id, "owner")
+    issued = await services.control.create_key(
+        services.home_org_id, owner.principal_id, None, Surface.CLI
+    )
+    return issued.key

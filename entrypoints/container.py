@@ -12,7 +12,15 @@ from application.services import Services
 from application.trust.ports import AuditLog, ControlStore
 from entrypoints.settings import EmbedderKind, IndexKind, Settings, SettingsError
 
-__all__ = ["Container", "build_container", "make_index", "make_service", "make_services"]
+__all__ = [
+    "Container",
+    "build_container",
+    "make_audit_log",
+    "make_control_store",
+    "make_index",
+    "make_service",
+    "make_services",
+]
 
 
 def _store(settings: Settings) -> MemoryStore:
@@ -83,7 +91,7 @@ def _embedder(settings: Settings) -> Embedder:
     return OnnxEmbedder()
 
 
-def _control(store: MemoryStore) -> ControlStore:
+def make_control_store(store: MemoryStore) -> ControlStore:
     from adapters.surreal.control_store import SurrealControlStore
     from adapters.surreal.memory_store import SurrealMemoryStore
 
@@ -92,7 +100,7 @@ def _control(store: MemoryStore) -> ControlStore:
     return SurrealControlStore(store.connection)
 
 
-def _audit_log(store: MemoryStore) -> AuditLog:
+def make_audit_log(store: MemoryStore) -> AuditLog:
     from adapters.surreal.audit_log import SurrealAuditLog
     from adapters.surreal.memory_store import SurrealMemoryStore
 
@@ -145,8 +153,8 @@ class Container(containers.DeclarativeContainer):
     store = providers.Singleton(_store, settings)
     index = providers.Singleton(_index, settings, store)
     embedder = providers.Singleton(_embedder, settings)
-    control = providers.Singleton(_control, store)
-    audit_log = providers.Singleton(_audit_log, store)
+    control = providers.Singleton(make_control_store, store)
+    audit_log = providers.Singleton(make_audit_log, store)
     home_org = providers.Callable(_home_org, settings)
     services = providers.Singleton(
         make_services, store, index, embedder, control, audit_log, home_org

@@ -229,7 +229,12 @@ class ControlService:
     ) -> ApiKeyRecord:
         key = await self._control.get_key(key_id)
         # another organisation's key id means nothing to a non-operator: not found
-        foreign = key is not None and not self.is_operator(admin) and admin.org_id != key.org_id  # type: ignore[union-attr]
+        foreign = (
+            key is not None
+            and admin is not None
+            and not self.is_operator(admin)
+            and admin.org_id != key.org_id
+        )
         if key is None or foreign:
             raise NotFoundError(ReasonCode.NOT_FOUND, f"no key with id {key_id!r}")
         self._require_admin(admin, key.org_id)
