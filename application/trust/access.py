@@ -8,6 +8,7 @@ seconds and dropped at once when this process changes the control plane;
 delegation expiry is still judged against the request's own time.
 """
 
+import logging
 import time
 from collections.abc import Callable
 
@@ -24,6 +25,8 @@ from domain.reasons import ReasonCode
 from domain.scopes import ScopeRef
 
 __all__ = ["AccessResolver", "Caller"]
+
+_log = logging.getLogger("tessera.audit")
 
 #: how long a principal's grants are reused before they are read again
 _GRANTS_TTL_S = 5.0
@@ -71,6 +74,19 @@ class AccessResolver:
         self._grants.clear()
 
     async def authenticate(self, raw_key: str | None) -> Caller:
+        try:
+            return await self._authenticate(raw_key)
+        except AuthenticationError as exc:
+            # a structured line like the audit receipts; the key's id only, never its secret
+            parsed = parse_key(raw_key or "")
+            _log.warning(
+                '{"action":"authenticate","allowed":false,"reason":"%s","key_id":%s}',
+                exc.reason,
+                f'"{parsed.key_id}"' if parsed else "null",
+            )
+            raise
+
+    async def _authenticate(self, raw_key: str | None) -> Caller:
         if not raw_key:
             raise AuthenticationError(ReasonCode.MISSING_API_KEY, "an API key is required")
         parsed = parse_key(raw_key)
