@@ -110,14 +110,25 @@ def _private_reason(ctx: MemoryPolicyContext, owner: str | None, writing: bool) 
     return ReasonCode.PRINCIPAL_MISMATCH
 
 
-def _read_reason(ctx: MemoryPolicyContext, ref: ScopeRef) -> ReasonCode:
+def _first_checks(ctx: MemoryPolicyContext, ref: ScopeRef, *, writing: bool) -> ReasonCode | None:
+    """What every decision checks first: an actor, a key where one is needed, private owners.
+
+    None when the decision depends on the space's members instead.
+    """
     missing = _missing_actor(ctx)
     if missing is not None:
         return missing
     if ref.scope in KEYED_SCOPES and not ref.scope_key:
         return ReasonCode.MISSING_SCOPE_KEY
     if ref.scope is MemoryScope.PRIVATE:
-        return _private_reason(ctx, ref.scope_key, writing=False)
+        return _private_reason(ctx, ref.scope_key, writing=writing)
+    return None
+
+
+def _read_reason(ctx: MemoryPolicyContext, ref: ScopeRef) -> ReasonCode:
+    first = _first_checks(ctx, ref, writing=False)
+    if first is not None:
+        return first
     if ref.scope in _OPEN_READ_SCOPES:
         return ReasonCode.ALLOWED
     access, reason = _membership(ctx, ref)
@@ -141,13 +152,9 @@ def authorize_read(
 
 
 def _write_reason(ctx: MemoryPolicyContext, ref: ScopeRef) -> ReasonCode:
-    missing = _missing_actor(ctx)
-    if missing is not None:
-        return missing
-    if ref.scope in KEYED_SCOPES and not ref.scope_key:
-        return ReasonCode.MISSING_SCOPE_KEY
-    if ref.scope is MemoryScope.PRIVATE:
-        return _private_reason(ctx, ref.scope_key, writing=True)
+    first = _first_checks(ctx, ref, writing=True)
+    if first is not None:
+        return first
     if ref.scope in WRITES_NEED_ENABLING and ref not in ctx.enabled_spaces:
         return ReasonCode.SCOPE_DISABLED
     access, reason = _membership(ctx, ref)

@@ -15,10 +15,13 @@ from tests.e2e.conftest import TESSERA, tessera_env
 pytestmark = pytest.mark.slow
 
 
-def _run(data_dir: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def _run(
+    data_dir: Path, *args: str, stdin: str | None = None, key: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = tessera_env(data_dir) if key is None else tessera_env(data_dir, TESSERA_API_KEY=key)
     return subprocess.run(
         [*TESSERA, *args],
-        env=tessera_env(data_dir),
+        env=env,
         input=stdin,
         capture_output=True,
         text=True,
@@ -119,14 +122,7 @@ def test_memory_survives_a_server_restart(tmp_path: Path) -> None:
 
 
 def _run_as(data_dir: Path, key: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*TESSERA, *args],
-        env=tessera_env(data_dir, TESSERA_API_KEY=key),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return _run(data_dir, *args, key=key)
 
 
 def test_first_start_saves_the_owner_key_for_this_user_only(tmp_path: Path) -> None:
