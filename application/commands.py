@@ -20,6 +20,9 @@ from domain.models import MetadataValue
 from domain.reasons import ReasonCode
 from domain.scopes import KEYED_SCOPES, MemoryScope, SourceType
 
+#: one space each per organisation
+UNKEYED_SCOPES = frozenset({MemoryScope.ORGANIZATION, MemoryScope.PUBLIC})
+
 __all__ = ["ContextRequest", "RememberRequest", "SearchRequest"]
 
 
@@ -55,6 +58,11 @@ class RememberRequest(msgspec.Struct, frozen=True, kw_only=True):
         if self.scope in KEYED_SCOPES and not self.scope_key:
             raise InvalidInputError(
                 ReasonCode.MISSING_SCOPE_KEY, f"scope '{self.scope}' needs a scope_key"
+            )
+        if self.scope in UNKEYED_SCOPES and self.scope_key is not None:
+            raise InvalidInputError(
+                ReasonCode.INVALID_SCOPE_KEY,
+                f"scope '{self.scope}' is one space per organisation and takes no scope_key",
             )
         if self.scope_key is not None and (
             not self.scope_key.strip() or len(self.scope_key) > MAX_SCOPE_KEY_CHARS

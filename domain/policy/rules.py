@@ -75,18 +75,22 @@ def _delegation_state(ctx: MemoryPolicyContext) -> ReasonCode:
 
 
 def _membership(ctx: MemoryPolicyContext, ref: ScopeRef) -> tuple[SpaceAccess | None, ReasonCode]:
-    """The caller's membership of a space, and the reason when there is none."""
+    """The caller's strongest usable membership of a space, and the reason when there is none.
+
+    An agent may use its user's membership while a delegation from that user
+    is live; it then gets the stronger of its own role and its user's.
+    """
     own = _find(ctx.memberships, ref)
-    if own is not None:
-        return own, ReasonCode.ALLOWED
-    if ctx.is_agent:
-        inherited = _find(ctx.user_memberships, ref)
-        if inherited is not None:
-            state = _delegation_state(ctx)
-            if state is ReasonCode.ALLOWED:
-                return inherited, state
-            return None, state
-    return None, ReasonCode.UNVERIFIED_MEMBERSHIP
+    inherited = _find(ctx.user_memberships, ref) if ctx.is_agent else None
+    state = ReasonCode.UNVERIFIED_MEMBERSHIP
+    if inherited is not None:
+        state = _delegation_state(ctx)
+        if state is not ReasonCode.ALLOWED:
+            inherited = None
+    usable = [a for a in (own, inherited) if a is not None]
+    if not usable:
+        return None, state
+    return max(usable, key=lambda a: a.role.can_write), ReasonCode.ALLOWED
 
 
 def _find(accesses: Iterable[SpaceAccess], ref: ScopeRef) -> SpaceAccess | None:
@@ -130,7 +134,8 @@ def _read_reason(ctx: MemoryPolicyContext, ref: ScopeRef) -> ReasonCode:
     if first is not None:
         return first
     if ref.scope in _OPEN_READ_SCOPES:
-        return ReasonCode.ALLOWED
+        # one space per organisation for each: a key names no space anyone belongs to
+        return ReasonCode.ALLOWED if ref.scope_key is None else ReasonCode.UNVERIFIED_MEMBERSHIP
     access, reason = _membership(ctx, ref)
     if access is None:
         return reason
@@ -157,11 +162,11 @@ def _write_reason(ctx: MemoryPolicyContext, ref: ScopeRef) -> ReasonCode:
         return first
     if ref.scope in WRITES_NEED_ENABLING and ref not in ctx.enabled_spaces:
         return ReasonCode.SCOPE_DISABLED
+    if ref.scope in _OPEN_READ_SCOPES and ctx.org_role.administers and not ctx.is_agent:
+        return ReasonCode.ALLOWED  # organisation admins write enabled org/public spaces
     access, reason = _membership(ctx, ref)
     if access is None:
-        # organisation admins may write to organization/public spaces once enabled
-        admin_open = ref.scope in _OPEN_READ_SCOPES and ctx.org_role.administers
-        return ReasonCode.ALLOWED if admin_open and not ctx.is_agent else reason
+        return reason
     if not access.role.can_write:
         return ReasonCode.INSUFFICIENT_ROLE
     if ref.scope is MemoryScope.DELEGATED and ctx.is_agent:

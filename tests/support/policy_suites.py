@@ -65,7 +65,7 @@ class Seen:
     text: str | None = None
 
 
-class Denied(Exception):  # noqa: N818 - it reads as what happened: the driver was denied
+class Denied(Exception):
     """A surface refused the operation; ``reason`` is its stable reason code."""
 
     def __init__(self, reason: str) -> None:
@@ -103,7 +103,11 @@ class Driver(Protocol):
         """How many memory items (chunks) the organisation holds, as the operator sees it."""
 
     async def remember(
-        self, who: Who, content: str, scope: MemoryScope = MemoryScope.PRIVATE, key: str | None = None
+        self,
+        who: Who,
+        content: str,
+        scope: MemoryScope = MemoryScope.PRIVATE,
+        key: str | None = None,
     ) -> str:
         """The new source's id."""
 
@@ -137,6 +141,15 @@ async def _sees(d: Driver, who: Who, query: str, source_ids: Sequence[str]) -> N
         assert seen.source_id == sid and seen.text is not None
 
 
+async def _inspect_denial(d: Driver, who: Who, source_id: str) -> str | None:
+    """The reason an inspect is refused, or None when it succeeds."""
+    try:
+        await d.inspect(who, source_id)
+    except Denied as denial:
+        return denial.reason
+    return None
+
+
 async def _blind(
     d: Driver, who: Who, query: str, source_ids: Sequence[str], reasons: set[str]
 ) -> None:
@@ -144,24 +157,20 @@ async def _blind(
     for sid in source_ids:
         assert sid not in searched, f"LEAK: {who.name} found {sid} by search"
         assert sid not in packed, f"LEAK: {who.name} got {sid} in a context pack"
-        try:
-            seen = await d.inspect(who, sid)
-        except Denied as denial:
-            assert denial.reason in reasons, f"{who.name} on {sid}: {denial.reason} not {reasons}"
-        else:
-            raise AssertionError(f"LEAK: {who.name} inspected {sid}: {seen}")
+        reason = await _inspect_denial(d, who, sid)
+        assert reason is not None, f"LEAK: {who.name} inspected {sid}"
+        assert reason in reasons, f"{who.name} on {sid}: {reason} not {reasons}"
 
 
-async def _refused(
-    d: Driver, who: Who, scope: MemoryScope, key: str | None, reason: str
-) -> None:
+async def _refused(d: Driver, who: Who, scope: MemoryScope, key: str | None, reason: str) -> None:
     before = await d.stored_count(who.org_id)
     try:
         sid = await d.remember(who, f"refused note by {who.name}", scope, key)
     except Denied as denial:
-        assert denial.reason == reason, f"{who.name} -> {scope}/{key}: {denial.reason} not {reason}"
+        got = denial.reason
     else:
         raise AssertionError(f"{who.name} wrote {sid} to {scope}/{key}; expected {reason}")
+    assert got == reason, f"{who.name} -> {scope}/{key}: {got} not {reason}"
     assert await d.stored_count(who.org_id) == before, "a refused write left something behind"
 
 
@@ -277,7 +286,9 @@ async def project_recall(d: Driver) -> None:
     await _refused(d, carol, MemoryScope.PROJECT, "apollo", "unverified_membership")
     await _refused(d, admin, MemoryScope.PROJECT, "apollo", "unverified_membership")
     # the agent writes on its user's writer membership while delegated
-    by_bot = await d.remember(alice_bot, "narwhal: bot filed the ticket", MemoryScope.PROJECT, "apollo")
+    by_bot = await d.remember(
+        alice_bot, "narwhal: bot filed the ticket", MemoryScope.PROJECT, "apollo"
+    )
     await _sees(d, bob, "narwhal", [by_bot])
 
 

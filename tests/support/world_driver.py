@@ -65,7 +65,11 @@ class WorldDriver:
         return await self.world.ctx(self._records[who.principal_id], self.surface)
 
     async def remember(
-        self, who: Who, content: str, scope: MemoryScope = MemoryScope.PRIVATE, key: str | None = None
+        self,
+        who: Who,
+        content: str,
+        scope: MemoryScope = MemoryScope.PRIVATE,
+        key: str | None = None,
     ) -> str:
         request = RememberRequest(org_id=who.org_id, content=content, scope=scope, scope_key=key)
         try:

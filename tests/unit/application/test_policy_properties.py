@@ -50,7 +50,7 @@ DELEGATION_DAYS = (0, 1, 5, 30)
 MARKER = "ocelot"
 VOCAB = ("amber", "basalt", "cobalt", "dune", "ember", "fjord")
 
-P, D, PR, T, O, S, PU = (
+P, D, PR, T, OG, S, PU = (
     MemoryScope.PRIVATE,
     MemoryScope.DELEGATED,
     MemoryScope.PROJECT,
@@ -66,7 +66,7 @@ CATALOGUE: tuple[tuple[MemoryScope, str | None], ...] = (
     (T, "t1"),
     (S, "s1"),
     (D, "d1"),
-    (O, None),
+    (OG, None),
     (PU, None),
 )
 KEYS = ("p1", "p2", "t1", "s1", "d1", "zz")
@@ -124,8 +124,8 @@ def scenarios(draw: st.DrawFn) -> Scenario:
     for org in range(orgs):
         for scope, key in CATALOGUE:
             if draw(st.booleans()):
-                writes = draw(st.sampled_from((True, True, False)))
-                spaces.append((org, scope, key, writes))
+                enabled = draw(st.sampled_from((True, True, False)))
+                spaces.append((org, scope, key, enabled))
 
     members: dict[tuple[int, int], SpaceRole] = {}
     if spaces:
@@ -135,21 +135,28 @@ def scenarios(draw: st.DrawFn) -> Scenario:
             who = draw(st.sampled_from(in_org))
             members.setdefault((space, who), draw(st.sampled_from(list(SpaceRole))))
 
-    writes = []
+    writes: list[WriteSpec] = []
     n = len(principals)
     for _ in range(draw(st.integers(1, 16))):
-        scope = draw(st.sampled_from((*MemoryScope, P, P, O, PR)))
-        key: str | None
+        scope = draw(st.sampled_from((*MemoryScope, P, P, OG, PR)))
         if scope is P:
             other = f"@p{draw(st.integers(0, n - 1))}"
             key = draw(st.sampled_from((None, None, "@self", "@user", other)))
-        elif scope in (O, PU):
+        elif scope in (OG, PU):
             key = draw(st.sampled_from((None, None, None, "p1")))
-        else:
-            key = draw(st.sampled_from(KEYS))
+        else:  # mostly the key of a catalogued space of that scope, sometimes another
+            own_keys = [k for sc_, k in CATALOGUE if sc_ is scope]
+            key = draw(st.sampled_from((*own_keys, *own_keys, *own_keys, *KEYS)))
         words = tuple(draw(st.lists(st.sampled_from(VOCAB), min_size=0, max_size=2)))
         foreign = draw(st.integers(0, 19)) == 0
-        writes.append(WriteSpec(draw(st.integers(0, n - 1)), scope, key, words, foreign))
+        who = draw(st.integers(0, n - 1))
+        if len(members) > 0 and draw(st.booleans()):  # a member or its agent writes there
+            space, who = draw(st.sampled_from(sorted(members)))
+            agents = [a.index for a in principals if a.agent_of == who]
+            if len(agents) > 0 and draw(st.booleans()):
+                who = draw(st.sampled_from(agents))
+            scope, key = spaces[space][1], spaces[space][2]
+        writes.append(WriteSpec(who, scope, key, words, foreign))
 
     readers = tuple(
         (draw(st.integers(0, n - 1)), draw(st.sampled_from((MARKER, *VOCAB))))
@@ -190,9 +197,7 @@ class Oracle:
         #: (org, scope, key) -> writes enabled
         self.spaces = {(o, s, k): w for o, s, k, w in sc.spaces}
         #: (org, scope, key, principal index) -> role
-        self.roles = {
-            (*sc.spaces[s][:3], p): role for s, p, role in sc.members
-        }
+        self.roles = {(*sc.spaces[s][:3], p): role for s, p, role in sc.members}
 
     def pid(self, p: PSpec) -> str:
         return self.ids[p.index]
@@ -210,7 +215,7 @@ class Oracle:
     def may_see(self, p: PSpec, m: Memory, now: datetime) -> bool:
         if m.org != p.org:
             return False  # organisations never see each other
-        if m.scope in (O, PU):
+        if m.scope in (OG, PU):
             return True  # open to the whole organisation
         if m.scope is P:
             if m.key == self.pid(p):
@@ -245,19 +250,27 @@ class Oracle:
                 state = self.delegation(p, now)
                 return "allowed" if state == "live" else state
             return "principal_mismatch"
-        if scope in (T, O, S, PU) and not self.spaces.get((p.org, scope, key), False):
+        if scope in (T, OG, S, PU) and not self.spaces.get((p.org, scope, key), False):
             return "scope_disabled"
-        role = self.roles.get((p.org, scope, key, p.index))
-        if role is None and p.agent_of is not None:
+        admin = p.agent_of is None and p.role in (OrgRole.ADMIN, OrgRole.OWNER)
+        if scope in (OG, PU) and admin:
+            return "allowed"  # organisation admins write the open spaces once enabled
+        own = self.roles.get((p.org, scope, key, p.index))
+        inherited = None
+        state = "unverified_membership"
+        if p.agent_of is not None:
             inherited = self.roles.get((p.org, scope, key, p.agent_of))
             if inherited is not None:
                 state = self.delegation(p, now)
                 if state != "live":
-                    return state
-                role = inherited
-        if role is None:
-            admin = p.agent_of is None and p.role in (OrgRole.ADMIN, OrgRole.OWNER)
-            return "allowed" if scope in (O, PU) and admin else "unverified_membership"
+                    inherited = None
+        roles = [r for r in (own, inherited) if r is not None]
+        if not roles:
+            return state
+        # the stronger of the agent's own role and its user's (while delegated)
+        role = (
+            SpaceRole.WRITER if any(r is not SpaceRole.READER for r in roles) else SpaceRole.READER
+        )
         if role is SpaceRole.READER:
             return "insufficient_role"
         if scope is D and p.agent_of is not None:
@@ -291,8 +304,8 @@ async def _build(world: World, sc: Scenario, oracle: Oracle) -> list[PrincipalRe
         records.append(record)
         oracle.ids[p.index] = record.principal_id
     spaces = [await world.space(orgs[o], s, k, writes=w) for o, s, k, w in sc.spaces]
-    for s, p, role in sc.members:
-        await world.member(spaces[s], records[p], role)
+    for s, member, role in sc.members:
+        await world.member(spaces[s], records[member], role)
     return records
 
 
@@ -309,18 +322,27 @@ async def _write(
         if w.foreign_org:
             org_id = next(r.org_id for r in records if r.org_id != record.org_id)
         request = RememberRequest(org_id=org_id, content=content, scope=w.scope, scope_key=key)
-        expected = "principal_mismatch" if w.foreign_org else oracle.write_outcome(p, w.scope, key, now)
+        expected = (
+            "principal_mismatch" if w.foreign_org else oracle.write_outcome(p, w.scope, key, now)
+        )
+        if w.scope in (OG, PU) and key is not None:
+            expected = "invalid_scope_key"  # one space per organisation: refused as input
         before = await world.store.count_chunks(org_id)
+        result = None
         try:
             result = await world.services.memory.remember(request, await world.ctx(record))
         except (PolicyDeniedError, InvalidInputError) as refusal:
+            refused: str | None = str(refusal.reason)
+        else:
+            refused = None
+        if refused is not None:
             CASES["writes refused"] += 1
-            assert str(refusal.reason) == expected, (
-                f"principal {p} writing {w.scope}/{key}: refused {refusal.reason}, oracle {expected}"
-            )
+            assert refused == expected, f"{p} writing {w.scope}/{key}: {refused}, oracle {expected}"
             assert await world.store.count_chunks(org_id) == before, "a refused write stored data"
             continue
         CASES["writes allowed"] += 1
+        CASES[f"memories in {w.scope}"] += 1
+        assert result is not None
         assert expected == "allowed", f"principal {p} wrote {w.scope}/{key}; oracle: {expected}"
         stored_key = key if key is not None or w.scope is not P else oracle.pid(p)
         memories.append(

@@ -407,10 +407,11 @@ def test_org_admins_write_enabled_open_spaces_without_membership(role: OrgRole) 
     assert write(ctx(role=role), PROJECT) == ReasonCode.UNVERIFIED_MEMBERSHIP
 
 
-def test_an_admin_with_a_reader_membership_is_held_to_the_membership() -> None:
-    # As built: a membership, once present, decides the role, even for an org admin.
+def test_an_admin_keeps_the_admin_write_right_despite_a_reader_membership() -> None:
     c = ctx(role=OrgRole.ADMIN, member={ORG: SpaceRole.READER}, enabled=frozenset({ORG}))
-    assert write(c, ORG) == ReasonCode.INSUFFICIENT_ROLE
+    assert write(c, ORG) == ReasonCode.ALLOWED
+    member = ctx(member={ORG: SpaceRole.READER}, enabled=frozenset({ORG}))
+    assert write(member, ORG) == ReasonCode.INSUFFICIENT_ROLE
 
 
 def test_an_agent_never_writes_open_spaces_on_its_users_admin_role() -> None:
@@ -434,14 +435,25 @@ def test_an_agent_writes_with_inherited_memberships_only_while_delegated() -> No
     assert write(reader, TEAM) == ReasonCode.INSUFFICIENT_ROLE
 
 
-def test_an_agents_own_membership_comes_before_its_users() -> None:
+def test_an_agent_uses_the_stronger_of_its_own_and_its_users_membership() -> None:
     c = ctx(
         BOT,
         member={PROJECT: SpaceRole.READER},
         user_member={PROJECT: SpaceRole.OWNER},
         delegations=(grant(LIVE),),
     )
-    assert write(c, PROJECT) == ReasonCode.INSUFFICIENT_ROLE
+    assert write(c, PROJECT) == ReasonCode.ALLOWED
+    undelegated = ctx(
+        BOT, member={PROJECT: SpaceRole.READER}, user_member={PROJECT: SpaceRole.OWNER}
+    )
+    assert write(undelegated, PROJECT) == ReasonCode.INSUFFICIENT_ROLE
+    assert read(undelegated, PROJECT) == ReasonCode.ALLOWED
+
+
+def test_organisation_and_public_spaces_take_no_key() -> None:
+    keyed = ScopeRef(MemoryScope.ORGANIZATION, "x")
+    assert read(ctx(), keyed) == ReasonCode.UNVERIFIED_MEMBERSHIP
+    assert read(ctx(), ScopeRef(MemoryScope.PUBLIC, "x")) == ReasonCode.UNVERIFIED_MEMBERSHIP
 
 
 def test_delegated_scope_writes_by_an_agent_need_a_live_delegation() -> None:
