@@ -68,10 +68,12 @@ class AccessResolver:
         self._clock = clock
         self._monotonic = monotonic
         self._grants: dict[tuple[str, str], tuple[float, _Grants]] = {}
+        self._principals: dict[tuple[str, str], tuple[float, PrincipalRecord]] = {}
 
     def forget(self) -> None:
-        """Drop cached grants: the control plane changed."""
+        """Drop cached grants and principals: the control plane changed."""
         self._grants.clear()
+        self._principals.clear()
 
     async def authenticate(self, raw_key: str | None) -> Caller:
         try:
@@ -95,10 +97,21 @@ class AccessResolver:
             raise AuthenticationError(ReasonCode.INVALID_API_KEY, "the API key is not valid")
         if record.revoked:
             raise AuthenticationError(ReasonCode.REVOKED_API_KEY, "the API key has been revoked")
-        principal = await self._control.get_principal(record.org_id, record.principal_id)
+        principal = await self._principal(record.org_id, record.principal_id)
         if principal is None:
             raise AuthenticationError(ReasonCode.INVALID_API_KEY, "the API key is not valid")
         return Caller(key_id=record.key_id, principal=principal)
+
+    async def _principal(self, org_id: str, principal_id: str) -> PrincipalRecord | None:
+        cache_key = (org_id, principal_id)
+        cached = self._principals.get(cache_key)
+        now = self._monotonic()
+        if cached is not None and now - cached[0] < _GRANTS_TTL_S:
+            return cached[1]
+        found = await self._control.get_principal(org_id, principal_id)
+        if found is not None:
+            self._principals[cache_key] = (now, found)
+        return found
 
     async def context_for(
         self, principal: PrincipalRecord, surface: Surface, audit_id: str = ""
