@@ -15,8 +15,10 @@ from benchmarks._phases import (
     search_phase,
     time_open,
 )
+from benchmarks._policy_ab import policy_ab
 from benchmarks._stats import summarize
 from benchmarks._wiring import make_index, make_services, make_store, owner_key
+from domain.policy import Surface
 from domain.scopes import SourceType
 
 __all__ = ["IndexPlan", "run_index"]
@@ -92,6 +94,11 @@ async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
             embedder, index, store, plan.org_id, plan.breakdown_texts
         )
         policy_steps = await policy_breakdown(services, key, plan.queries[: plan.breakdown_queries])
+        _log(f"[{plan.name}] policy cost: {len(plan.queries)} queries, policy vs baseline")
+        fresh = make_services(store, index, embedder, plan.org_id)
+        await fresh.open(Surface.API)
+        policy_cost = await policy_ab(fresh, key, embedder, index, store, plan.org_id, plan.queries)
+        await fresh.audit.flush()
     finally:
         await services.close()
     search_stats = summarize(search.samples_ms)
@@ -128,6 +135,7 @@ async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
             "remember": summarize(mixed_remember),
             "search": summarize(mixed_search),
         },
+        "policy_cost": policy_cost,
         "breakdown": {
             "search": search_steps,
             "remember": remember_steps,
