@@ -1,11 +1,14 @@
 """From an API key to a policy context: who is calling and what they may touch.
 
 The key decides the organisation; nothing in a request can name another.
-The key record is read fresh on every request, so a revocation takes effect
-at once. What the context is built from (principal, memberships, spaces,
-delegations) changes rarely, so it is cached per principal for a few
-seconds and dropped at once when this process changes the control plane;
-delegation expiry is still judged against the request's own time.
+Everything a context is built from (the key record, the principal, its
+memberships, spaces and delegations) changes rarely, so it is cached for a
+few seconds: reading it on every request cost a search 15 % (see
+benchmarks/RESULTS.md). Any change this process makes to the control plane
+(a revocation included) drops the cache at once, so the serving instance
+refuses a revoked key on the very next request; another instance sharing a
+SurrealDB server notices within ``CACHE_TTL_S``. Delegation expiry is
+judged against each request's own time.
 """
 
 import logging
@@ -17,19 +20,19 @@ import msgspec
 from application.ports import Clock
 from application.trust.keys import parse_key
 from application.trust.ports import ControlStore
-from application.trust.records import PrincipalRecord, SpaceRecord
+from application.trust.records import ApiKeyRecord, PrincipalRecord, SpaceRecord
 from domain.errors import AuthenticationError
 from domain.models import Principal, PrincipalKind
 from domain.policy import Delegation, MemoryPolicyContext, SpaceAccess, Surface
 from domain.reasons import ReasonCode
 from domain.scopes import ScopeRef
 
-__all__ = ["AccessResolver", "Caller"]
+__all__ = ["CACHE_TTL_S", "AccessResolver", "Caller"]
 
 _log = logging.getLogger("tessera.audit")
 
-#: how long a principal's grants are reused before they are read again
-_GRANTS_TTL_S = 5.0
+#: how long a key, principal or grants are reused before they are read again
+CACHE_TTL_S = 5.0
 
 
 class Caller(msgspec.Struct, frozen=True, kw_only=True):
@@ -69,11 +72,13 @@ class AccessResolver:
         self._monotonic = monotonic
         self._grants: dict[tuple[str, str], tuple[float, _Grants]] = {}
         self._principals: dict[tuple[str, str], tuple[float, PrincipalRecord]] = {}
+        self._keys: dict[str, tuple[float, ApiKeyRecord]] = {}
 
     def forget(self) -> None:
         """Drop cached grants and principals: the control plane changed."""
         self._grants.clear()
         self._principals.clear()
+        self._keys.clear()
 
     async def authenticate(self, raw_key: str | None) -> Caller:
         try:
@@ -92,7 +97,7 @@ class AccessResolver:
         if not raw_key:
             raise AuthenticationError(ReasonCode.MISSING_API_KEY, "an API key is required")
         parsed = parse_key(raw_key)
-        record = None if parsed is None else await self._control.get_key(parsed.key_id)
+        record = None if parsed is None else await self._key(parsed.key_id)
         if parsed is None or record is None or not parsed.matches(record.secret_hash):
             raise AuthenticationError(ReasonCode.INVALID_API_KEY, "the API key is not valid")
         if record.revoked:
@@ -102,11 +107,21 @@ class AccessResolver:
             raise AuthenticationError(ReasonCode.INVALID_API_KEY, "the API key is not valid")
         return Caller(key_id=record.key_id, principal=principal)
 
+    async def _key(self, key_id: str) -> ApiKeyRecord | None:
+        cached = self._keys.get(key_id)
+        now = self._monotonic()
+        if cached is not None and now - cached[0] < CACHE_TTL_S:
+            return cached[1]
+        found = await self._control.get_key(key_id)
+        if found is not None:
+            self._keys[key_id] = (now, found)
+        return found
+
     async def _principal(self, org_id: str, principal_id: str) -> PrincipalRecord | None:
         cache_key = (org_id, principal_id)
         cached = self._principals.get(cache_key)
         now = self._monotonic()
-        if cached is not None and now - cached[0] < _GRANTS_TTL_S:
+        if cached is not None and now - cached[0] < CACHE_TTL_S:
             return cached[1]
         found = await self._control.get_principal(org_id, principal_id)
         if found is not None:
@@ -135,7 +150,7 @@ class AccessResolver:
         cache_key = (principal.org_id, principal.principal_id)
         cached = self._grants.get(cache_key)
         now = self._monotonic()
-        if cached is not None and now - cached[0] < _GRANTS_TTL_S:
+        if cached is not None and now - cached[0] < CACHE_TTL_S:
             return cached[1]
         grants = await self._load_grants(principal)
         self._grants[cache_key] = (now, grants)

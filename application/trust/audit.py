@@ -24,8 +24,9 @@ __all__ = ["AuditTrail"]
 
 _log = logging.getLogger("tessera.audit")
 _encode = msgspec.json.Encoder().encode
-#: a batch is written this long after its first receipt
-_FLUSH_DELAY_S = 0.05
+#: a batch is written this long after its first receipt: one write transaction a
+#: second at most, so receipts do not compete with searches for the store
+_FLUSH_DELAY_S = 1.0
 
 
 class AuditTrail:

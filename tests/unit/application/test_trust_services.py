@@ -227,3 +227,22 @@ async def test_visible_spaces_list_what_the_caller_may_read() -> None:
         (MemoryScope.PROJECT, "apollo", SpaceRole.READER),
         (MemoryScope.ORGANIZATION, None, None),
     }
+
+
+async def test_a_revocation_by_another_instance_is_seen_within_the_cache_ttl() -> None:
+    from application.trust.access import CACHE_TTL_S, AccessResolver
+
+    world = World()
+    org = await world.org("acme")
+    key = await world.key(await world.user(org, "ana"))
+    ticks = [100.0]
+    resolver = AccessResolver(world.control_store, world.clock, monotonic=lambda: ticks[0])
+    await resolver.authenticate(key)
+    # another process revokes it straight in the shared store
+    await world.control_store.revoke_key(key.split("_")[1], world.clock.now())
+    ticks[0] += CACHE_TTL_S / 2
+    await resolver.authenticate(key)  # still cached here
+    ticks[0] += CACHE_TTL_S
+    with pytest.raises(AuthenticationError) as caught:
+        await resolver.authenticate(key)
+    assert caught.value.reason is ReasonCode.REVOKED_API_KEY
