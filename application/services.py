@@ -66,11 +66,17 @@ class Services:
         self.bootstrap_key: IssuedKey | None = None
 
     async def session(
-        self, raw_key: str | None, surface: Surface
+        self, raw_key: str | None, surface: Surface, claimed_agent: str | None = None
     ) -> tuple[Caller, MemoryPolicyContext]:
-        """Authenticate a key (401 errors) and build its policy context for one request."""
+        """Authenticate a key (401 errors) and build its policy context for one request.
+
+        ``claimed_agent``: an agent the request says it acts as, besides its key;
+        the policy refuses it (``agent_identity_required``) unless it is the key's agent.
+        """
         caller = await self.access.authenticate(raw_key)
-        ctx = await self.access.context_for(caller.principal, surface, self.audit.new_id())
+        ctx = await self.access.context_for(
+            caller.principal, surface, self.audit.new_id(), claimed_agent
+        )
         return caller, ctx
 
     async def open(self, surface: Surface) -> IssuedKey | None:

@@ -129,8 +129,16 @@ class AccessResolver:
         return found
 
     async def context_for(
-        self, principal: PrincipalRecord, surface: Surface, audit_id: str = ""
+        self,
+        principal: PrincipalRecord,
+        surface: Surface,
+        audit_id: str = "",
+        claimed_agent: str | None = None,
     ) -> MemoryPolicyContext:
+        """The principal's policy context; ``claimed_agent`` is an agent name or id the
+        request asserts, kept as the agent's id when it names the key's own agent."""
+        if claimed_agent is not None and claimed_agent == principal.name:
+            claimed_agent = principal.principal_id
         grants = await self._grants_of(principal)
         return MemoryPolicyContext(
             org_id=principal.org_id,
@@ -143,6 +151,7 @@ class AccessResolver:
             delegations=grants.delegations,
             own_agents=grants.own_agents,
             enabled_spaces=grants.enabled_spaces,
+            claimed_agent=claimed_agent,
             audit_id=audit_id,
         )
 

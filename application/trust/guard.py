@@ -3,7 +3,13 @@
 from application.records import CandidateFilter
 from domain.errors import PolicyDeniedError
 from domain.models import Chunk, Source
-from domain.policy import MemoryPolicyContext, PolicyDecision, authorize_read, readable_spaces
+from domain.policy import (
+    MemoryPolicyContext,
+    PolicyDecision,
+    authorize_read,
+    caller_problem,
+    readable_spaces,
+)
 from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope, ScopeRef
 
@@ -11,11 +17,14 @@ __all__ = ["candidate_filter", "denied", "may_read", "require_org", "write_targe
 
 
 def require_org(ctx: MemoryPolicyContext, org_id: str) -> None:
-    """A request runs in the organisation its key belongs to, and nowhere else."""
+    """A request runs in the organisation its key belongs to, by a caller who may act."""
     if org_id != ctx.org_id:
         raise PolicyDeniedError(
             ReasonCode.PRINCIPAL_MISMATCH, "the request names another organisation"
         )
+    problem = caller_problem(ctx)
+    if problem is not None:
+        raise PolicyDeniedError(problem, "the caller's identity does not allow this request")
 
 
 def write_target(ctx: MemoryPolicyContext, scope: MemoryScope, scope_key: str | None) -> ScopeRef:

@@ -12,7 +12,7 @@ import msgspec
 from application.ports import MemoryStore
 from application.trust.access import AccessResolver
 from application.trust.audit import AuditTrail
-from application.trust.guard import denied
+from application.trust.guard import denied, require_org
 from application.trust.ports import ControlStore
 from domain.errors import NotFoundError, PolicyDeniedError
 from domain.models import MetadataValue, PrincipalKind
@@ -95,6 +95,7 @@ class MemoryInspector:
         self._audit = audit
 
     async def inspect_source(self, ctx: MemoryPolicyContext, source_id: str) -> SourceView:
+        require_org(ctx, ctx.org_id)
         source = await self._store.get_source(ctx.org_id, source_id)
         if source is None:
             self._audit.note(ctx, "inspect", reason=ReasonCode.NOT_FOUND, ids=[source_id])
@@ -128,6 +129,7 @@ class MemoryInspector:
         self, ctx: MemoryPolicyContext, space_id: str, principal: str
     ) -> AccessPreview:
         """What ``principal`` could recall from the space: ids, counts and reasons only."""
+        require_org(ctx, ctx.org_id)
         space = await self._control.get_space(ctx.org_id, space_id)
         if space is None:
             raise NotFoundError(ReasonCode.NOT_FOUND, f"no space with id {space_id!r}")
@@ -181,6 +183,7 @@ class MemoryInspector:
 
     async def visible_spaces(self, ctx: MemoryPolicyContext) -> list[SpaceView]:
         """The spaces the caller may read, with their role where they are a member."""
+        require_org(ctx, ctx.org_id)
         roles = {a.space: a.role for a in (*ctx.user_memberships, *ctx.memberships)}
         views = []
         if ctx.actor is not None:

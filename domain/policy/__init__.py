@@ -16,6 +16,7 @@ from domain.policy.rules import (
     authorize_reflect,
     authorize_share,
     authorize_write,
+    caller_problem,
     readable_spaces,
 )
 
@@ -34,5 +35,6 @@ __all__ = [
     "authorize_reflect",
     "authorize_share",
     "authorize_write",
+    "caller_problem",
     "readable_spaces",
 ]

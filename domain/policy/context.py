@@ -92,6 +92,9 @@ class MemoryPolicyContext(msgspec.Struct, frozen=True, kw_only=True):
     delegations: tuple[Delegation, ...] = ()
     own_agents: frozenset[str] = frozenset()
     enabled_spaces: frozenset[ScopeRef] = frozenset()
+    #: an agent identity the request asserts besides its key (e.g. a client's header):
+    #: it must be the key's own agent, or the request is refused
+    claimed_agent: str | None = None
     audit_id: str = ""
 
     @property

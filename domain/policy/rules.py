@@ -24,6 +24,7 @@ __all__ = [
     "authorize_reflect",
     "authorize_share",
     "authorize_write",
+    "caller_problem",
     "readable_spaces",
 ]
 
@@ -54,6 +55,9 @@ _OPEN_READ_SCOPES = frozenset({MemoryScope.ORGANIZATION, MemoryScope.PUBLIC})
 
 def _missing_actor(ctx: MemoryPolicyContext) -> ReasonCode | None:
     if ctx.actor is not None:
+        if ctx.claimed_agent is not None and ctx.claimed_agent != ctx.agent_id:
+            # acting as an agent takes that agent's own key, not a claim beside another key
+            return ReasonCode.AGENT_IDENTITY_REQUIRED
         return None
     # a background job must carry the context of the person it works for
     return (
@@ -61,6 +65,11 @@ def _missing_actor(ctx: MemoryPolicyContext) -> ReasonCode | None:
         if ctx.surface is Surface.JOB
         else ReasonCode.MISSING_ACTOR
     )
+
+
+def caller_problem(ctx: MemoryPolicyContext) -> ReasonCode | None:
+    """Why no operation at all may run for this caller (no actor, a false agent claim)."""
+    return _missing_actor(ctx)
 
 
 def _delegation_state(ctx: MemoryPolicyContext) -> ReasonCode:

@@ -12,7 +12,10 @@ from application.services import Services
 from application.trust.access import Caller
 from domain.policy import MemoryPolicyContext, Surface
 
-__all__ = ["bearer_key", "provide_caller", "provide_policy", "provide_services"]
+__all__ = ["AGENT_HEADER", "bearer_key", "provide_caller", "provide_policy", "provide_services"]
+
+#: a client may say which agent it acts as; it must be the key's own agent
+AGENT_HEADER = "x-tessera-agent"
 
 
 def bearer_key(authorization: str | None) -> str | None:
@@ -35,7 +38,12 @@ async def _session(request: Request[object, object, State]) -> tuple[Caller, Mem
     if cached is not None:
         return cached  # type: ignore[no-any-return]
     services: Services = request.app.state.services
-    session = await services.session(bearer_key(request.headers.get("authorization")), Surface.API)
+    surface: Surface = request.app.state.surface
+    session = await services.session(
+        bearer_key(request.headers.get("authorization")),
+        surface,
+        request.headers.get(AGENT_HEADER) or None,
+    )
     request.scope.setdefault("state", {})["tessera_session"] = session
     return session
 

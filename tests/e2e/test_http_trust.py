@@ -9,6 +9,7 @@ from litestar.testing import TestClient
 
 from adapters.inmemory.hashing_embedder import HashingEmbedder
 from application.services import Services
+from domain.policy import Surface
 from entrypoints.container import build_container
 from entrypoints.http.app import create_app
 from entrypoints.settings import load_settings
@@ -252,3 +253,31 @@ def test_two_organisations_never_see_each_other(site: Site) -> None:
     site.call(b_key, "POST", "/api/memory/remember", json={"content": "boathouse inventory list"})
     hits = site.call(a_key, "POST", "/api/search", json={"query": "boathouse inventory"}).json()
     assert all(h["source_id"] != "" and "inventory" not in h["text"] for h in hits["results"])
+
+
+def test_an_agent_header_must_match_the_keys_agent(site: Site) -> None:
+    site.admin("POST", "/api/admin/principals", json={"name": "ana"})
+    site.admin(
+        "POST",
+        "/api/admin/principals",
+        json={"name": "helper", "acting_for": "ana", "delegation_days": 1},
+    )
+    ana = site.admin("POST", "/api/admin/keys", json={"principal": "ana"})["key"]
+    helper = site.admin("POST", "/api/admin/keys", json={"principal": "helper"})["key"]
+    body = {"query": "anything"}
+    claimed = {"authorization": f"Bearer {ana}", "x-tessera-agent": "helper"}
+    refused = site.client.post("/api/search", json=body, headers=claimed)
+    assert refused.status_code == 403
+    assert refused.json()["error"]["reason"] == "agent_identity_required"
+    own = {"authorization": f"Bearer {helper}", "x-tessera-agent": "helper"}
+    assert site.client.post("/api/search", json=body, headers=own).status_code == 200
+
+
+def test_receipts_name_the_surface_the_app_serves() -> None:
+    services = services_over_fakes()
+    with TestClient(app=create_app(services, surface=Surface.CLI)) as client:
+        assert services.bootstrap_key is not None
+        headers = {"authorization": f"Bearer {services.bootstrap_key.key}"}
+        client.post("/api/search", json={"query": "x"}, headers=headers)
+        receipts = client.get("/api/audit", headers=headers).json()
+    assert {r["surface"] for r in receipts if r["action"] == "search"} == {"cli"}

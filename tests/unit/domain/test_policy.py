@@ -24,6 +24,7 @@ from domain.policy import (
     authorize_reflect,
     authorize_share,
     authorize_write,
+    caller_problem,
     readable_spaces,
 )
 from domain.policy.decision import allow, deny
@@ -575,3 +576,19 @@ def test_readable_spaces_agree_with_authorize_read() -> None:
     visible = readable_spaces(c)
     for ref in (ORG, PUBLIC, PROJECT, TEAM, SHARED, DELEGATED, private("alice"), private("bot")):
         assert (ref in visible) == authorize_read(c, ref).allowed
+
+
+def test_a_claimed_agent_must_be_the_keys_own_agent() -> None:
+    import msgspec
+
+    as_user = msgspec.structs.replace(ctx(ALICE), claimed_agent="bot")
+    assert read(as_user, private("alice")) == ReasonCode.AGENT_IDENTITY_REQUIRED
+    assert write(as_user, private("alice")) == ReasonCode.AGENT_IDENTITY_REQUIRED
+    other = msgspec.structs.replace(ctx(BOT), claimed_agent="another-bot")
+    assert read(other, private("bot")) == ReasonCode.AGENT_IDENTITY_REQUIRED
+    same = msgspec.structs.replace(ctx(BOT), claimed_agent="bot")
+    assert read(same, private("bot")) == ReasonCode.ALLOWED
+    assert readable_spaces(as_user) == frozenset()
+    assert caller_problem(as_user) == ReasonCode.AGENT_IDENTITY_REQUIRED
+    assert caller_problem(same) is None
+    assert caller_problem(ctx(None)) == ReasonCode.MISSING_ACTOR
