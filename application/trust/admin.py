@@ -12,6 +12,7 @@ from application.ports import Clock, IdGenerator
 from application.trust.access import AccessResolver
 from application.trust.audit import AuditTrail
 from application.trust.keys import IssuedKey, compose_key, hash_secret, new_secret
+from application.trust.lookup import organization_named, principal_named, space_with_id
 from application.trust.ports import ControlStore
 from application.trust.records import (
     ApiKeyRecord,
@@ -98,24 +99,13 @@ class ControlService:
     # -- lookups by name or id ----------------------------------------------
 
     async def organization(self, name_or_id: str) -> Organization:
-        org = await self._control.get_organization(name_or_id)
-        org = org or await self._control.find_organization(name_or_id)
-        if org is None:
-            raise NotFoundError(ReasonCode.NOT_FOUND, f"no organisation named {name_or_id!r}")
-        return org
+        return await organization_named(self._control, name_or_id)
 
     async def principal(self, org_id: str, name_or_id: str) -> PrincipalRecord:
-        found = await self._control.get_principal(org_id, name_or_id)
-        found = found or await self._control.find_principal(org_id, name_or_id)
-        if found is None:
-            raise NotFoundError(ReasonCode.NOT_FOUND, f"no principal named {name_or_id!r}")
-        return found
+        return await principal_named(self._control, org_id, name_or_id)
 
     async def space(self, org_id: str, space_id: str) -> SpaceRecord:
-        found = await self._control.get_space(org_id, space_id)
-        if found is None:
-            raise NotFoundError(ReasonCode.NOT_FOUND, f"no space with id {space_id!r}")
-        return found
+        return await space_with_id(self._control, org_id, space_id)
 
     # -- changes --------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from application.ports import MemoryStore
 from application.trust.access import AccessResolver
 from application.trust.audit import AuditTrail
 from application.trust.guard import denied, require_org
+from application.trust.lookup import principal_named, space_with_id
 from application.trust.ports import ControlStore
 from domain.errors import NotFoundError, PolicyDeniedError
 from domain.models import MetadataValue, PrincipalKind
@@ -130,14 +131,9 @@ class MemoryInspector:
     ) -> AccessPreview:
         """What ``principal`` could recall from the space: ids, counts and reasons only."""
         require_org(ctx, ctx.org_id)
-        space = await self._control.get_space(ctx.org_id, space_id)
-        if space is None:
-            raise NotFoundError(ReasonCode.NOT_FOUND, f"no space with id {space_id!r}")
+        space = await space_with_id(self._control, ctx.org_id, space_id)
         await self._require_space_admin(ctx, space_id)
-        target = await self._control.get_principal(ctx.org_id, principal)
-        target = target or await self._control.find_principal(ctx.org_id, principal)
-        if target is None:
-            raise NotFoundError(ReasonCode.NOT_FOUND, f"no principal named {principal!r}")
+        target = await principal_named(self._control, ctx.org_id, principal)
         their = await self._access.context_for(target, ctx.surface)
         space_decision = authorize_read(their, space.ref)
         states = await self._store.source_states(ctx.org_id, space.ref, PREVIEW_LIMIT)
