@@ -19,6 +19,7 @@ from application.trust.audit import AuditTrail
 from application.trust.inspection import MemoryInspector
 from application.trust.keys import IssuedKey
 from application.trust.ports import AuditLog, ControlStore
+from application.trust.space_admin import SpaceAdmin
 from domain.policy import MemoryPolicyContext, Surface
 
 __all__ = ["Services"]
@@ -51,6 +52,14 @@ class Services:
             audit=self.audit,
         )
         self.control = ControlService(
+            control=control,
+            access=self.access,
+            audit=self.audit,
+            clock=clock,
+            ids=ids,
+            home_org_id=home_org_id,
+        )
+        self.spaces = SpaceAdmin(
             control=control,
             access=self.access,
             audit=self.audit,

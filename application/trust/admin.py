@@ -1,112 +1,27 @@
-"""Control-plane use cases: organisations, principals, keys, spaces, delegations.
+"""Control-plane use cases: organisations, principals, delegations and API keys.
 
-Who may do them: the local operator (someone with the data directory, so
-``admin`` is ``None``), the owner of the home organisation for creating
-organisations, and an organisation's owners and admins for everything
-inside it. Every change is audited and drops the access cache.
+Who may do what is decided in ``AdminBase``; spaces are in ``space_admin``.
 """
 
 from datetime import timedelta
 
-from application.ports import Clock, IdGenerator
-from application.trust.access import AccessResolver
-from application.trust.audit import AuditTrail
+from application.trust.admin_base import AdminBase, check_name
 from application.trust.keys import IssuedKey, compose_key, hash_secret, new_secret
-from application.trust.lookup import organization_named, principal_named, space_with_id
-from application.trust.ports import ControlStore
 from application.trust.records import (
     ApiKeyRecord,
     DelegationRecord,
-    MembershipRecord,
     Organization,
     PrincipalRecord,
-    SpaceRecord,
 )
 from domain.errors import InvalidInputError, NotFoundError, PolicyDeniedError
 from domain.models import PrincipalKind
-from domain.policy import MemoryPolicyContext, OrgRole, SpaceRole, Surface
+from domain.policy import OrgRole, Surface
 from domain.reasons import ReasonCode
-from domain.scopes import KEYED_SCOPES, MemoryScope, ScopeRef
 
 __all__ = ["ControlService"]
 
-_MAX_NAME = 120
 
-
-def _check_name(name: str, what: str) -> str:
-    name = name.strip()
-    if not name or len(name) > _MAX_NAME:
-        raise InvalidInputError(
-            ReasonCode.INVALID_REQUEST, f"{what} name must be 1 to {_MAX_NAME} characters"
-        )
-    return name
-
-
-class ControlService:
-    def __init__(
-        self,
-        *,
-        control: ControlStore,
-        access: AccessResolver,
-        audit: AuditTrail,
-        clock: Clock,
-        ids: IdGenerator,
-        home_org_id: str,
-    ) -> None:
-        self._control = control
-        self._access = access
-        self._audit = audit
-        self._clock = clock
-        self._ids = ids
-        self.home_org_id = home_org_id
-
-    # -- who may ------------------------------------------------------------
-
-    def is_operator(self, admin: PrincipalRecord | None) -> bool:
-        """The data directory's holder, or the home organisation's owner: runs the install."""
-        return admin is None or (
-            admin.org_id == self.home_org_id and admin.org_role is OrgRole.OWNER
-        )
-
-    def _require_admin(self, admin: PrincipalRecord | None, org_id: str) -> None:
-        if self.is_operator(admin):
-            return
-        assert admin is not None
-        if admin.org_id != org_id or not admin.org_role.administers or admin.acting_for:
-            raise PolicyDeniedError(
-                ReasonCode.ADMIN_REQUIRED, "this needs an owner or admin of the organisation"
-            )
-
-    def _note(
-        self,
-        admin: PrincipalRecord | None,
-        org_id: str,
-        action: str,
-        ids: list[str],
-        surface: Surface,
-    ) -> None:
-        ctx = MemoryPolicyContext(
-            org_id=org_id,
-            actor=None,
-            surface=surface,
-            now=self._clock.now(),
-            audit_id=self._ids.new_id(),
-        )
-        actor_ids = [admin.principal_id] if admin is not None else []
-        self._audit.note(ctx, action, ids=[*actor_ids, *ids])
-        self._access.forget()
-
-    # -- lookups by name or id ----------------------------------------------
-
-    async def organization(self, name_or_id: str) -> Organization:
-        return await organization_named(self._control, name_or_id)
-
-    async def principal(self, org_id: str, name_or_id: str) -> PrincipalRecord:
-        return await principal_named(self._control, org_id, name_or_id)
-
-    async def space(self, org_id: str, space_id: str) -> SpaceRecord:
-        return await space_with_id(self._control, org_id, space_id)
-
+class ControlService(AdminBase):
     # -- changes --------------------------------------------------------------
 
     async def create_organization(
@@ -124,7 +39,7 @@ class ControlService:
             )
         org = Organization(
             org_id=org_id or self._ids.new_id(),
-            name=_check_name(name, "organisation"),
+            name=check_name(name, "organisation"),
             created_at=self._clock.now(),
         )
         await self._control.add_organization(org)
@@ -152,7 +67,7 @@ class ControlService:
         record = PrincipalRecord(
             principal_id=self._ids.new_id(),
             org_id=org_id,
-            name=_check_name(name, "principal"),
+            name=check_name(name, "principal"),
             kind=PrincipalKind.USER if user is None else PrincipalKind.AGENT,
             acting_for=None if user is None else user.principal_id,
             org_role=org_role,
@@ -237,90 +152,11 @@ class ControlService:
         self._require_admin(admin, org_id)
         return await self._control.list_keys(org_id)
 
-    async def create_space(
-        self,
-        org_id: str,
-        ref: ScopeRef,
-        name: str,
-        admin: PrincipalRecord | None,
-        surface: Surface,
-        *,
-        writes_enabled: bool = False,
-    ) -> SpaceRecord:
-        self._require_admin(admin, org_id)
-        if ref.scope is MemoryScope.PRIVATE:
-            raise InvalidInputError(ReasonCode.INVALID_REQUEST, "private memory needs no space")
-        if ref.scope in KEYED_SCOPES and not ref.scope_key:
-            raise InvalidInputError(
-                ReasonCode.MISSING_SCOPE_KEY, f"scope '{ref.scope}' needs a key"
-            )
-        if ref.scope not in KEYED_SCOPES and ref.scope_key is not None:
-            raise InvalidInputError(
-                ReasonCode.INVALID_SCOPE_KEY, f"scope '{ref.scope}' takes no key"
-            )
-        space = SpaceRecord(
-            space_id=self._ids.new_id(),
-            org_id=org_id,
-            scope=ref.scope,
-            scope_key=ref.scope_key,
-            name=_check_name(name, "space"),
-            writes_enabled=writes_enabled,
-            created_by=admin.principal_id if admin else "operator",
-            created_at=self._clock.now(),
-        )
-        await self._control.add_space(space)
-        self._note(admin, org_id, "admin.space.create", [space.space_id], surface)
-        return space
-
-    async def set_writes(
-        self,
-        org_id: str,
-        space_id: str,
-        enabled: bool,
-        admin: PrincipalRecord | None,
-        surface: Surface,
-    ) -> SpaceRecord:
-        self._require_admin(admin, org_id)
-        space = await self._control.set_writes_enabled(org_id, space_id, enabled)
-        if space is None:
-            raise NotFoundError(ReasonCode.NOT_FOUND, f"no space with id {space_id!r}")
-        self._note(admin, org_id, "admin.space.writes", [space_id], surface)
-        return space
-
-    async def add_member(
-        self,
-        org_id: str,
-        space_id: str,
-        principal: str,
-        role: SpaceRole,
-        admin: PrincipalRecord | None,
-        surface: Surface,
-    ) -> MembershipRecord:
-        self._require_admin(admin, org_id)
-        space = await self.space(org_id, space_id)
-        member = await self.principal(org_id, principal)
-        membership = MembershipRecord(
-            org_id=org_id,
-            space_id=space.space_id,
-            principal_id=member.principal_id,
-            role=role,
-            added_at=self._clock.now(),
-        )
-        await self._control.put_membership(membership)
-        self._note(
-            admin, org_id, "admin.space.member", [space.space_id, member.principal_id], surface
-        )
-        return membership
-
     async def list_principals(
         self, org_id: str, admin: PrincipalRecord | None
     ) -> list[PrincipalRecord]:
         self._require_admin(admin, org_id)
         return await self._control.list_principals(org_id)
-
-    async def list_spaces(self, org_id: str, admin: PrincipalRecord | None) -> list[SpaceRecord]:
-        self._require_admin(admin, org_id)
-        return await self._control.list_spaces(org_id)
 
     async def bootstrap(self, surface: Surface) -> IssuedKey | None:
         """On an empty control plane: the home organisation, its owner and the owner's key."""

@@ -127,7 +127,7 @@ async def create_space(
     org_id = await _org_id(services, caller, data.org)
     ref = ScopeRef(data.scope, data.scope_key)
     name = data.name or (str(data.scope) if data.scope_key is None else data.scope_key)
-    return await services.control.create_space(
+    return await services.spaces.create_space(
         org_id, ref, name, caller.principal, _API, writes_enabled=data.writes_enabled
     )
 
@@ -139,7 +139,7 @@ async def list_all_spaces(
     org: FromQuery[str | None] = None,
 ) -> list[SpaceRecord]:
     org_id = await _org_id(services, caller, org)
-    return await services.control.list_spaces(org_id, caller.principal)
+    return await services.spaces.list_spaces(org_id, caller.principal)
 
 
 @post("/api/admin/spaces/{space_id:str}/members", status_code=200, summary="Add or change a member")
@@ -150,7 +150,7 @@ async def add_member(
     caller: NamedDependency[Caller],
 ) -> MembershipRecord:
     org_id = await _org_id(services, caller, data.org)
-    return await services.control.add_member(
+    return await services.spaces.add_member(
         org_id, space_id, data.principal, data.role, caller.principal, _API
     )
 
@@ -165,7 +165,7 @@ async def set_writes(
     caller: NamedDependency[Caller],
 ) -> SpaceRecord:
     org_id = await _org_id(services, caller, data.org)
-    return await services.control.set_writes(org_id, space_id, data.enabled, caller.principal, _API)
+    return await services.spaces.set_writes(org_id, space_id, data.enabled, caller.principal, _API)
 
 
 ADMIN_ROUTES = [

@@ -72,7 +72,7 @@ class World:
     async def space(
         self, org_id: str, scope: MemoryScope, key: str | None = None, *, writes: bool = False
     ) -> SpaceRecord:
-        return await self.services.control.create_space(
+        return await self.services.spaces.create_space(
             org_id,
             ScopeRef(scope, key),
             key or str(scope),
@@ -84,7 +84,7 @@ class World:
     async def member(
         self, space: SpaceRecord, who: PrincipalRecord, role: SpaceRole = SpaceRole.WRITER
     ) -> None:
-        await self.services.control.add_member(
+        await self.services.spaces.add_member(
             space.org_id, space.space_id, who.principal_id, role, None, Surface.CLI
         )
 

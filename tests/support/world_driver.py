@@ -44,12 +44,12 @@ class WorldDriver:
         return Space(record.space_id, record.org_id, record.scope, record.scope_key)
 
     async def member(self, space: Space, who: Who, role: SpaceRole = SpaceRole.WRITER) -> None:
-        await self.world.services.control.add_member(
+        await self.world.services.spaces.add_member(
             space.org_id, space.space_id, who.principal_id, role, None, Surface.CLI
         )
 
     async def enable_writes(self, space: Space) -> None:
-        await self.world.services.control.set_writes(
+        await self.world.services.spaces.set_writes(
             space.org_id, space.space_id, True, None, Surface.CLI
         )
 

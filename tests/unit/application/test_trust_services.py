@@ -122,9 +122,11 @@ async def test_admin_input_is_checked() -> None:
         control.create_principal(org, "x", None, CLI, acting_for=agent.principal_id),
         control.create_principal(org, "x", None, CLI, acting_for="ana", org_role=OrgRole.ADMIN),
         control.delegate(org, ana.principal_id, agent.principal_id, 0, None, CLI),
-        control.create_space(org, ScopeRef(MemoryScope.PRIVATE, "x"), "p", None, CLI),
-        control.create_space(org, ScopeRef(MemoryScope.TEAM), "t", None, CLI),
-        control.create_space(org, ScopeRef(MemoryScope.ORGANIZATION, "k"), "o", None, CLI),
+        world.services.spaces.create_space(org, ScopeRef(MemoryScope.PRIVATE, "x"), "p", None, CLI),
+        world.services.spaces.create_space(org, ScopeRef(MemoryScope.TEAM), "t", None, CLI),
+        world.services.spaces.create_space(
+            org, ScopeRef(MemoryScope.ORGANIZATION, "k"), "o", None, CLI
+        ),
     ]
     for call in cases:
         with pytest.raises(InvalidInputError):
@@ -132,7 +134,7 @@ async def test_admin_input_is_checked() -> None:
     with pytest.raises(NotFoundError):
         await control.create_principal(org, "x", None, CLI, acting_for="nobody")
     with pytest.raises(NotFoundError):
-        await control.set_writes(org, "no-space", True, None, CLI)
+        await world.services.spaces.set_writes(org, "no-space", True, None, CLI)
 
 
 async def test_audit_receipts_are_written_in_batches_and_kept_on_failure() -> None:

@@ -1,0 +1,96 @@
+"""The rights and bookkeeping every control-plane change shares.
+
+Who may: the local operator (someone with the data directory, so ``admin``
+is ``None``), the owner of the home organisation (it runs the install), and
+an organisation's owners and admins inside it. Every change is audited and
+drops the access cache.
+"""
+
+from application.ports import Clock, IdGenerator
+from application.trust.access import AccessResolver
+from application.trust.audit import AuditTrail
+from application.trust.lookup import organization_named, principal_named, space_with_id
+from application.trust.ports import ControlStore
+from application.trust.records import Organization, PrincipalRecord, SpaceRecord
+from domain.errors import InvalidInputError, PolicyDeniedError
+from domain.policy import MemoryPolicyContext, OrgRole, Surface
+from domain.reasons import ReasonCode
+
+__all__ = ["AdminBase", "check_name"]
+
+_MAX_NAME = 120
+
+
+def check_name(name: str, what: str) -> str:
+    name = name.strip()
+    if not name or len(name) > _MAX_NAME:
+        raise InvalidInputError(
+            ReasonCode.INVALID_REQUEST, f"{what} name must be 1 to {_MAX_NAME} characters"
+        )
+    return name
+
+
+class AdminBase:
+    def __init__(
+        self,
+        *,
+        control: ControlStore,
+        access: AccessResolver,
+        audit: AuditTrail,
+        clock: Clock,
+        ids: IdGenerator,
+        home_org_id: str,
+    ) -> None:
+        self._control = control
+        self._access = access
+        self._audit = audit
+        self._clock = clock
+        self._ids = ids
+        self.home_org_id = home_org_id
+
+    # -- who may ------------------------------------------------------------
+
+    def is_operator(self, admin: PrincipalRecord | None) -> bool:
+        """The data directory's holder, or the home organisation's owner: runs the install."""
+        return admin is None or (
+            admin.org_id == self.home_org_id and admin.org_role is OrgRole.OWNER
+        )
+
+    def _require_admin(self, admin: PrincipalRecord | None, org_id: str) -> None:
+        if self.is_operator(admin):
+            return
+        assert admin is not None
+        if admin.org_id != org_id or not admin.org_role.administers or admin.acting_for:
+            raise PolicyDeniedError(
+                ReasonCode.ADMIN_REQUIRED, "this needs an owner or admin of the organisation"
+            )
+
+    def _note(
+        self,
+        admin: PrincipalRecord | None,
+        org_id: str,
+        action: str,
+        ids: list[str],
+        surface: Surface,
+    ) -> None:
+        ctx = MemoryPolicyContext(
+            org_id=org_id,
+            actor=None,
+            surface=surface,
+            now=self._clock.now(),
+            audit_id=self._ids.new_id(),
+        )
+        actor_ids = [admin.principal_id] if admin is not None else []
+        self._audit.note(ctx, action, ids=[*actor_ids, *ids])
+        self._access.forget()
+
+    # -- lookups by name or id ----------------------------------------------
+
+    async def organization(self, name_or_id: str) -> Organization:
+        return await organization_named(self._control, name_or_id)
+
+    async def principal(self, org_id: str, name_or_id: str) -> PrincipalRecord:
+        return await principal_named(self._control, org_id, name_or_id)
+
+    async def space(self, org_id: str, space_id: str) -> SpaceRecord:
+        return await space_with_id(self._control, org_id, space_id)
