@@ -101,6 +101,7 @@ class MemoryService:
             metadata=request.metadata,
             occurred_at=request.occurred_at,
             rules=self._chunking,
+            turns=request.turns,
         )
         # Embed before writing: a model failure then leaves nothing half-written,
         # and the store writes the source first, then its chunks, in one transaction.

@@ -49,6 +49,9 @@ class IndexEntry(msgspec.Struct, frozen=True, kw_only=True):
     scope_key: str | None
     lifecycle: LifecycleState = LifecycleState.ACTIVE
     occurred_at: datetime | None = None
+    #: a conversation turn's speaker and position in its episode (the source)
+    role: str | None = None
+    turn_index: int | None = None
 
     @classmethod
     def of(cls, embedded: EmbeddedChunk) -> "IndexEntry":
@@ -62,6 +65,8 @@ class IndexEntry(msgspec.Struct, frozen=True, kw_only=True):
             scope_key=c.scope_key,
             lifecycle=c.lifecycle,
             occurred_at=c.occurred_at,
+            role=c.role,
+            turn_index=c.turn_index,
         )
 
 
