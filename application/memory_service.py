@@ -4,8 +4,7 @@ Every surface (HTTP, CLI, MCP, jobs) calls these; none of them talks to a
 store or a model directly.
 """
 
-import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from application.commands import ContextRequest, RememberRequest, SearchRequest
 from application.embedding import QueryVectorCache, embed_for_memory
@@ -22,24 +21,22 @@ from application.records import EmbeddedChunk, EmbeddingSpace, IndexEntry, Store
 from application.results import (
     ContextItem,
     ContextPack,
+    EpisodeGroup,
     RememberResult,
     SearchHit,
     SearchResults,
     Signals,
 )
+from application.retrieval.grouping import group_by_episode
+from application.retrieval.pipeline import RetrievalMode, RetrievalPipeline, Retrieved
 from domain.chunking import ChunkingRules
 from domain.composition import compose_memory
 from domain.explain import inclusion_reason
-from domain.fusion import FusedHit, rrf_merge
-from domain.models import Chunk
 from domain.packing import PackCandidate, select_within_budget
-from domain.query_terms import meaningful_query
+from domain.ranking.ranker import RankWeights
 
 __all__ = ["MemoryService"]
 
-#: each signal contributes this many candidates per requested result (at least the floor)
-_CANDIDATES_PER_RESULT = 5
-_MIN_CANDIDATES = 50
 #: a context pack considers this many fused candidates before filling its budget
 _PACK_CANDIDATES = 40
 
@@ -55,6 +52,8 @@ class MemoryService:
         clock: Clock,
         ids: IdGenerator,
         chunking: ChunkingRules | None = None,
+        retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
+        rank_weights: RankWeights | None = None,
     ) -> None:
         self._store = store
         self._index = index
@@ -65,6 +64,13 @@ class MemoryService:
         self._chunking = chunking or ChunkingRules()
         self._readiness = OrgReadiness(store, index, embedder)
         self._query_vectors = QueryVectorCache(embedder)
+        self._pipeline = RetrievalPipeline(
+            store=store,
+            index=index,
+            query_vector=self._query_vectors.vector_for,
+            mode=retrieval_mode,
+            weights=rank_weights,
+        )
 
     # -- facts for health checks ------------------------------------------
 
@@ -119,53 +125,46 @@ class MemoryService:
 
     # -- search ------------------------------------------------------------
 
-    async def _fused(self, request: SearchRequest | ContextRequest, depth: int) -> list[FusedHit]:
-        await self._readiness.ensure(request.org_id)
-        vector = await self._query_vectors.vector_for(request.query)
-        lexical, semantic = await asyncio.gather(
-            self._index.lexical(
-                request.org_id, meaningful_query(request.query), depth, request.where
-            ),
-            self._index.vector(request.org_id, vector, depth, request.where),
-        )
-        return rrf_merge(
-            {"lexical": [h.item_id for h in lexical], "vector": [h.item_id for h in semantic]}
-        )
+    def _resolve(
+        self, request: SearchRequest | ContextRequest, found: Sequence[Retrieved]
+    ) -> list[Retrieved]:
+        """Check each chunk again before it leaves: the index may lag a correction."""
+        # admits() also refuses every lifecycle but active (hidden, redacted, deleted ...)
+        return [
+            r
+            for r in found
+            if request.where.admits(r.chunk.scope, r.chunk.scope_key, r.chunk.lifecycle)
+        ]
 
-    async def _resolve(
-        self, request: SearchRequest | ContextRequest, fused: Sequence[FusedHit]
-    ) -> list[tuple[FusedHit, Chunk]]:
-        """Load the chunks and check each again: the index may lag a correction."""
-        chunks = await self._store.get_chunks(request.org_id, [h.item_id for h in fused])
-        resolved = []
-        for hit in fused:
-            chunk = chunks.get(hit.item_id)
-            # admits() also refuses every lifecycle but active (hidden, redacted, deleted ...)
-            if chunk is not None and request.where.admits(
-                chunk.scope, chunk.scope_key, chunk.lifecycle
-            ):
-                resolved.append((hit, chunk))
-        return resolved
+    async def _retrieve(
+        self, request: SearchRequest | ContextRequest, limit: int
+    ) -> list[Retrieved]:
+        await self._readiness.ensure(request.org_id)
+        found = await self._pipeline.run(
+            request.org_id, request.query, limit, request.where, request.as_of
+        )
+        return self._resolve(request, found)
 
     async def search(self, request: SearchRequest) -> SearchResults:
         request.validate()
-        depth = max(request.limit * _CANDIDATES_PER_RESULT, _MIN_CANDIDATES)
-        fused = await self._fused(request, depth)
-        resolved = await self._resolve(request, fused[: request.limit])
+        found = await self._retrieve(request, request.limit)
         return SearchResults(
             results=[
                 SearchHit(
-                    source_id=chunk.source_id,
-                    chunk_id=chunk.chunk_id,
-                    text=chunk.text,
-                    score=hit.score,
-                    signals=_signals(hit),
-                    scope=chunk.scope,
-                    scope_key=chunk.scope_key,
-                    occurred_at=chunk.occurred_at,
-                    created_at=chunk.created_at,
+                    source_id=r.chunk.source_id,
+                    chunk_id=r.chunk.chunk_id,
+                    text=r.chunk.text,
+                    score=r.score,
+                    signals=_signals(r.ranks),
+                    scope=r.chunk.scope,
+                    scope_key=r.chunk.scope_key,
+                    occurred_at=r.chunk.occurred_at,
+                    created_at=r.chunk.created_at,
+                    role=r.chunk.role,
+                    turn_index=r.chunk.turn_index,
+                    reason=_reason(r),
                 )
-                for hit, chunk in resolved
+                for r in found
             ]
         )
 
@@ -173,33 +172,32 @@ class MemoryService:
 
     async def context_pack(self, request: ContextRequest) -> ContextPack:
         request.validate()
-        fused = await self._fused(request, max(_PACK_CANDIDATES, _MIN_CANDIDATES))
-        resolved = await self._resolve(request, fused[:_PACK_CANDIDATES])
-        counts = {chunk.chunk_id: self._tokens.count(chunk.text) for _, chunk in resolved}
+        found = await self._retrieve(request, _PACK_CANDIDATES)
+        counts = {r.chunk.chunk_id: self._tokens.count(r.chunk.text) for r in found}
         selection = select_within_budget(
-            [
-                PackCandidate(item_id=c.chunk_id, token_count=counts[c.chunk_id])
-                for _, c in resolved
-            ],
+            [PackCandidate(item_id=cid, token_count=n) for cid, n in counts.items()],
             request.token_budget,
         )
         chosen = set(selection.chosen)
+        groups = group_by_episode([r for r in found if r.chunk.chunk_id in chosen])
         items = [
             ContextItem(
-                source_id=chunk.source_id,
-                chunk_id=chunk.chunk_id,
-                text=chunk.text,
-                reason=inclusion_reason(hit.ranks),
-                score=hit.score,
-                signals=_signals(hit),
-                token_count=counts[chunk.chunk_id],
-                scope=chunk.scope,
-                scope_key=chunk.scope_key,
-                occurred_at=chunk.occurred_at,
-                created_at=chunk.created_at,
+                source_id=r.chunk.source_id,
+                chunk_id=r.chunk.chunk_id,
+                text=r.chunk.text,
+                reason=_reason(r),
+                score=r.score,
+                signals=_signals(r.ranks),
+                token_count=counts[r.chunk.chunk_id],
+                scope=r.chunk.scope,
+                scope_key=r.chunk.scope_key,
+                occurred_at=r.chunk.occurred_at,
+                created_at=r.chunk.created_at,
+                role=r.chunk.role,
+                turn_index=r.chunk.turn_index,
             )
-            for hit, chunk in resolved
-            if chunk.chunk_id in chosen
+            for group in groups
+            for r in group
         ]
         return ContextPack(
             query=request.query,
@@ -208,6 +206,17 @@ class MemoryService:
             encoding=self._tokens.encoding,
             items=items,
             omitted=selection.skipped_over_budget,
+            episodes=[
+                EpisodeGroup(
+                    source_id=group[0].chunk.source_id,
+                    occurred_at=min(
+                        (r.chunk.occurred_at for r in group if r.chunk.occurred_at),
+                        default=None,
+                    ),
+                    chunk_ids=[r.chunk.chunk_id for r in group],
+                )
+                for group in groups
+            ],
         )
 
     async def drop_organization(self, org_id: str) -> None:
@@ -219,5 +228,15 @@ class MemoryService:
         await self._store.close()
 
 
-def _signals(hit: FusedHit) -> Signals:
-    return Signals(lexical_rank=hit.ranks.get("lexical"), vector_rank=hit.ranks.get("vector"))
+def _signals(ranks: Mapping[str, int]) -> Signals:
+    return Signals(
+        lexical_rank=ranks.get("lexical"),
+        vector_rank=ranks.get("vector"),
+        episode_lexical_rank=ranks.get("episode_lexical"),
+        episode_vector_rank=ranks.get("episode_vector"),
+        neighbour_rank=ranks.get("neighbour"),
+    )
+
+
+def _reason(found: Retrieved) -> str:
+    return "; ".join([inclusion_reason(found.ranks), *found.reasons])
