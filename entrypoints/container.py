@@ -8,6 +8,7 @@ from dependency_injector import containers, providers
 
 from application.memory_service import MemoryService
 from application.ports import Embedder, MemoryStore, RetrievalIndex
+from application.retrieval.pipeline import RetrievalMode
 from entrypoints.settings import EmbedderKind, IndexKind, Settings, SettingsError
 
 __all__ = ["Container", "build_container", "make_index", "make_service"]
@@ -81,8 +82,16 @@ def _embedder(settings: Settings) -> Embedder:
     return OnnxEmbedder()
 
 
-def make_service(store: MemoryStore, index: RetrievalIndex, embedder: Embedder) -> MemoryService:
-    """The use cases over the given ports, with the system clock, ids and token counter."""
+def make_service(
+    store: MemoryStore,
+    index: RetrievalIndex,
+    embedder: Embedder,
+    retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
+) -> MemoryService:
+    """The use cases over the given ports, with the system clock, ids and token counter.
+
+    ``retrieval_mode`` lets a benchmark measure each retrieval stage; serving uses the default.
+    """
     from adapters.system.clock import SystemClock
     from adapters.system.ids import TimeOrderedIds
     from adapters.tokenizers.tiktoken_counter import TiktokenCounter
@@ -94,6 +103,7 @@ def make_service(store: MemoryStore, index: RetrievalIndex, embedder: Embedder) 
         tokens=TiktokenCounter(),
         clock=SystemClock(),
         ids=TimeOrderedIds(),
+        retrieval_mode=retrieval_mode,
     )
 
 

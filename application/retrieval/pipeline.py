@@ -29,8 +29,7 @@ from domain.ranking.ranker import Candidate, RankWeights, rank_candidates
 
 __all__ = ["RetrievalMode", "RetrievalPipeline", "Retrieved"]
 
-#: candidates per requested result from each turn signal (at least the floor)
-_CANDIDATES_PER_RESULT = 5
+#: candidates each turn signal returns (more when more results are asked for)
 _MIN_CANDIDATES = 50
 #: episodes each episode signal returns
 _EPISODE_DEPTH = 20
@@ -115,7 +114,7 @@ class RetrievalPipeline:
         as_of: datetime | None = None,
     ) -> list[Retrieved]:
         """At most ``limit`` chunks, best first; every one admitted by ``where``."""
-        depth = max(limit * _CANDIDATES_PER_RESULT, _MIN_CANDIDATES)
+        depth = max(limit, _MIN_CANDIDATES)
         if self._mode in (RetrievalMode.BM25, RetrievalMode.VECTOR):
             return (await self._single(org_id, query, depth, where))[:limit]
         words = meaningful_query(query)
