@@ -126,14 +126,13 @@ def rank_candidates(
     for cand, present in zip(candidates, sets, strict=True):
         episode_terms.setdefault(cand.episode_id, set()).update(present)
     episode_cover = {e: coverage(profile.terms, t, idf) for e, t in episode_terms.items()}
-    high = max(c.fused for c in candidates)
-    low = min(c.fused for c in candidates)
-    spread = high - low
+    # a share of the best fused score: RRF gaps stay proportional (rank 1 vs 50 ~ 1 : 0.5)
+    high = max(max(c.fused for c in candidates), 1e-12)
     episode_weight = w.episode_coverage + (w.counting_episode if profile.counting else 0.0)
     scored: list[_Scored] = []
     for base, (cand, tok, present) in enumerate(zip(candidates, toks, sets, strict=True)):
         reasons: list[str] = []
-        score = w.fused * ((cand.fused - low) / spread if spread > 0 else 1.0)
+        score = w.fused * cand.fused / high
         cover = coverage(profile.terms, present, idf)
         score += w.coverage * cover + episode_weight * episode_cover[cand.episode_id]
         if cover >= 0.5:
