@@ -28,7 +28,7 @@ from application.results import (
     Signals,
 )
 from application.retrieval.grouping import group_by_episode
-from application.retrieval.pipeline import RetrievalMode, RetrievalPipeline, Retrieved
+from application.retrieval.pipeline import Found, RetrievalMode, RetrievalPipeline, Retrieved
 from domain.chunking import ChunkingRules
 from domain.composition import compose_memory
 from domain.explain import inclusion_reason
@@ -65,7 +65,6 @@ class MemoryService:
         self._readiness = OrgReadiness(store, index, embedder)
         self._query_vectors = QueryVectorCache(embedder)
         self._pipeline = RetrievalPipeline(
-            store=store,
             index=index,
             query_vector=self._query_vectors.vector_for,
             mode=retrieval_mode,
@@ -125,16 +124,22 @@ class MemoryService:
 
     # -- search ------------------------------------------------------------
 
-    def _resolve(
-        self, request: SearchRequest | ContextRequest, found: Sequence[Retrieved]
+    async def _resolve(
+        self, request: SearchRequest | ContextRequest, found: Sequence[Found]
     ) -> list[Retrieved]:
-        """Check each chunk again before it leaves: the index may lag a correction."""
-        # admits() also refuses every lifecycle but active (hidden, redacted, deleted ...)
-        return [
-            r
-            for r in found
-            if request.where.admits(r.chunk.scope, r.chunk.scope_key, r.chunk.lifecycle)
-        ]
+        """Load the chunks and check each again: the index may lag a correction."""
+        chunks = await self._store.get_chunks(request.org_id, [f.chunk_id for f in found])
+        resolved = []
+        for hit in found:
+            chunk = chunks.get(hit.chunk_id)
+            # admits() also refuses every lifecycle but active (hidden, redacted, deleted ...)
+            if chunk is not None and request.where.admits(
+                chunk.scope, chunk.scope_key, chunk.lifecycle
+            ):
+                resolved.append(
+                    Retrieved(chunk=chunk, score=hit.score, ranks=hit.ranks, reasons=hit.reasons)
+                )
+        return resolved
 
     async def _retrieve(
         self, request: SearchRequest | ContextRequest, limit: int
@@ -143,7 +148,7 @@ class MemoryService:
         found = await self._pipeline.run(
             request.org_id, request.query, limit, request.where, request.as_of
         )
-        return self._resolve(request, found)
+        return await self._resolve(request, found)
 
     async def search(self, request: SearchRequest) -> SearchResults:
         request.validate()

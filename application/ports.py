@@ -11,6 +11,7 @@ from application.records import (
     CandidateFilter,
     EmbeddedChunk,
     EmbeddingSpace,
+    IndexedText,
     IndexEntry,
     ScoredId,
     StoreInfo,
@@ -156,6 +157,12 @@ class RetrievalIndex(Protocol):
         self, org_id: str, source_ids: Sequence[str], where: CandidateFilter
     ) -> dict[str, list[str]]:
         """The visible chunk ids of each episode, in turn order (expansion to neighbours)."""
+        ...
+
+    async def candidate_texts(
+        self, org_id: str, chunk_ids: Sequence[str], where: CandidateFilter
+    ) -> dict[str, IndexedText]:
+        """Text, speaker, position and time of the chunks ``where`` admits (for the ranker)."""
         ...
 
     async def drop(self, org_id: str) -> None: ...

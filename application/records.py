@@ -12,6 +12,7 @@ __all__ = [
     "EmbeddedChunk",
     "EmbeddingSpace",
     "IndexEntry",
+    "IndexedText",
     "ScopeRef",
     "ScoredId",
     "StoreInfo",
@@ -68,6 +69,21 @@ class IndexEntry(msgspec.Struct, frozen=True, kw_only=True):
             role=c.role,
             turn_index=c.turn_index,
         )
+
+
+class IndexedText(msgspec.Struct, frozen=True, kw_only=True):
+    """What the ranker reads of a candidate, straight from the index (no store round trip).
+
+    Only candidates get this far; the few items finally returned are read
+    again from the store and re-checked there.
+    """
+
+    chunk_id: str
+    source_id: str
+    text: str
+    role: str | None = None
+    turn_index: int | None = None
+    occurred_at: datetime | None = None
 
 
 class ScopeRef(msgspec.Struct, frozen=True):

@@ -258,3 +258,16 @@ class RetrievalIndexContract:
         assert got == {f"{A}-e1": ["e1-t0", "e1-t1"], f"{A}-e2": ["e2-t0", "e2-t1"]}
         assert await index.episode_members(A, [], ALL) == {}
         assert await index.episode_members("index-org-unknown", [f"{A}-e1"], ALL) == {}
+
+    async def test_candidate_texts_carry_what_the_ranker_reads(self, pair: Pair) -> None:
+        store, index = pair
+        await load_episodes(store, index, A)
+        mine = CandidateFilter(visible=frozenset({PRIVATE_U1}))
+        got = await index.candidate_texts(A, ["e1-t1", "e1-t2", "e3-t0", "nope", "e1-t1"], mine)
+        assert set(got) == {"e1-t1"}  # e1-t2 is hidden, e3-t0 in another space
+        text = got["e1-t1"]
+        assert (text.source_id, text.text, text.role, text.turn_index) == (
+            f"{A}-e1", "Tomatoes will grow by the south fence", "assistant", 1)
+        assert text.occurred_at is None
+        assert await index.candidate_texts(A, [], ALL) == {}
+        assert await index.candidate_texts("index-org-unknown", ["e1-t1"], ALL) == {}

@@ -13,7 +13,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from adapters.inprocess.bm25 import Bm25Postings
-from application.records import CandidateFilter, IndexEntry, ScopeRef, ScoredId, Vector
+from application.records import (
+    CandidateFilter,
+    IndexedText,
+    IndexEntry,
+    ScopeRef,
+    ScoredId,
+    Vector,
+)
 from domain.scopes import LifecycleState
 
 __all__ = ["InProcessIndex"]
@@ -34,6 +41,9 @@ class _OrgIndex:
         self.source_ids: list[str] = []
         self.source_code_of: dict[str, int] = {}
         self.members: dict[int, list[tuple[int, int]]] = {}
+        #: what the ranker reads of each row (the accelerator holds it so ranking
+        #: candidates needs no store round trip)
+        self.texts: list[IndexedText] = []
         self.lexical = Bm25Postings()
         self.ready = False
 
@@ -84,6 +94,16 @@ class _OrgIndex:
             self.source_codes[row] = code
             order = entry.turn_index if entry.turn_index is not None else -1
             self.members.setdefault(code, []).append((order, row))
+            self.texts.append(
+                IndexedText(
+                    chunk_id=entry.chunk_id,
+                    source_id=entry.source_id,
+                    text=entry.text,
+                    role=entry.role,
+                    turn_index=entry.turn_index,
+                    occurred_at=entry.occurred_at,
+                )
+            )
         self.lexical.extend(start, [e.text for e in entries])
 
     def live(self, where: CandidateFilter) -> np.ndarray:
@@ -205,6 +225,16 @@ class InProcessIndex:
             if rows:
                 out[source_id] = [org.ids[row] for row in rows]
         return out
+
+    async def candidate_texts(
+        self, org_id: str, chunk_ids: Sequence[str], where: CandidateFilter
+    ) -> dict[str, IndexedText]:
+        org = self._orgs.get(org_id)
+        if org is None or org.size == 0 or not chunk_ids:
+            return {}
+        rows = [org.row_of[c] for c in dict.fromkeys(chunk_ids) if c in org.row_of]
+        live = org.live(where)
+        return {org.ids[r]: org.texts[r] for r in rows if live[r]}
 
     async def drop(self, org_id: str) -> None:
         self._orgs.pop(org_id, None)

@@ -24,7 +24,7 @@ from typing import Any
 
 import msgspec
 
-from application.records import IndexEntry, ScopeRef, Vector
+from application.records import IndexedText, IndexEntry, ScopeRef, Vector
 from domain.errors import InvalidInputError, UpstreamError
 from domain.models import Chunk, MetadataValue, Source
 from domain.reasons import ReasonCode
@@ -44,6 +44,7 @@ __all__ = [
     "source_from_row",
     "source_row",
     "space_code",
+    "text_from_row",
     "unpack_vector",
 ]
 
@@ -260,4 +261,18 @@ def entry_from_row(row: Mapping[str, Any]) -> IndexEntry:
             turn_index=row.get("turn_index"),
         )
     except (KeyError, TypeError, ValueError, struct.error) as exc:
+        raise _decode_failure("chunk", exc) from exc
+
+
+def text_from_row(row: Mapping[str, Any]) -> IndexedText:
+    try:
+        return IndexedText(
+            chunk_id=str(row["id"]),
+            source_id=row["source_id"],
+            text=row["text"],
+            role=row.get("role"),
+            turn_index=row.get("turn_index"),
+            occurred_at=_optional_dt(row, "occurred_at"),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
         raise _decode_failure("chunk", exc) from exc

@@ -17,9 +17,11 @@ again for four times as many, so a selective filter costs time, not recall.
 from collections.abc import Sequence
 from typing import Any
 
+from surrealdb import RecordID
+
 from adapters.surreal import codec
 from adapters.surreal.memory_store import SurrealMemoryStore
-from application.records import CandidateFilter, IndexEntry, ScoredId, Vector
+from application.records import CandidateFilter, IndexedText, IndexEntry, ScoredId, Vector
 from domain.errors import ConflictError
 from domain.reasons import ReasonCode
 
@@ -55,6 +57,10 @@ _VECTOR_BY_SOURCE = (
 _MEMBERS = (
     "SELECT meta::id(id) AS id, source_id, turn_index, ordinal FROM chunk "
     "WHERE source_id IN $sids AND <FILTER> ORDER BY source_id, turn_index, ordinal;"
+)
+_TEXTS = (
+    "SELECT meta::id(id) AS id, source_id, text, role, turn_index, occurred_at, occurred_tz "
+    "FROM $ids WHERE <FILTER>;"
 )
 #: chunk hits read per requested episode when episodes are scored from chunk hits
 _CHUNKS_PER_EPISODE = 10
@@ -215,3 +221,20 @@ class SurrealNativeIndex:
         for row in rows or []:
             out.setdefault(row["source_id"], []).append(str(row["id"]))
         return out
+
+    async def candidate_texts(
+        self, org_id: str, chunk_ids: Sequence[str], where: CandidateFilter
+    ) -> dict[str, IndexedText]:
+        wanted = list(dict.fromkeys(chunk_ids))
+        if not wanted or where.visible == frozenset():
+            return {}
+        if await self._store.space_of(org_id) is None:
+            return {}
+        condition, variables = _filter_sql(where)
+        (rows,) = await self._store.connection.query(
+            codec.namespace_for(org_id),
+            _TEXTS.replace("<FILTER>", condition),
+            {"ids": [RecordID("chunk", c) for c in wanted], **variables},
+            operation="reading candidate texts",
+        )
+        return {str(row["id"]): codec.text_from_row(row) for row in rows or []}

@@ -18,8 +18,8 @@ from enum import StrEnum
 
 import msgspec
 
-from application.ports import MemoryStore, RetrievalIndex
-from application.records import CandidateFilter, ScoredId, Vector
+from application.ports import RetrievalIndex
+from application.records import CandidateFilter, IndexedText, ScoredId, Vector
 from domain.fusion import FusedHit, fuse_with_episodes, rrf_merge
 from domain.models import Chunk
 from domain.query_terms import meaningful_query
@@ -27,7 +27,7 @@ from domain.ranking.dates import date_window
 from domain.ranking.question import profile_question
 from domain.ranking.ranker import Candidate, RankWeights, rank_candidates
 
-__all__ = ["RetrievalMode", "RetrievalPipeline", "Retrieved"]
+__all__ = ["Found", "RetrievalMode", "RetrievalPipeline", "Retrieved"]
 
 #: candidates each turn signal returns (more when more results are asked for)
 _MIN_CANDIDATES = 50
@@ -48,7 +48,18 @@ class RetrievalMode(StrEnum):
     RANKED = "ranked"  # hybrid, then the query-aware ranker
 
 
+class Found(msgspec.Struct, frozen=True, kw_only=True):
+    """A ranked chunk id; the caller reads the chunk from the store and checks it again."""
+
+    chunk_id: str
+    score: float
+    ranks: dict[str, int]
+    reasons: list[str] = msgspec.field(default_factory=list)
+
+
 class Retrieved(msgspec.Struct, frozen=True, kw_only=True):
+    """A found chunk as read back from the store."""
+
     chunk: Chunk
     score: float
     ranks: dict[str, int]
@@ -63,13 +74,11 @@ class RetrievalPipeline:
     def __init__(
         self,
         *,
-        store: MemoryStore,
         index: RetrievalIndex,
         query_vector: Callable[[str], Awaitable[Vector]],
         mode: RetrievalMode = RetrievalMode.RANKED,
         weights: RankWeights | None = None,
     ) -> None:
-        self._store = store
         self._index = index
         self._query_vector = query_vector
         self._mode = mode
@@ -81,15 +90,12 @@ class RetrievalPipeline:
 
     async def _load(
         self, org_id: str, ids: Sequence[str], where: CandidateFilter
-    ) -> dict[str, Chunk]:
-        chunks = await self._store.get_chunks(org_id, ids)
-        return {
-            cid: c for cid, c in chunks.items() if where.admits(c.scope, c.scope_key, c.lifecycle)
-        }
+    ) -> dict[str, IndexedText]:
+        return await self._index.candidate_texts(org_id, ids, where)
 
     async def _single(
         self, org_id: str, query: str, limit: int, where: CandidateFilter
-    ) -> list[Retrieved]:
+    ) -> list[Found]:
         if self._mode is RetrievalMode.BM25:
             hits = await self._index.lexical(org_id, meaningful_query(query), limit, where)
             name = "lexical"
@@ -97,12 +103,9 @@ class RetrievalPipeline:
             vector = await self._query_vector(query)
             hits = await self._index.vector(org_id, vector, limit, where)
             name = "vector"
-        fused = rrf_merge({name: _ids(hits)})
-        chunks = await self._load(org_id, [h.item_id for h in fused], where)
         return [
-            Retrieved(chunk=chunks[h.item_id], score=h.score, ranks=h.ranks)
-            for h in fused
-            if h.item_id in chunks
+            Found(chunk_id=h.item_id, score=h.score, ranks=h.ranks)
+            for h in rrf_merge({name: _ids(hits)})
         ]
 
     async def run(
@@ -112,8 +115,8 @@ class RetrievalPipeline:
         limit: int,
         where: CandidateFilter,
         as_of: datetime | None = None,
-    ) -> list[Retrieved]:
-        """At most ``limit`` chunks, best first; every one admitted by ``where``."""
+    ) -> list[Found]:
+        """At most ``limit`` chunk ids, best first; every candidate was admitted by ``where``."""
         depth = max(limit, _MIN_CANDIDATES)
         if self._mode in (RetrievalMode.BM25, RetrievalMode.VECTOR):
             return (await self._single(org_id, query, depth, where))[:limit]
@@ -142,19 +145,18 @@ class RetrievalPipeline:
         )
         if self._mode is RetrievalMode.HYBRID:
             return [
-                Retrieved(chunk=chunks[h.item_id], score=h.score, ranks=h.ranks)
-                for h in fused[:limit]
+                Found(chunk_id=h.item_id, score=h.score, ranks=h.ranks) for h in fused[:limit]
             ]
         return self._rank(query, as_of, fused, chunks)[:limit]
 
     async def _expand(
         self,
         org_id: str,
-        chunks: dict[str, Chunk],
+        chunks: dict[str, IndexedText],
         seeds: Sequence[str],
         episodes: Sequence[str],
         where: CandidateFilter,
-    ) -> tuple[dict[str, Chunk], list[str]]:
+    ) -> tuple[dict[str, IndexedText], list[str]]:
         """Add strong episodes' turns and strong turns' neighbours; returns the neighbour list."""
         wanted = list(dict.fromkeys([*episodes, *(chunks[s].source_id for s in seeds)]))
         members = await self._index.episode_members(org_id, wanted, where)
@@ -177,8 +179,8 @@ class RetrievalPipeline:
         query: str,
         as_of: datetime | None,
         fused: Sequence[FusedHit],
-        chunks: dict[str, Chunk],
-    ) -> list[Retrieved]:
+        chunks: dict[str, IndexedText],
+    ) -> list[Found]:
         by_id = {h.item_id: h for h in fused}
         candidates = [
             Candidate(
@@ -195,12 +197,8 @@ class RetrievalPipeline:
             profile_question(query), candidates, date_window(query, as_of), self._weights
         )
         return [
-            Retrieved(
-                chunk=chunks[r.item_id],
-                score=r.score,
-                ranks=by_id[r.item_id].ranks,
-                reasons=r.reasons,
-            )
+            Found(chunk_id=r.item_id, score=r.score, ranks=by_id[r.item_id].ranks,
+                  reasons=r.reasons)
             for r in ranked
         ]
 
