@@ -11,7 +11,7 @@
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
-__all__ = ["best_segment", "coverage", "idf_weights", "phrase_adjacency"]
+__all__ = ["best_segment", "coverage", "idf_weights", "phrase_adjacency", "term_positions"]
 
 #: tokens in a "segment": about two sentences
 SEGMENT_TOKENS = 30
@@ -39,15 +39,22 @@ def coverage(
     return sum(idf.get(t, 0.0) for t in terms if t in present) / total
 
 
-def phrase_adjacency(bigrams: Sequence[tuple[str, str]], tokens: Sequence[str]) -> float:
-    """Share of the question's word pairs found within ``ADJACENT`` positions, in order."""
-    if not bigrams:
-        return 0.0
+def term_positions(terms: Iterable[str], tokens: Sequence[str]) -> dict[str, list[int]]:
+    """Where each wanted term occurs (one pass, shared by the phrase and segment rules)."""
+    wanted = set(terms)
     positions: dict[str, list[int]] = {}
-    wanted = {w for pair in bigrams for w in pair}
     for i, tok in enumerate(tokens):
         if tok in wanted:
             positions.setdefault(tok, []).append(i)
+    return positions
+
+
+def phrase_adjacency(
+    bigrams: Sequence[tuple[str, str]], positions: Mapping[str, Sequence[int]]
+) -> float:
+    """Share of the question's word pairs found within ``ADJACENT`` positions, in order."""
+    if not bigrams:
+        return 0.0
     found = 0
     for first, second in bigrams:
         a, b = positions.get(first), positions.get(second)
@@ -56,13 +63,14 @@ def phrase_adjacency(bigrams: Sequence[tuple[str, str]], tokens: Sequence[str]) 
     return found / len(bigrams)
 
 
-def best_segment(terms: Sequence[str], tokens: Sequence[str], idf: Mapping[str, float]) -> float:
+def best_segment(
+    terms: Sequence[str], positions: Mapping[str, Sequence[int]], idf: Mapping[str, float]
+) -> float:
     """The highest coverage of any ``SEGMENT_TOKENS``-long window of the text."""
     total = sum(idf.get(t, 0.0) for t in terms)
-    if total <= 0 or not tokens:
+    if total <= 0 or not positions:
         return 0.0
-    wanted = set(terms)
-    hits = [(i, tok) for i, tok in enumerate(tokens) if tok in wanted]
+    hits = sorted((i, tok) for tok, places in positions.items() for i in places)
     best = 0.0
     for start, (i, _) in enumerate(hits):
         seen: set[str] = set()

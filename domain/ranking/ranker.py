@@ -23,7 +23,13 @@ from datetime import date
 import msgspec
 
 from domain.ranking.dates import DateWindow
-from domain.ranking.features import best_segment, coverage, idf_weights, phrase_adjacency
+from domain.ranking.features import (
+    best_segment,
+    coverage,
+    idf_weights,
+    phrase_adjacency,
+    term_positions,
+)
 from domain.ranking.question import QuestionProfile
 from domain.ranking.text import tokens
 
@@ -137,8 +143,9 @@ def rank_candidates(
         score += w.coverage * cover + episode_weight * episode_cover[cand.episode_id]
         if cover >= 0.5:
             reasons.append(f"holds {cover:.0%} of the question's weighted words")
-        phrase = phrase_adjacency(profile.bigrams, tok)
-        score += w.phrase * phrase + w.segment * best_segment(profile.terms, tok, idf)
+        positions = term_positions(profile.terms, tok)
+        phrase = phrase_adjacency(profile.bigrams, positions)
+        score += w.phrase * phrase + w.segment * best_segment(profile.terms, positions, idf)
         if phrase > 0:
             reasons.append("has the question's words side by side")
         wanted = _speaker(profile, cand.role)

@@ -33,9 +33,13 @@ def stem(word: str) -> str:
     return word
 
 
-def tokens(text: str) -> list[str]:
-    """Every word of the text, stemmed, in order (positions matter for phrases)."""
-    return [stem(w) for w in _WORD.findall(text.lower())]
+@lru_cache(maxsize=20_000)
+def tokens(text: str) -> tuple[str, ...]:
+    """Every word of the text, stemmed, in order (positions matter for phrases).
+
+    Cached: the same remembered turns are candidates for many questions.
+    """
+    return tuple(stem(w) for w in _WORD.findall(text.lower()))
 
 
 def content_terms(text: str) -> list[str]:

@@ -4,7 +4,13 @@ from datetime import UTC, date, datetime
 
 from domain.fusion import fuse_with_episodes
 from domain.ranking.dates import DateWindow, date_window
-from domain.ranking.features import best_segment, coverage, idf_weights, phrase_adjacency
+from domain.ranking.features import (
+    best_segment,
+    coverage,
+    idf_weights,
+    phrase_adjacency,
+    term_positions,
+)
 from domain.ranking.question import profile_question
 from domain.ranking.ranker import Candidate, RankWeights, rank_candidates
 from domain.ranking.text import content_terms, stem, tokens
@@ -24,7 +30,7 @@ def test_light_stemmer_meets_plural_and_past_forms() -> None:
     assert stem("painted") == stem("paint")
     assert stem("berries") == "berry"
     assert stem("planned") == "plan"
-    assert tokens("Paddled the kayaks!") == ["paddl", "the", "kayak"]
+    assert tokens("Paddled the kayaks!") == ("paddl", "the", "kayak")
 
 
 def test_question_terms_drop_function_words() -> None:
@@ -94,16 +100,20 @@ def test_rare_words_weigh_more_in_coverage() -> None:
 
 def test_phrase_adjacency_needs_the_words_close_and_in_order() -> None:
     pairs = [("sourdough", "starter")]
-    assert phrase_adjacency(pairs, tokens("my sourdough starter is bubbly")) == 1.0
-    assert phrase_adjacency(pairs, tokens("a starter for the sourdough")) == 0.0
+    words = ["sourdough", "starter"]
+    near = term_positions(words, tokens("my sourdough starter is bubbly"))
+    assert phrase_adjacency(pairs, near) == 1.0
+    reversed_order = term_positions(words, tokens("a starter for the sourdough"))
+    assert phrase_adjacency(pairs, reversed_order) == 0.0
 
 
 def test_best_segment_rewards_words_found_together() -> None:
     idf = {"violin": 1.0, "teacher": 1.0}
     together = tokens("my violin teacher moved")
     apart = tokens("violin " + "filler " * 40 + "teacher")
-    assert best_segment(["violin", "teacher"], together, idf) == 1.0
-    assert best_segment(["violin", "teacher"], apart, idf) == 0.5
+    terms = ["violin", "teacher"]
+    assert best_segment(terms, term_positions(terms, together), idf) == 1.0
+    assert best_segment(terms, term_positions(terms, apart), idf) == 0.5
 
 
 # -- ranker rules ------------------------------------------------------------
