@@ -65,6 +65,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--index", choices=["inprocess", "surreal"], default="inprocess")
     p.add_argument("--no-pack", action="store_true", help="skip the context pack per question")
+    p.add_argument("--search-limit", type=int, default=SEARCH_LIMIT,
+                   help="results read per search; sessions rank by first appearance")
     return p.parse_args(argv)
 
 
@@ -155,6 +157,7 @@ async def _question(
     searchers: dict[str, MemoryService],
     embedder: CachedEmbedder,
     pack: bool,
+    limit: int,
 ) -> dict[str, Any]:
     org = f"lme-{item['question_id']}-{uuid.uuid4().hex[:8]}"
     started = time.perf_counter()
@@ -173,7 +176,7 @@ async def _question(
     try:
         for mode, service in searchers.items():
             request = SearchRequest(
-                org_id=org, query=item["question"], limit=SEARCH_LIMIT, as_of=as_of
+                org_id=org, query=item["question"], limit=limit, as_of=as_of
             )
             t0 = time.perf_counter()
             results = await service.search(request)
@@ -246,7 +249,9 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
 
     async def one(item: dict[str, Any]) -> dict[str, Any]:
         async with gate:
-            record = await _question(item, ingest, searchers, cached, not args.no_pack)
+            record = await _question(
+                item, ingest, searchers, cached, not args.no_pack, args.search_limit
+            )
             hit = record["modes"][modes[-1].value]["metrics"]["recall_all@5"]
             progress.step(f"{item['question_type'][:22]:22} all@5={hit:.0f}")
             return record
