@@ -26,6 +26,7 @@ from domain.query_terms import meaningful_query
 from domain.ranking.dates import date_window
 from domain.ranking.question import profile_question
 from domain.ranking.ranker import Candidate, RankWeights, rank_candidates
+from domain.ranking.spread import spread_over_episodes
 
 __all__ = ["Found", "RetrievalMode", "RetrievalPipeline", "Retrieved"]
 
@@ -144,10 +145,10 @@ class RetrievalPipeline:
             {cid: c.source_id for cid, c in chunks.items()},
         )
         if self._mode is RetrievalMode.HYBRID:
-            return [
-                Found(chunk_id=h.item_id, score=h.score, ranks=h.ranks) for h in fused[:limit]
-            ]
-        return self._rank(query, as_of, fused, chunks)[:limit]
+            found = [Found(chunk_id=h.item_id, score=h.score, ranks=h.ranks) for h in fused]
+        else:
+            found = self._rank(query, as_of, fused, chunks)
+        return spread_over_episodes(found, lambda f: chunks[f.chunk_id].source_id)[:limit]
 
     async def _expand(
         self,

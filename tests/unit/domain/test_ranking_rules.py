@@ -239,3 +239,12 @@ def test_items_take_their_episode_votes_and_expansion_items_are_scored() -> None
     assert by_id["b1"].ranks == {"episode_lexical": 1, "lexical": 2}
     assert by_id["a1"].score == by_id["b1"].score  # 1/61 + 1/62 both
     assert [h.item_id for h in hits][-1] == "b2"
+
+
+def test_spread_puts_each_episodes_best_turns_before_third_turns() -> None:
+    from domain.ranking.spread import spread_over_episodes
+
+    ranked = ["a1", "a2", "a3", "a4", "b1", "c1", "b2", "b3"]
+    spread = spread_over_episodes(ranked, lambda item: item[0], per_episode=2)
+    assert spread == ["a1", "a2", "b1", "c1", "b2", "a3", "a4", "b3"]
+    assert spread_over_episodes([], lambda item: item) == []
