@@ -65,6 +65,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--index", choices=["inprocess", "surreal"], default="inprocess")
     p.add_argument("--no-pack", action="store_true", help="skip the context pack per question")
+    p.add_argument("--cache-dir", type=Path, default=CACHE_DIR,
+                   help="embedding cache (an empty directory measures a cold run)")
     p.add_argument("--search-limit", type=int, default=SEARCH_LIMIT,
                    help="results read per search; sessions rank by first appearance")
     return p.parse_args(argv)
@@ -236,7 +238,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
         items = [i for i in items if i["question_type"] in wanted]
     items = items[args.skip :][: args.limit]
     model = make_embedder()
-    cached = CachedEmbedder(model, DiskEmbeddingCache(CACHE_DIR, model.space))
+    cached = CachedEmbedder(model, DiskEmbeddingCache(args.cache_dir, model.space))
     before = len(cached._cache)
     store = _store(args.store)
     index = make_index(args.index, store)

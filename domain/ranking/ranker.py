@@ -143,9 +143,11 @@ def rank_candidates(
         score += w.coverage * cover + episode_weight * episode_cover[cand.episode_id]
         if cover >= 0.5:
             reasons.append(f"holds {cover:.0%} of the question's weighted words")
-        positions = term_positions(profile.terms, tok)
-        phrase = phrase_adjacency(profile.bigrams, positions)
-        score += w.phrase * phrase + w.segment * best_segment(profile.terms, positions, idf)
+        phrase = 0.0
+        if cover > 0:  # no question word in the text: no phrase, no segment
+            positions = term_positions(profile.terms, tok)
+            phrase = phrase_adjacency(profile.bigrams, positions)
+            score += w.phrase * phrase + w.segment * best_segment(profile.terms, positions, idf)
         if phrase > 0:
             reasons.append("has the question's words side by side")
         wanted = _speaker(profile, cand.role)
