@@ -58,6 +58,10 @@ _AGO = re.compile(
     r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few)\s+"
     r"(day|week|month|year)s?\s+ago\b"
 )
+_LAST_SPAN = re.compile(
+    r"\b(?:last|past|previous)\s+(\d+|two|three|four|five|six|seven|eight|nine|ten|few|couple of)"
+    r"\s+(day|week|month|year)s\b"
+)
 _LAST_UNIT = re.compile(r"\b(?:last|past|previous)\s+(week|month|year|weekend)\b")
 _LAST_WEEKDAY = re.compile(r"\blast\s+(" + "|".join(_WEEKDAYS) + r")\b")
 _MONTH_DAY = re.compile(
@@ -127,6 +131,10 @@ def date_window(question: str, asked_at: datetime | None) -> DateWindow | None:
         amount = int(match[1]) if match[1].isdigit() else _NUMBERS[match[1]]
         days = amount * _UNIT_DAYS[match[2]]
         return _window(today - timedelta(days=days), max(2, days // 5), 0.7)
+    if match := _LAST_SPAN.search(text):
+        amount = int(match[1]) if match[1].isdigit() else _NUMBERS[match[1]]
+        days = amount * _UNIT_DAYS[match[2]]
+        return DateWindow(start=today - timedelta(days=days), end=today, confidence=0.5)
     if match := _LAST_WEEKDAY.search(text):
         back = (today.weekday() - _WEEKDAYS.index(match[1])) % 7 or 7
         return _window(today - timedelta(days=back), 1, 0.8)

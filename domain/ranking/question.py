@@ -14,7 +14,7 @@ import re
 
 import msgspec
 
-from domain.ranking.text import content_terms
+from domain.ranking.text import content_terms, stem
 
 __all__ = ["QuestionProfile", "profile_question"]
 
@@ -26,8 +26,13 @@ _FRAME_WORDS = frozenset(
     before after since currently current still ever usually remember remind tell told
     mention mentioned said say talk talked discuss discussed again
     monday tuesday wednesday thursday friday saturday sunday weekend
+    previous conversation chat thinking wondering going looking back
+    recommend recommended recommendation suggest suggested suggestion suggestions
+    idea ideas tip tips advice
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
+
+_FRAME_STEMS = frozenset(_FRAME_WORDS | {stem(w) for w in _FRAME_WORDS})
 
 _COUNTING = re.compile(r"\b(how many|how much|in total|total|number of|how often|count)\b")
 _ORDERING = re.compile(
@@ -69,7 +74,7 @@ class QuestionProfile(msgspec.Struct, frozen=True, kw_only=True):
 
 def profile_question(question: str) -> QuestionProfile:
     lowered = question.lower()
-    terms = [t for t in content_terms(question) if t not in _FRAME_WORDS]
+    terms = [t for t in content_terms(question) if t not in _FRAME_STEMS]
     if not terms:
         terms = content_terms(question)
     bigrams = list(itertools.pairwise(terms))
@@ -78,7 +83,7 @@ def profile_question(question: str) -> QuestionProfile:
     if len(pieces) > 1:
         pieces[0] = pieces[0].rsplit(",", 1)[-1]  # "which came first, X or Y"
         for piece in pieces:
-            words = [t for t in content_terms(piece) if t not in _FRAME_WORDS and t in terms]
+            words = [t for t in content_terms(piece) if t not in _FRAME_STEMS and t in terms]
             if words and words != terms:
                 parts.append(words)
     asks_assistant = bool(_ASSISTANT.search(lowered))

@@ -30,13 +30,15 @@ def test_light_stemmer_meets_plural_and_past_forms() -> None:
     assert stem("painted") == stem("paint")
     assert stem("berries") == "berry"
     assert stem("planned") == "plan"
+    assert stem("making") == stem("make")
+    assert stem("previous") == "previous" and stem("speed") == "speed"
     assert tokens("Paddled the kayaks!") == ("paddl", "the", "kayak")
 
 
 def test_question_terms_drop_function_words() -> None:
     assert content_terms("Where did I leave the spare kayak paddles?") == [
-        "leave",
-        "spare",
+        "leav",
+        "spar",
         "kayak",
         "paddl",
     ]
@@ -78,7 +80,7 @@ def test_counting_and_ordering_shapes() -> None:
     counting = profile_question("How many pottery classes have I taken in total?")
     assert counting.counting and counting.multi_episode and not counting.ordering
     ordering = profile_question("Which did I finish first, the quilt or the birdhouse?")
-    assert ordering.ordering and ordering.parts == [["quilt"], ["birdhouse"]]
+    assert ordering.ordering and ordering.parts == [["quilt"], [stem("birdhouse")]]
 
 
 def test_asking_what_the_assistant_said_is_past_tense() -> None:
@@ -248,3 +250,15 @@ def test_spread_puts_each_episodes_best_turns_before_third_turns() -> None:
     spread = spread_over_episodes(ranked, lambda item: item[0], per_episode=2)
     assert spread == ["a1", "a2", "b1", "c1", "b2", "a3", "a4", "b3"]
     assert spread_over_episodes([], lambda item: item) == []
+
+
+def test_last_n_units_covers_the_span_up_to_the_question() -> None:
+    window = date_window("Which concerts did I go to in the last 2 months?", WEDNESDAY)
+    assert window is not None and window.end == WEDNESDAY.date()
+    assert window.distance_days(date(2031, 5, 20)) == 0 and window.distance_days(date(2031, 4, 1))
+
+
+def test_conversation_framing_is_not_the_subject() -> None:
+    profile = profile_question("In our previous chat you suggested a lasagne recipe; what cheese?")
+    assert profile.asks_assistant
+    assert profile.terms == [stem("lasagne"), stem("recipe"), stem("cheese")]
