@@ -41,7 +41,7 @@ from domain.scopes import SourceType
 __all__ = ["main"]
 
 #: results read per question; sessions are ranked by first appearance in them
-SEARCH_LIMIT = 25
+SEARCH_LIMIT = 30
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:

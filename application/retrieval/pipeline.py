@@ -40,6 +40,8 @@ _EXPAND_EPISODES = 6
 _MAX_TURNS_PER_EPISODE = 40
 #: top fused turns whose neighbours (one turn either side) join the candidates
 _NEIGHBOUR_SEEDS = 10
+#: turns of one episode shown before every other episode has had its turn
+_TURNS_BEFORE_SPREAD = 3
 
 
 class RetrievalMode(StrEnum):
@@ -148,7 +150,9 @@ class RetrievalPipeline:
             found = [Found(chunk_id=h.item_id, score=h.score, ranks=h.ranks) for h in fused]
         else:
             found = self._rank(query, as_of, fused, chunks)
-        return spread_over_episodes(found, lambda f: chunks[f.chunk_id].source_id)[:limit]
+        return spread_over_episodes(
+            found, lambda f: chunks[f.chunk_id].source_id, _TURNS_BEFORE_SPREAD
+        )[:limit]
 
     async def _expand(
         self,
