@@ -47,10 +47,13 @@ class RankWeights(msgspec.Struct, frozen=True, kw_only=True):
     alternatives: float = 0.3
     #: extra episode-coverage weight for counting questions
     counting_episode: float = 0.2
+    #: word evidence counts this much for an advice request ("can you suggest ... I'd enjoy"):
+    #: what the person said about themselves seldom repeats the request's words
+    advice_words: float = 0.5
     #: positions of fusion's order that the stabiliser protects
     window: int = 10
     #: how much better an outsider must score to enter the protected window
-    margin: float = 0.05
+    margin: float = 0.15
     #: days outside a date window over which the date evidence fades to nothing
     date_fade_days: int = 7
 
@@ -134,20 +137,24 @@ def rank_candidates(
     episode_cover = {e: coverage(profile.terms, t, idf) for e, t in episode_terms.items()}
     # a share of the best fused score: RRF gaps stay proportional (rank 1 vs 50 ~ 1 : 0.5)
     high = max(max(c.fused for c in candidates), 1e-12)
-    episode_weight = w.episode_coverage + (w.counting_episode if profile.counting else 0.0)
+    words = w.advice_words if profile.preference else 1.0
+    episode_weight = words * (
+        w.episode_coverage + (w.counting_episode if profile.counting else 0.0)
+    )
     scored: list[_Scored] = []
     for base, (cand, tok, present) in enumerate(zip(candidates, toks, sets, strict=True)):
         reasons: list[str] = []
         score = w.fused * cand.fused / high
         cover = coverage(profile.terms, present, idf)
-        score += w.coverage * cover + episode_weight * episode_cover[cand.episode_id]
+        score += words * w.coverage * cover + episode_weight * episode_cover[cand.episode_id]
         if cover >= 0.5:
             reasons.append(f"holds {cover:.0%} of the question's weighted words")
         phrase = 0.0
         if cover > 0:  # no question word in the text: no phrase, no segment
             positions = term_positions(profile.terms, tok)
             phrase = phrase_adjacency(profile.bigrams, positions)
-            score += w.phrase * phrase + w.segment * best_segment(profile.terms, positions, idf)
+            segment = best_segment(profile.terms, positions, idf)
+            score += words * (w.phrase * phrase + w.segment * segment)
         if phrase > 0:
             reasons.append("has the question's words side by side")
         wanted = _speaker(profile, cand.role)

@@ -262,3 +262,16 @@ def test_conversation_framing_is_not_the_subject() -> None:
     profile = profile_question("In our previous chat you suggested a lasagne recipe; what cheese?")
     assert profile.asks_assistant
     assert profile.terms == [stem("lasagne"), stem("recipe"), stem("cheese")]
+
+
+def test_advice_requests_lean_on_fusion_more_than_on_shared_words() -> None:
+    profile = profile_question("Can you suggest a hobby for my evenings?")
+    assert profile.preference
+    cands = [
+        _cand("wordy", "evening hobby ideas list", 0.030, role="assistant"),
+        _cand("about-me", "I love woodworking after dinner", 0.034, role="user"),
+    ]
+    plain = rank_candidates(profile, cands, weights=RankWeights(window=0, advice_words=1.0))
+    advice = rank_candidates(profile, cands, weights=RankWeights(window=0))
+    assert plain[0].score - plain[1].score < advice[0].score - advice[1].score or (
+        _ids(advice)[0] == "about-me")
