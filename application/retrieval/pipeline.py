@@ -150,8 +150,11 @@ class RetrievalPipeline:
             found = [Found(chunk_id=h.item_id, score=h.score, ranks=h.ranks) for h in fused]
         else:
             found = self._rank(query, as_of, fused, chunks)
+        # a question whose answer spans episodes ("how many", "which first") gets one
+        # turn per episode first, so the list shows as many of them as it can
+        per_episode = 1 if profile_question(query).multi_episode else _TURNS_BEFORE_SPREAD
         return spread_over_episodes(
-            found, lambda f: chunks[f.chunk_id].source_id, _TURNS_BEFORE_SPREAD
+            found, lambda f: chunks[f.chunk_id].source_id, per_episode
         )[:limit]
 
     async def _expand(

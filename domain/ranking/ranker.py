@@ -10,9 +10,10 @@ Each candidate's score is its normalised fusion score plus weighted evidence
   one about the person ("I", "my", preferences) favours the person's turns;
 - dates: episodes inside the window the question names ("last Saturday");
 - question shapes: an ordering question ("X or Y first?") scores each
-  alternative on its own, so both events' episodes rise, and a counting
-  question gives episode evidence more weight, since its answer is spread
-  over several episodes;
+  alternative on its own, so both events' episodes rise; an advice request
+  ("can you suggest ...") leans on fusion more than on shared words; a
+  counting or ordering question has its results spread one turn per episode
+  (see ``domain.ranking.spread``), since its answer is spread over several;
 - stabiliser: fusion's top window is only changed for a clear margin, so a
   weak rule cannot push out a strongly retrieved item.
 """
@@ -45,8 +46,6 @@ class RankWeights(msgspec.Struct, frozen=True, kw_only=True):
     speaker: float = 0.15
     date: float = 0.5
     alternatives: float = 0.3
-    #: extra episode-coverage weight for counting questions
-    counting_episode: float = 0.2
     #: word evidence counts this much for an advice request ("can you suggest ... I'd enjoy"):
     #: what the person said about themselves seldom repeats the request's words
     advice_words: float = 0.5
@@ -138,9 +137,7 @@ def rank_candidates(
     # a share of the best fused score: RRF gaps stay proportional (rank 1 vs 50 ~ 1 : 0.5)
     high = max(max(c.fused for c in candidates), 1e-12)
     words = w.advice_words if profile.preference else 1.0
-    episode_weight = words * (
-        w.episode_coverage + (w.counting_episode if profile.counting else 0.0)
-    )
+    episode_weight = words * w.episode_coverage
     scored: list[_Scored] = []
     for base, (cand, tok, present) in enumerate(zip(candidates, toks, sets, strict=True)):
         reasons: list[str] = []

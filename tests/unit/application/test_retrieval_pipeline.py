@@ -144,3 +144,19 @@ async def test_bad_turns_are_refused_with_a_reason(
 async def test_as_of_must_carry_a_zone() -> None:
     with pytest.raises(InvalidInputError):
         SearchRequest(org_id=ORG, query="x", as_of=datetime(2031, 1, 1)).validate()
+
+
+async def test_a_counting_question_shows_one_turn_per_episode_first(parts: Parts) -> None:
+    for day, plant in ((1, "fern"), (2, "cactus"), (3, "orchid")):
+        await parts.service.remember(
+            _talk(
+                ("user", f"I bought a {plant} plant today."),
+                ("assistant", f"A {plant} plant needs light."),
+                ("user", f"Where should the {plant} plant go?"),
+                day=day,
+            )
+        )
+    counting = await parts.service.search(
+        SearchRequest(org_id=ORG, query="How many plants did I buy?", limit=3, where=MINE)
+    )
+    assert len({h.source_id for h in counting.results}) == 3
