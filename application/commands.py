@@ -13,10 +13,11 @@ from application.limits import (
     MAX_QUERY_CHARS,
     MAX_SCOPE_KEY_CHARS,
     MAX_SEARCH_LIMIT,
+    MAX_TURNS,
     MIN_PACK_BUDGET,
 )
 from domain.errors import InvalidInputError
-from domain.models import MetadataValue
+from domain.models import TURN_ROLES, MetadataValue, Turn
 from domain.reasons import ReasonCode
 from domain.scopes import KEYED_SCOPES, MemoryScope, SourceType
 
@@ -35,18 +36,61 @@ def _check_query(query: str) -> None:
         )
 
 
+def _check_aware(value: datetime | None, name: str) -> None:
+    if value is not None and value.tzinfo is None:
+        raise InvalidInputError(
+            ReasonCode.INVALID_REQUEST, f"{name} must include a timezone offset"
+        )
+
+
+def _check_turns(turns: list[Turn]) -> None:
+    if not turns:
+        raise InvalidInputError(ReasonCode.INVALID_TURN, "turns must hold at least one turn")
+    if len(turns) > MAX_TURNS:
+        raise InvalidInputError(
+            ReasonCode.INVALID_TURN, f"a conversation holds at most {MAX_TURNS} turns"
+        )
+    total = 0
+    for n, turn in enumerate(turns):
+        if turn.role not in TURN_ROLES:
+            raise InvalidInputError(
+                ReasonCode.INVALID_TURN,
+                f"turn {n}: role must be one of {', '.join(sorted(TURN_ROLES))}",
+            )
+        if not turn.content.strip():
+            raise InvalidInputError(
+                ReasonCode.INVALID_TURN, f"turn {n}: content must contain non-whitespace text"
+            )
+        _check_aware(turn.occurred_at, f"turn {n}: occurred_at")
+        total += len(turn.content) + len(turn.role) + 4
+    if total > MAX_CONTENT_CHARS:
+        raise InvalidInputError(
+            ReasonCode.CONTENT_TOO_LARGE,
+            f"the turns hold {total} characters; the maximum is {MAX_CONTENT_CHARS}",
+        )
+
+
 class RememberRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """Raw text (``content``) or a conversation (``turns``: one episode), never both."""
+
     org_id: str
-    content: str
+    content: str = ""
     scope: MemoryScope = MemoryScope.PRIVATE
     scope_key: str | None = None
     source_type: SourceType = SourceType.NOTE
     source_uri: str | None = None
     metadata: dict[str, MetadataValue] = msgspec.field(default_factory=dict)
     occurred_at: datetime | None = None
+    turns: list[Turn] | None = None
 
     def validate(self) -> None:
-        if not self.content.strip():
+        if self.turns is not None:
+            if self.content:
+                raise InvalidInputError(
+                    ReasonCode.INVALID_REQUEST, "give content or turns, not both"
+                )
+            _check_turns(self.turns)
+        elif not self.content.strip():
             raise InvalidInputError(
                 ReasonCode.EMPTY_CONTENT, "content must contain non-whitespace text"
             )
@@ -75,19 +119,19 @@ class RememberRequest(msgspec.Struct, frozen=True, kw_only=True):
             raise InvalidInputError(
                 ReasonCode.INVALID_REQUEST, f"metadata has more than {MAX_METADATA_KEYS} keys"
             )
-        if self.occurred_at is not None and self.occurred_at.tzinfo is None:
-            raise InvalidInputError(
-                ReasonCode.INVALID_REQUEST, "occurred_at must include a timezone offset"
-            )
+        _check_aware(self.occurred_at, "occurred_at")
 
 
 class SearchRequest(msgspec.Struct, frozen=True, kw_only=True):
     org_id: str
     query: str
     limit: int = DEFAULT_SEARCH_LIMIT
+    #: when the question is asked, for "last week" and the like; defaults to now
+    as_of: datetime | None = None
 
     def validate(self) -> None:
         _check_query(self.query)
+        _check_aware(self.as_of, "as_of")
         if not 1 <= self.limit <= MAX_SEARCH_LIMIT:
             raise InvalidInputError(
                 ReasonCode.LIMIT_OUT_OF_RANGE, f"limit must be between 1 and {MAX_SEARCH_LIMIT}"
@@ -98,9 +142,12 @@ class ContextRequest(msgspec.Struct, frozen=True, kw_only=True):
     org_id: str
     query: str
     token_budget: int = DEFAULT_PACK_BUDGET
+    #: when the question is asked, for "last week" and the like; defaults to now
+    as_of: datetime | None = None
 
     def validate(self) -> None:
         _check_query(self.query)
+        _check_aware(self.as_of, "as_of")
         if not MIN_PACK_BUDGET <= self.token_budget <= MAX_PACK_BUDGET:
             raise InvalidInputError(
                 ReasonCode.BUDGET_OUT_OF_RANGE,

@@ -4,8 +4,7 @@ Every surface (HTTP, CLI, MCP, jobs) calls these; none of them talks to a
 store or a model directly.
 """
 
-import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from application.commands import ContextRequest, RememberRequest, SearchRequest
 from application.embedding import QueryVectorCache, embed_for_memory
@@ -19,7 +18,6 @@ from application.ports import (
 )
 from application.readiness import OrgReadiness
 from application.records import (
-    CandidateFilter,
     EmbeddedChunk,
     EmbeddingSpace,
     IndexEntry,
@@ -28,28 +26,27 @@ from application.records import (
 from application.results import (
     ContextItem,
     ContextPack,
+    EpisodeGroup,
     RememberResult,
     SearchHit,
     SearchResults,
     Signals,
 )
+from application.retrieval.grouping import group_by_episode
+from application.retrieval.pipeline import Found, RetrievalMode, RetrievalPipeline, Retrieved
 from application.trust.audit import AuditTrail
 from application.trust.guard import candidate_filter, denied, may_read, require_org, write_target
 from domain.chunking import ChunkingRules
 from domain.composition import compose_memory
 from domain.explain import inclusion_reason
-from domain.fusion import FusedHit, rrf_merge
 from domain.hashing import content_hash
 from domain.models import Chunk
 from domain.packing import PackCandidate, select_within_budget
 from domain.policy import MemoryPolicyContext, authorize_write
-from domain.query_terms import meaningful_query
+from domain.ranking.ranker import RankWeights
 
 __all__ = ["MemoryService"]
 
-#: each signal contributes this many candidates per requested result (at least the floor)
-_CANDIDATES_PER_RESULT = 5
-_MIN_CANDIDATES = 50
 #: a context pack considers this many fused candidates before filling its budget
 _PACK_CANDIDATES = 40
 
@@ -66,6 +63,8 @@ class MemoryService:
         ids: IdGenerator,
         audit: AuditTrail,
         chunking: ChunkingRules | None = None,
+        retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
+        rank_weights: RankWeights | None = None,
     ) -> None:
         self._store = store
         self._index = index
@@ -77,6 +76,12 @@ class MemoryService:
         self._chunking = chunking or ChunkingRules()
         self._readiness = OrgReadiness(store, index, embedder)
         self._query_vectors = QueryVectorCache(embedder)
+        self._pipeline = RetrievalPipeline(
+            index=index,
+            query_vector=self._query_vectors.vector_for,
+            mode=retrieval_mode,
+            weights=rank_weights,
+        )
 
     # -- facts for health checks ------------------------------------------
 
@@ -122,6 +127,7 @@ class MemoryService:
             metadata=request.metadata,
             occurred_at=request.occurred_at,
             rules=self._chunking,
+            turns=request.turns,
         )
         # Embed before writing: a model failure then leaves nothing half-written,
         # and the store writes the source first, then its chunks, in one transaction.
@@ -147,34 +153,33 @@ class MemoryService:
 
     # -- search ------------------------------------------------------------
 
-    async def _fused(
-        self, request: SearchRequest | ContextRequest, where: CandidateFilter, depth: int
-    ) -> list[FusedHit]:
-        await self._readiness.ensure(request.org_id)
-        vector = await self._query_vectors.vector_for(request.query)
-        lexical, semantic = await asyncio.gather(
-            self._index.lexical(request.org_id, meaningful_query(request.query), depth, where),
-            self._index.vector(request.org_id, vector, depth, where),
-        )
-        return rrf_merge(
-            {"lexical": [h.item_id for h in lexical], "vector": [h.item_id for h in semantic]}
-        )
-
     async def _resolve(
         self,
         request: SearchRequest | ContextRequest,
         policy: MemoryPolicyContext,
-        fused: Sequence[FusedHit],
-    ) -> tuple[list[tuple[FusedHit, Chunk]], int]:
+        found: Sequence[Found],
+    ) -> tuple[list[Retrieved], int]:
         """Load the chunks and authorize each again; also says how many were withheld."""
-        chunks = await self._store.get_chunks(request.org_id, [h.item_id for h in fused])
+        chunks = await self._store.get_chunks(request.org_id, [f.chunk_id for f in found])
         resolved = []
-        for hit in fused:
-            chunk = chunks.get(hit.item_id)
+        for hit in found:
+            chunk = chunks.get(hit.chunk_id)
             # the policy also refuses every lifecycle but active (hidden, redacted, deleted)
             if chunk is not None and may_read(policy, chunk):
-                resolved.append((hit, chunk))
-        return resolved, len(fused) - len(resolved)
+                resolved.append(
+                    Retrieved(chunk=chunk, score=hit.score, ranks=hit.ranks, reasons=hit.reasons)
+                )
+        return resolved, len(found) - len(resolved)
+
+    async def _retrieve(
+        self, request: SearchRequest | ContextRequest, policy: MemoryPolicyContext, limit: int
+    ) -> tuple[list[Retrieved], int]:
+        """Candidates only from the spaces the caller may read (filtered inside the index)."""
+        await self._readiness.ensure(request.org_id)
+        found = await self._pipeline.run(
+            request.org_id, request.query, limit, candidate_filter(policy), request.as_of
+        )
+        return await self._resolve(request, policy, found)
 
     def _note_read(
         self,
@@ -195,24 +200,25 @@ class MemoryService:
     async def search(self, request: SearchRequest, policy: MemoryPolicyContext) -> SearchResults:
         request.validate()
         require_org(policy, request.org_id)
-        depth = max(request.limit * _CANDIDATES_PER_RESULT, _MIN_CANDIDATES)
-        fused = await self._fused(request, candidate_filter(policy), depth)
-        resolved, withheld = await self._resolve(request, policy, fused[: request.limit])
-        self._note_read(policy, "search", request.query, [c for _, c in resolved], withheld)
+        found, withheld = await self._retrieve(request, policy, request.limit)
+        self._note_read(policy, "search", request.query, [r.chunk for r in found], withheld)
         return SearchResults(
             results=[
                 SearchHit(
-                    source_id=chunk.source_id,
-                    chunk_id=chunk.chunk_id,
-                    text=chunk.text,
-                    score=hit.score,
-                    signals=_signals(hit),
-                    scope=chunk.scope,
-                    scope_key=chunk.scope_key,
-                    occurred_at=chunk.occurred_at,
-                    created_at=chunk.created_at,
+                    source_id=r.chunk.source_id,
+                    chunk_id=r.chunk.chunk_id,
+                    text=r.chunk.text,
+                    score=r.score,
+                    signals=_signals(r.ranks),
+                    scope=r.chunk.scope,
+                    scope_key=r.chunk.scope_key,
+                    occurred_at=r.chunk.occurred_at,
+                    created_at=r.chunk.created_at,
+                    role=r.chunk.role,
+                    turn_index=r.chunk.turn_index,
+                    reason=_reason(r),
                 )
-                for hit, chunk in resolved
+                for r in found
             ]
         )
 
@@ -223,40 +229,38 @@ class MemoryService:
     ) -> ContextPack:
         request.validate()
         require_org(policy, request.org_id)
-        depth = max(_PACK_CANDIDATES, _MIN_CANDIDATES)
-        fused = await self._fused(request, candidate_filter(policy), depth)
-        resolved, withheld = await self._resolve(request, policy, fused[:_PACK_CANDIDATES])
-        counts = {chunk.chunk_id: self._tokens.count(chunk.text) for _, chunk in resolved}
+        found, withheld = await self._retrieve(request, policy, _PACK_CANDIDATES)
+        counts = {r.chunk.chunk_id: self._tokens.count(r.chunk.text) for r in found}
         selection = select_within_budget(
-            [
-                PackCandidate(item_id=c.chunk_id, token_count=counts[c.chunk_id])
-                for _, c in resolved
-            ],
+            [PackCandidate(item_id=cid, token_count=n) for cid, n in counts.items()],
             request.token_budget,
         )
         chosen = set(selection.chosen)
+        groups = group_by_episode([r for r in found if r.chunk.chunk_id in chosen])
         items = [
             ContextItem(
-                source_id=chunk.source_id,
-                chunk_id=chunk.chunk_id,
-                text=chunk.text,
-                reason=inclusion_reason(hit.ranks),
-                score=hit.score,
-                signals=_signals(hit),
-                token_count=counts[chunk.chunk_id],
-                scope=chunk.scope,
-                scope_key=chunk.scope_key,
-                occurred_at=chunk.occurred_at,
-                created_at=chunk.created_at,
+                source_id=r.chunk.source_id,
+                chunk_id=r.chunk.chunk_id,
+                text=r.chunk.text,
+                reason=_reason(r),
+                score=r.score,
+                signals=_signals(r.ranks),
+                token_count=counts[r.chunk.chunk_id],
+                scope=r.chunk.scope,
+                scope_key=r.chunk.scope_key,
+                occurred_at=r.chunk.occurred_at,
+                created_at=r.chunk.created_at,
+                role=r.chunk.role,
+                turn_index=r.chunk.turn_index,
             )
-            for hit, chunk in resolved
-            if chunk.chunk_id in chosen
+            for group in groups
+            for r in group
         ]
         self._note_read(
             policy,
             "context",
             request.query,
-            [c for _, c in resolved if c.chunk_id in chosen],
+            [r.chunk for r in found if r.chunk.chunk_id in chosen],
             withheld,
         )
         return ContextPack(
@@ -266,6 +270,17 @@ class MemoryService:
             encoding=self._tokens.encoding,
             items=items,
             omitted=selection.skipped_over_budget,
+            episodes=[
+                EpisodeGroup(
+                    source_id=group[0].chunk.source_id,
+                    occurred_at=min(
+                        (r.chunk.occurred_at for r in group if r.chunk.occurred_at),
+                        default=None,
+                    ),
+                    chunk_ids=[r.chunk.chunk_id for r in group],
+                )
+                for group in groups
+            ],
         )
 
     async def drop_organization(self, org_id: str) -> None:
@@ -278,5 +293,15 @@ class MemoryService:
         await self._store.close()
 
 
-def _signals(hit: FusedHit) -> Signals:
-    return Signals(lexical_rank=hit.ranks.get("lexical"), vector_rank=hit.ranks.get("vector"))
+def _signals(ranks: Mapping[str, int]) -> Signals:
+    return Signals(
+        lexical_rank=ranks.get("lexical"),
+        vector_rank=ranks.get("vector"),
+        episode_lexical_rank=ranks.get("episode_lexical"),
+        episode_vector_rank=ranks.get("episode_vector"),
+        neighbour_rank=ranks.get("neighbour"),
+    )
+
+
+def _reason(found: Retrieved) -> str:
+    return "; ".join([inclusion_reason(found.ranks), *found.reasons])

@@ -11,6 +11,7 @@ from application.records import (
     CandidateFilter,
     EmbeddedChunk,
     EmbeddingSpace,
+    IndexedText,
     IndexEntry,
     ScoredId,
     SourceState,
@@ -140,6 +141,34 @@ class RetrievalIndex(Protocol):
         self, org_id: str, vector: Vector, limit: int, where: CandidateFilter
     ) -> list[ScoredId]:
         """Cosine similarity, best first."""
+        ...
+
+    async def episode_lexical(
+        self, org_id: str, query: str, limit: int, where: CandidateFilter
+    ) -> list[ScoredId]:
+        """BM25 over episodes (a source's visible chunks read as one text); ids are source ids.
+
+        A fact and the words that frame it often sit in different turns of one
+        conversation; only the episode as a whole matches them all.
+        """
+        ...
+
+    async def episode_vector(
+        self, org_id: str, vector: Vector, limit: int, where: CandidateFilter
+    ) -> list[ScoredId]:
+        """Episodes by the mean cosine of their visible chunks, best first; ids are source ids."""
+        ...
+
+    async def episode_members(
+        self, org_id: str, source_ids: Sequence[str], where: CandidateFilter
+    ) -> dict[str, list[str]]:
+        """The visible chunk ids of each episode, in turn order (expansion to neighbours)."""
+        ...
+
+    async def candidate_texts(
+        self, org_id: str, chunk_ids: Sequence[str], where: CandidateFilter
+    ) -> dict[str, IndexedText]:
+        """Text, speaker, position and time of the chunks ``where`` admits (for the ranker)."""
         ...
 
     async def drop(self, org_id: str) -> None: ...

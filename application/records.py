@@ -12,6 +12,7 @@ __all__ = [
     "EmbeddedChunk",
     "EmbeddingSpace",
     "IndexEntry",
+    "IndexedText",
     "ScopeRef",
     "ScoredId",
     "SourceState",
@@ -50,6 +51,9 @@ class IndexEntry(msgspec.Struct, frozen=True, kw_only=True):
     scope_key: str | None
     lifecycle: LifecycleState = LifecycleState.ACTIVE
     occurred_at: datetime | None = None
+    #: a conversation turn's speaker and position in its episode (the source)
+    role: str | None = None
+    turn_index: int | None = None
 
     @classmethod
     def of(cls, embedded: EmbeddedChunk) -> "IndexEntry":
@@ -63,7 +67,24 @@ class IndexEntry(msgspec.Struct, frozen=True, kw_only=True):
             scope_key=c.scope_key,
             lifecycle=c.lifecycle,
             occurred_at=c.occurred_at,
+            role=c.role,
+            turn_index=c.turn_index,
         )
+
+
+class IndexedText(msgspec.Struct, frozen=True, kw_only=True):
+    """What the ranker reads of a candidate, straight from the index (no store round trip).
+
+    Only candidates get this far; the few items finally returned are read
+    again from the store and re-checked there.
+    """
+
+    chunk_id: str
+    source_id: str
+    text: str
+    role: str | None = None
+    turn_index: int | None = None
+    occurred_at: datetime | None = None
 
 
 class CandidateFilter(msgspec.Struct, frozen=True, kw_only=True):

@@ -6,7 +6,15 @@ import msgspec
 
 from domain.scopes import MemoryScope
 
-__all__ = ["ContextItem", "ContextPack", "RememberResult", "SearchHit", "SearchResults", "Signals"]
+__all__ = [
+    "ContextItem",
+    "ContextPack",
+    "EpisodeGroup",
+    "RememberResult",
+    "SearchHit",
+    "SearchResults",
+    "Signals",
+]
 
 
 class RememberResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -19,6 +27,11 @@ class RememberResult(msgspec.Struct, frozen=True, kw_only=True):
 class Signals(msgspec.Struct, frozen=True, kw_only=True):
     lexical_rank: int | None = None
     vector_rank: int | None = None
+    #: rank of the item's episode (conversation) by words and by meaning
+    episode_lexical_rank: int | None = None
+    episode_vector_rank: int | None = None
+    #: set when the item joined as the neighbour of a strong turn (the seed's rank)
+    neighbour_rank: int | None = None
 
 
 class SearchHit(msgspec.Struct, frozen=True, kw_only=True):
@@ -31,6 +44,10 @@ class SearchHit(msgspec.Struct, frozen=True, kw_only=True):
     scope_key: str | None = None
     occurred_at: datetime | None = None
     created_at: datetime
+    role: str | None = None
+    turn_index: int | None = None
+    #: why it ranks here, in words (signals and ranker rules)
+    reason: str = ""
 
 
 class SearchResults(msgspec.Struct, frozen=True, kw_only=True):
@@ -49,6 +66,16 @@ class ContextItem(msgspec.Struct, frozen=True, kw_only=True):
     scope_key: str | None = None
     occurred_at: datetime | None = None
     created_at: datetime
+    role: str | None = None
+    turn_index: int | None = None
+
+
+class EpisodeGroup(msgspec.Struct, frozen=True, kw_only=True):
+    """The chosen turns of one episode (source), in turn order, with when it happened."""
+
+    source_id: str
+    occurred_at: datetime | None
+    chunk_ids: list[str]
 
 
 class ContextPack(msgspec.Struct, frozen=True, kw_only=True):
@@ -56,6 +83,8 @@ class ContextPack(msgspec.Struct, frozen=True, kw_only=True):
     token_budget: int
     token_count: int
     encoding: str
+    #: grouped by episode (best episode first), turns in order inside each
     items: list[ContextItem]
     #: relevant items left out because they did not fit the budget
     omitted: int = 0
+    episodes: list[EpisodeGroup] = msgspec.field(default_factory=list)

@@ -13,6 +13,7 @@ from application.ports import (
     RetrievalIndex,
     TokenCounter,
 )
+from application.retrieval.pipeline import RetrievalMode
 from application.trust.access import AccessResolver, Caller
 from application.trust.admin import ControlService
 from application.trust.audit import AuditTrail
@@ -38,6 +39,7 @@ class Services:
         clock: Clock,
         ids: IdGenerator,
         home_org_id: str,
+        retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
     ) -> None:
         self.home_org_id = home_org_id
         self.audit = AuditTrail(audit_log, clock, ids)
@@ -50,6 +52,7 @@ class Services:
             clock=clock,
             ids=ids,
             audit=self.audit,
+            retrieval_mode=retrieval_mode,
         )
         self.control = ControlService(
             control=control,

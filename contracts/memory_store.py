@@ -141,7 +141,7 @@ class MemoryStoreContract(MemoryStoreIsolationContract):
             "s1", ORG_A, occurred_at=datetime(2024, 2, 29, 8, 0, 0, 1, tzinfo=OCCURRED_OFFSET)
         )
         chunks = [
-            make_chunk("c-0", source, text="first ✓ slice", ordinal=0),
+            make_chunk("c-0", source, text="first ✓ slice", ordinal=0, role="user", turn_index=0),
             make_chunk(
                 "c-1",
                 source,
@@ -150,7 +150,15 @@ class MemoryStoreContract(MemoryStoreIsolationContract):
                 scope=MemoryScope.TEAM,
                 scope_key="team-x",
             ),
-            make_chunk("c-2", source, ordinal=2, scope=MemoryScope.PUBLIC, scope_key=None),
+            make_chunk(
+                "c-2",
+                source,
+                ordinal=2,
+                scope=MemoryScope.PUBLIC,
+                scope_key=None,
+                role="assistant",
+                turn_index=7,
+            ),
         ]
         await store.save_memory(source, [embedded(c) for c in chunks])
         got = await store.get_chunks(ORG_A, ["c-2", "nope", "c-0", "c-1", "c-0"])
@@ -200,6 +208,9 @@ class MemoryStoreContract(MemoryStoreIsolationContract):
     async def test_scan_pages_in_chunk_id_order(self, store: MemoryStore) -> None:
         await store.prepare(ORG_A, SPACE)
         first, first_chunks = memory("s1", ORG_A, ["c07", "c02", "c10", "c01", "c05"])
+        first_chunks[1] = embedded(
+            make_chunk("c02", first, ordinal=1, role="assistant", turn_index=3)
+        )
         second, second_chunks = memory("s2", ORG_A, ["c03", "c09", "c04"])
         await store.save_memory(first, first_chunks)
         await store.save_memory(second, second_chunks)
@@ -217,6 +228,8 @@ class MemoryStoreContract(MemoryStoreIsolationContract):
                 assert entry.scope_key == want.chunk.scope_key
                 assert entry.lifecycle == want.chunk.lifecycle
                 assert entry.occurred_at == want.chunk.occurred_at
+                assert entry.role == want.chunk.role
+                assert entry.turn_index == want.chunk.turn_index
                 assert_vectors(entry.vector, want.vector)
             after = page[-1].chunk_id
         assert pages == [["c01", "c02", "c03"], ["c04", "c05", "c07"], ["c09", "c10"]]

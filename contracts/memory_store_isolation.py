@@ -106,8 +106,10 @@ class MemoryStoreIsolationContract:
         first, first_chunks = memory("s1", ORG_A, ["c1"])
         await store.save_memory(first, first_chunks)
         second = make_source("s2", ORG_A)
-        clash = [embedded(make_chunk("c2", second, ordinal=0)),
-                 embedded(make_chunk("c1", second, ordinal=1))]
+        clash = [
+            embedded(make_chunk("c2", second, ordinal=0)),
+            embedded(make_chunk("c1", second, ordinal=1)),
+        ]
         with pytest.raises(TesseraError):
             await store.save_memory(second, clash)
         assert await store.get_source(ORG_A, "s2") is None

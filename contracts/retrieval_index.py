@@ -75,8 +75,15 @@ async def load(store: MemoryStore, index: RetrievalIndex, org: str, ready: bool 
     source = make_source(f"{org}-src", org)
     chunks = [
         embedded(
-            make_chunk(cid, source, text=text, ordinal=n, lifecycle=life,
-                       scope=space.scope, scope_key=space.scope_key),
+            make_chunk(
+                cid,
+                source,
+                text=text,
+                ordinal=n,
+                lifecycle=life,
+                scope=space.scope,
+                scope_key=space.scope_key,
+            ),
             unit(vector),
         )
         for n, (cid, text, vector, space, life) in enumerate(_CORPUS)
@@ -85,6 +92,60 @@ async def load(store: MemoryStore, index: RetrievalIndex, org: str, ready: bool 
     await index.add(org, [IndexEntry.of(c) for c in chunks])
     if ready:
         await index.mark_ready(org)
+
+
+#: episode (source id), scope space, lifecycle, turns of (text, vector)
+_EPISODES: list[tuple[str, ScopeRef, list[tuple[str, list[float], LifecycleState]]]] = [
+    (
+        "e1",
+        PRIVATE_U1,
+        [
+            ("We planned the vegetable garden layout", [1, 0, 0, 0], ON),
+            ("Tomatoes will grow by the south fence", [1, 0.1, 0, 0], ON),
+            ("Hidden aside about compost secrets", [0.9, 0, 0.1, 0], OFF),
+        ],
+    ),
+    (
+        "e2",
+        PRIVATE_U1,
+        [
+            ("The quarterly budget review is on Friday", [0, 1, 0, 0], ON),
+            ("Bring the garden invoice to the review", [0, 1, 0.2, 0], ON),
+        ],
+    ),
+    (
+        "e3",
+        TEAM_T2,
+        [
+            ("Team garden tomatoes compost planning", [1, 0, 0, 0.05], ON),
+        ],
+    ),
+]
+
+
+async def load_episodes(store: MemoryStore, index: RetrievalIndex, org: str) -> None:
+    """Three conversations (one per source), each turn a chunk with role and turn index."""
+    await store.prepare(org, SPACE)
+    for episode, space, turns in _EPISODES:
+        source = make_source(f"{org}-{episode}", org, scope=space.scope, scope_key=space.scope_key)
+        chunks = [
+            embedded(
+                make_chunk(
+                    f"{episode}-t{n}",
+                    source,
+                    text=text,
+                    ordinal=n,
+                    lifecycle=life,
+                    role="user" if n % 2 == 0 else "assistant",
+                    turn_index=n,
+                ),
+                unit(vector),
+            )
+            for n, (text, vector, life) in enumerate(turns)
+        ]
+        await store.save_memory(source, chunks)
+        await index.add(org, [IndexEntry.of(c) for c in chunks])
+    await index.mark_ready(org)
 
 
 class RetrievalIndexContract:
@@ -138,7 +199,13 @@ class RetrievalIndexContract:
         mine = CandidateFilter(visible=frozenset({PRIVATE_U1, TEAM_T1}))
         assert _ids(await index.lexical(A, "notes", 10, mine)) == ["c2"]
         assert set(_ids(await index.vector(A, QUERY_VECTOR, 20, mine))) == {
-            "c0", "c1", "c2", "c3", "c4", "c5"}
+            "c0",
+            "c1",
+            "c2",
+            "c3",
+            "c4",
+            "c5",
+        }
         org_wide = CandidateFilter(visible=frozenset({ORGANIZATION}))
         assert _ids(await index.vector(A, QUERY_VECTOR, 3, org_wide)) == ["c8"]
         assert _ids(await index.lexical(A, "calendar holiday", 5, org_wide)) == ["c8"]
@@ -188,3 +255,57 @@ class RetrievalIndexContract:
         await index.drop(A)
         assert index.is_ready(A) is self.native
         assert index.name
+
+    async def test_episode_lexical_reads_an_episode_as_one_text(self, pair: Pair) -> None:
+        store, index = pair
+        await load_episodes(store, index, A)
+        mine = CandidateFilter(visible=frozenset({PRIVATE_U1}))
+        hits = await index.episode_lexical(A, "vegetable garden tomatoes fence", 5, mine)
+        assert _ids(hits)[0] == f"{A}-e1"  # its two turns hold all the words between them
+        assert f"{A}-e3" not in _ids(hits)  # another space
+        # a hidden turn never makes its episode match
+        assert await index.episode_lexical(A, "compost", 5, mine) == []
+        everyone = await index.episode_lexical(A, "compost", 5, ALL)
+        assert _ids(everyone) == [f"{A}-e3"]
+        assert (
+            await index.episode_lexical(A, "garden", 5, CandidateFilter(visible=frozenset())) == []
+        )
+
+    async def test_episode_vector_ranks_the_closest_episode_first(self, pair: Pair) -> None:
+        store, index = pair
+        await load_episodes(store, index, A)
+        mine = CandidateFilter(visible=frozenset({PRIVATE_U1}))
+        hits = await index.episode_vector(A, unit([1, 0.05, 0, 0]), 5, mine)
+        assert _ids(hits) == [f"{A}-e1", f"{A}-e2"]
+        assert hits[0].score > hits[1].score
+        assert _ids(await index.episode_vector(A, unit([1, 0, 0, 0.05]), 1, ALL))[0] in {
+            f"{A}-e1",
+            f"{A}-e3",
+        }
+        assert await index.episode_vector("index-org-unknown", QUERY_VECTOR, 5, ALL) == []
+
+    async def test_episode_members_are_visible_turns_in_order(self, pair: Pair) -> None:
+        store, index = pair
+        await load_episodes(store, index, A)
+        mine = CandidateFilter(visible=frozenset({PRIVATE_U1}))
+        got = await index.episode_members(A, [f"{A}-e2", f"{A}-e1", f"{A}-e3", "nope"], mine)
+        assert got == {f"{A}-e1": ["e1-t0", "e1-t1"], f"{A}-e2": ["e2-t0", "e2-t1"]}
+        assert await index.episode_members(A, [], ALL) == {}
+        assert await index.episode_members("index-org-unknown", [f"{A}-e1"], ALL) == {}
+
+    async def test_candidate_texts_carry_what_the_ranker_reads(self, pair: Pair) -> None:
+        store, index = pair
+        await load_episodes(store, index, A)
+        mine = CandidateFilter(visible=frozenset({PRIVATE_U1}))
+        got = await index.candidate_texts(A, ["e1-t1", "e1-t2", "e3-t0", "nope", "e1-t1"], mine)
+        assert set(got) == {"e1-t1"}  # e1-t2 is hidden, e3-t0 in another space
+        text = got["e1-t1"]
+        assert (text.source_id, text.text, text.role, text.turn_index) == (
+            f"{A}-e1",
+            "Tomatoes will grow by the south fence",
+            "assistant",
+            1,
+        )
+        assert text.occurred_at is None
+        assert await index.candidate_texts(A, [], ALL) == {}
+        assert await index.candidate_texts("index-org-unknown", ["e1-t1"], ALL) == {}

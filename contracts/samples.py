@@ -73,6 +73,8 @@ def make_chunk(
     lifecycle: LifecycleState = LifecycleState.ACTIVE,
     scope: MemoryScope | None = None,
     scope_key: str | None = None,
+    role: str | None = None,
+    turn_index: int | None = None,
 ) -> Chunk:
     body = text if text is not None else f"chunk {chunk_id} of {source.source_id}"
     return Chunk(
@@ -89,6 +91,8 @@ def make_chunk(
         created_at=source.created_at,
         occurred_at=source.occurred_at,
         lifecycle=lifecycle,
+        role=role,
+        turn_index=turn_index,
     )
 
 
@@ -106,4 +110,3 @@ def memory(
     source = make_source(source_id, org_id)
     chunks = [embedded(make_chunk(cid, source, ordinal=n)) for n, cid in enumerate(chunk_ids)]
     return source, chunks
-

@@ -2,17 +2,68 @@
 
 One rule for every writer (the remember use case, importers, benchmarks), so
 a chunk always carries its source's id, scope and times.
+
+A conversation is one source (the episode) whose content is its turns, each
+written as ``role: text`` and separated by a blank line; every turn becomes
+one or more chunks that keep the turn's role, index and time, so retrieval
+can tell what the user said from what the assistant answered and find a
+turn's neighbours.
 """
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
-from domain.chunking import ChunkingRules, split_into_chunks
+from domain.chunking import ChunkingRules, TextSpan, split_into_chunks
 from domain.hashing import content_hash
-from domain.models import Chunk, MetadataValue, Source
+from domain.models import Chunk, MetadataValue, Source, Turn
 from domain.scopes import MemoryScope, SourceType
 
-__all__ = ["compose_memory"]
+__all__ = ["compose_memory", "conversation_text"]
+
+_TURN_SEPARATOR = "\n\n"
+
+
+class _Piece:
+    __slots__ = ("occurred_at", "role", "span", "turn_index")
+
+    def __init__(
+        self, span: TextSpan, role: str | None, turn_index: int | None, occurred_at: datetime | None
+    ) -> None:
+        self.span = span
+        self.role = role
+        self.turn_index = turn_index
+        self.occurred_at = occurred_at
+
+
+def conversation_text(turns: Sequence[Turn]) -> tuple[str, list[int]]:
+    """The source content of a conversation and where each turn's text starts in it."""
+    parts: list[str] = []
+    starts: list[int] = []
+    offset = 0
+    for turn in turns:
+        prefix = f"{turn.role}: "
+        starts.append(offset + len(prefix))
+        part = prefix + turn.content
+        parts.append(part)
+        offset += len(part) + len(_TURN_SEPARATOR)
+    return _TURN_SEPARATOR.join(parts), starts
+
+
+def _pieces(
+    content: str,
+    turns: Sequence[Turn] | None,
+    starts: Sequence[int],
+    occurred_at: datetime | None,
+    rules: ChunkingRules | None,
+) -> list[_Piece]:
+    if not turns:
+        return [_Piece(s, None, None, occurred_at) for s in split_into_chunks(content, rules)]
+    pieces: list[_Piece] = []
+    for index, (turn, start) in enumerate(zip(turns, starts, strict=True)):
+        for span in split_into_chunks(turn.content, rules):
+            moved = TextSpan(start=start + span.start, end=start + span.end, text=span.text)
+            pieces.append(_Piece(moved, turn.role, index, turn.occurred_at or occurred_at))
+    return pieces
 
 
 def compose_memory(
@@ -29,7 +80,14 @@ def compose_memory(
     metadata: Mapping[str, MetadataValue] | None = None,
     occurred_at: datetime | None = None,
     rules: ChunkingRules | None = None,
+    turns: Sequence[Turn] | None = None,
 ) -> tuple[Source, list[Chunk]]:
+    """With ``turns`` the content is built from them (``content`` must then be empty)."""
+    starts: list[int] = []
+    if turns:
+        if content:
+            raise ValueError("give content or turns, not both")
+        content, starts = conversation_text(turns)
     source = Source(
         source_id=new_id(),
         org_id=org_id,
@@ -50,15 +108,17 @@ def compose_memory(
             source_id=source.source_id,
             org_id=org_id,
             ordinal=ordinal,
-            text=span.text,
-            start=span.start,
-            end=span.end,
-            content_hash=content_hash(span.text),
+            text=piece.span.text,
+            start=piece.span.start,
+            end=piece.span.end,
+            content_hash=content_hash(piece.span.text),
             scope=scope,
             scope_key=scope_key,
             created_at=now,
-            occurred_at=occurred_at,
+            occurred_at=piece.occurred_at,
+            role=piece.role,
+            turn_index=piece.turn_index,
         )
-        for ordinal, span in enumerate(split_into_chunks(content, rules))
+        for ordinal, piece in enumerate(_pieces(content, turns, starts, occurred_at, rules))
     ]
     return source, chunks

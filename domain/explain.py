@@ -7,6 +7,9 @@ __all__ = ["SIGNAL_LABELS", "inclusion_reason"]
 SIGNAL_LABELS: Mapping[str, str] = {
     "lexical": "matched the query's words",
     "vector": "close in meaning to the query",
+    "episode_lexical": "its conversation matched the query's words",
+    "episode_vector": "its conversation is close in meaning to the query",
+    "neighbour": "next to a strongly matching turn",
 }
 
 

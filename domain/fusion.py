@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 import msgspec
 
-__all__ = ["RRF_K", "FusedHit", "rrf_merge"]
+__all__ = ["RRF_K", "FusedHit", "fuse_with_episodes", "rrf_merge"]
 
 RRF_K = 60
 
@@ -40,4 +40,36 @@ def rrf_merge(lists: Mapping[str, Sequence[str]], k: int = RRF_K) -> list[FusedH
         for item_id, by_signal in ranks.items()
     ]
     hits.sort(key=lambda h: (-h.score, min(h.ranks.values()), h.item_id))
+    return hits
+
+
+def fuse_with_episodes(
+    item_lists: Mapping[str, Sequence[str]],
+    episode_lists: Mapping[str, Sequence[str]],
+    episode_of: Mapping[str, str],
+    k: int = RRF_K,
+) -> list[FusedHit]:
+    """RRF over items where an item also takes the votes its episode got.
+
+    Every item of ``episode_of`` is scored (expansion may add items no item
+    list returned); an episode signal ranks episodes, and each item of a
+    ranked episode counts that rank once. Items without an episode entry are
+    left out. Ties break as in ``rrf_merge``.
+    """
+    if k < 1:
+        raise ValueError("k must be >= 1")
+    episode_ranks: dict[str, dict[str, int]] = {}
+    for signal, episodes in episode_lists.items():
+        for position, episode in enumerate(episodes, start=1):
+            episode_ranks.setdefault(episode, {}).setdefault(signal, position)
+    item_ranks: dict[str, dict[str, int]] = {}
+    for signal, ids in item_lists.items():
+        for position, item_id in enumerate(ids, start=1):
+            item_ranks.setdefault(item_id, {}).setdefault(signal, position)
+    hits = []
+    for item_id, episode in episode_of.items():
+        ranks = {**episode_ranks.get(episode, {}), **item_ranks.get(item_id, {})}
+        score = sum(1.0 / (k + rank) for rank in ranks.values())
+        hits.append(FusedHit(item_id=item_id, score=score, ranks=ranks))
+    hits.sort(key=lambda h: (-h.score, min(h.ranks.values(), default=10**9), h.item_id))
     return hits

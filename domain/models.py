@@ -12,14 +12,19 @@ import msgspec
 from domain.scopes import KEYED_SCOPES, LifecycleState, MemoryScope, PrivacyClass, SourceType
 
 __all__ = [
+    "TURN_ROLES",
     "Chunk",
     "MetadataValue",
     "Principal",
     "PrincipalKind",
     "Source",
+    "Turn",
 ]
 
 MetadataValue = str | int | float | bool | None | list[str]
+
+#: who spoke a conversation turn; a closed set so rankers can rely on it
+TURN_ROLES = frozenset({"user", "assistant", "system"})
 
 
 class PrincipalKind(StrEnum):
@@ -91,8 +96,15 @@ class Chunk(msgspec.Struct, frozen=True, kw_only=True):
     created_at: datetime
     occurred_at: datetime | None = None
     lifecycle: LifecycleState = LifecycleState.ACTIVE
+    #: for a conversation turn: who spoke it and its position in the episode (the source)
+    role: str | None = None
+    turn_index: int | None = None
 
     def __post_init__(self) -> None:
+        if self.role is not None and self.role not in TURN_ROLES:
+            raise ValueError(f"role must be one of {sorted(TURN_ROLES)}")
+        if self.turn_index is not None and self.turn_index < 0:
+            raise ValueError("turn_index must be >= 0")
         if not self.text:
             raise ValueError("a chunk must have text")
         if not 0 <= self.start < self.end:
@@ -100,3 +112,11 @@ class Chunk(msgspec.Struct, frozen=True, kw_only=True):
         if self.ordinal < 0:
             raise ValueError("ordinal must be >= 0")
         _check_scope(self.scope, self.scope_key)
+
+
+class Turn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One turn of a conversation as a caller hands it in; checked by the request's validate()."""
+
+    role: str
+    content: str
+    occurred_at: datetime | None = None

@@ -20,6 +20,7 @@ class ReasonCode(StrEnum):
     BUDGET_OUT_OF_RANGE = "budget_out_of_range"
     INVALID_SCOPE_KEY = "invalid_scope_key"
     MISSING_SCOPE_KEY = "missing_scope_key"
+    INVALID_TURN = "invalid_turn"
     NOT_FOUND = "not_found"
     # storage and models
     EMBEDDER_MISMATCH = "embedder_mismatch"

@@ -8,6 +8,7 @@ from dependency_injector import containers, providers
 
 from application.memory_service import MemoryService
 from application.ports import Embedder, MemoryStore, RetrievalIndex
+from application.retrieval.pipeline import RetrievalMode
 from application.services import Services
 from application.trust.ports import AuditLog, ControlStore
 from entrypoints.settings import EmbedderKind, IndexKind, Settings, SettingsError
@@ -115,8 +116,12 @@ def make_services(
     control: ControlStore,
     audit_log: AuditLog,
     home_org_id: str,
+    retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
 ) -> Services:
-    """Every use case over the given ports, with the system clock, ids and token counter."""
+    """Every use case over the given ports, with the system clock, ids and token counter.
+
+    ``retrieval_mode`` lets a benchmark measure each retrieval stage; serving uses the default.
+    """
     from adapters.system.clock import SystemClock
     from adapters.system.ids import TimeOrderedIds
     from adapters.tokenizers.tiktoken_counter import TiktokenCounter
@@ -131,16 +136,28 @@ def make_services(
         clock=SystemClock(),
         ids=TimeOrderedIds(),
         home_org_id=home_org_id,
+        retrieval_mode=retrieval_mode,
     )
 
 
-def make_service(store: MemoryStore, index: RetrievalIndex, embedder: Embedder) -> MemoryService:
+def make_service(
+    store: MemoryStore,
+    index: RetrievalIndex,
+    embedder: Embedder,
+    retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
+) -> MemoryService:
     """The memory use cases alone, auditing to memory (benchmarks and tools)."""
     from adapters.inmemory.audit_log import InMemoryAuditLog
     from adapters.inmemory.control_store import InMemoryControlStore
 
     return make_services(
-        store, index, embedder, InMemoryControlStore(), InMemoryAuditLog(), "local"
+        store,
+        index,
+        embedder,
+        InMemoryControlStore(),
+        InMemoryAuditLog(),
+        "local",
+        retrieval_mode,
     ).memory
 
 

@@ -87,6 +87,49 @@ class Bm25Postings:
         rows = np.flatnonzero(matched & live)
         return rows, total[rows]
 
+    def group_scores(
+        self, query: str, live: np.ndarray, groups: np.ndarray, n_groups: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """BM25 of groups of rows read as one document each (only ``live`` rows count).
+
+        Term frequencies and lengths are summed per group from the row postings,
+        so no second index is kept and hidden rows never leak into a group.
+        """
+        n = len(self._lengths)
+        empty = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32))
+        if n == 0 or n_groups == 0:
+            return empty
+        if self._lengths_array is None or len(self._lengths_array) != n:
+            self._lengths_array = np.asarray(self._lengths, dtype=np.float32)
+        live = live[:n]
+        lengths = np.bincount(
+            groups[:n][live], weights=self._lengths_array[live], minlength=n_groups
+        )
+        present = np.bincount(groups[:n][live], minlength=n_groups) > 0
+        n_docs = int(present.sum())
+        if n_docs == 0:
+            return empty
+        avg = max(float(lengths[present].sum()) / n_docs, 1e-9)
+        norm = _K1 * (1 - _B + _B * lengths / avg)
+        total = np.zeros(n_groups, dtype=np.float64)
+        matched = np.zeros(n_groups, dtype=bool)
+        for term in set(analyze(query)):
+            posting = self._postings.get(term)
+            if posting is None:
+                continue
+            docs, tfs = posting.arrays()
+            keep = live[docs]
+            if not keep.any():
+                continue
+            tf = np.bincount(groups[docs[keep]], weights=tfs[keep], minlength=n_groups)
+            hit = tf > 0
+            df = int(hit.sum())
+            idf = np.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+            total[hit] += idf * tf[hit] * (_K1 + 1) / (tf[hit] + norm[hit])
+            matched |= hit
+        rows = np.flatnonzero(matched)
+        return rows, total[rows].astype(np.float32)
+
     def extend(self, start_row: int, texts: Sequence[str]) -> None:
         for offset, text in enumerate(texts):
             self.add(start_row + offset, text)

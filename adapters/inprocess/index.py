@@ -13,7 +13,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from adapters.inprocess.bm25 import Bm25Postings
-from application.records import CandidateFilter, IndexEntry, ScopeRef, ScoredId, Vector
+from application.records import (
+    CandidateFilter,
+    IndexedText,
+    IndexEntry,
+    ScopeRef,
+    ScoredId,
+    Vector,
+)
 from domain.scopes import LifecycleState
 
 __all__ = ["InProcessIndex"]
@@ -29,6 +36,14 @@ class _OrgIndex:
         self.active = np.zeros(_INITIAL_ROWS, dtype=bool)
         self.scope_codes = np.zeros(_INITIAL_ROWS, dtype=np.int32)
         self.scope_table: dict[ScopeRef, int] = {}
+        #: episode (source) of each row, as a dense code, and each episode's rows
+        self.source_codes = np.zeros(_INITIAL_ROWS, dtype=np.int64)
+        self.source_ids: list[str] = []
+        self.source_code_of: dict[str, int] = {}
+        self.members: dict[int, list[tuple[int, int]]] = {}
+        #: what the ranker reads of each row (the accelerator holds it so ranking
+        #: candidates needs no store round trip)
+        self.texts: list[IndexedText] = []
         self.lexical = Bm25Postings()
         self.ready = False
 
@@ -51,6 +66,7 @@ class _OrgIndex:
         self.active = np.resize(self.active, new_capacity)
         self.active[capacity:] = False
         self.scope_codes = np.resize(self.scope_codes, new_capacity)
+        self.source_codes = np.resize(self.source_codes, new_capacity)
 
     def add(self, entries: Sequence[IndexEntry]) -> None:
         if not entries:
@@ -71,6 +87,23 @@ class _OrgIndex:
             self.active[row] = entry.lifecycle is LifecycleState.ACTIVE
             ref = ScopeRef(entry.scope, entry.scope_key)
             self.scope_codes[row] = self.scope_table.setdefault(ref, len(self.scope_table))
+            code = self.source_code_of.get(entry.source_id)
+            if code is None:
+                code = self.source_code_of[entry.source_id] = len(self.source_ids)
+                self.source_ids.append(entry.source_id)
+            self.source_codes[row] = code
+            order = entry.turn_index if entry.turn_index is not None else -1
+            self.members.setdefault(code, []).append((order, row))
+            self.texts.append(
+                IndexedText(
+                    chunk_id=entry.chunk_id,
+                    source_id=entry.source_id,
+                    text=entry.text,
+                    role=entry.role,
+                    turn_index=entry.turn_index,
+                    occurred_at=entry.occurred_at,
+                )
+            )
         self.lexical.extend(start, [e.text for e in entries])
 
     def live(self, where: CandidateFilter) -> np.ndarray:
@@ -80,14 +113,28 @@ class _OrgIndex:
             live &= np.isin(self.scope_codes[: self.size], np.asarray(allowed, dtype=np.int32))
         return live
 
-    def top(self, rows: np.ndarray, scores: np.ndarray, limit: int) -> list[ScoredId]:
-        if len(rows) == 0:
+    def top(
+        self, rows: np.ndarray, scores: np.ndarray, limit: int, names: list[str] | None = None
+    ) -> list[ScoredId]:
+        if len(rows) == 0 or limit < 1:
             return []
         if len(rows) > limit:
             keep = np.argpartition(-scores, limit - 1)[:limit]
             rows, scores = rows[keep], scores[keep]
         order = np.lexsort((rows, -scores))  # best score first, older row on ties
-        return [ScoredId(self.ids[int(rows[i])], float(scores[i])) for i in order]
+        labels = self.ids if names is None else names
+        return [ScoredId(labels[int(rows[i])], float(scores[i])) for i in order]
+
+    def similarities(self, vector: Vector, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        assert self.vectors is not None
+        query = np.asarray(vector, dtype=np.float32)
+        if query.shape != (self.vectors.shape[1],):
+            raise ValueError("query vector dimension does not match the index")
+        query = query / max(float(np.linalg.norm(query)), 1e-12)
+        rows = np.flatnonzero(live)
+        if len(rows) == self.size:  # no filter: a contiguous slice avoids a gather copy
+            return rows, self.vectors[: self.size] @ query
+        return rows, self.vectors[rows] @ query
 
 
 class InProcessIndex:
@@ -131,18 +178,63 @@ class InProcessIndex:
         org = self._orgs.get(org_id)
         if org is None or org.size == 0 or org.vectors is None:
             return []
-        query = np.asarray(vector, dtype=np.float32)
-        if query.shape != (org.vectors.shape[1],):
-            raise ValueError("query vector dimension does not match the index")
-        query = query / max(float(np.linalg.norm(query)), 1e-12)
-        rows = np.flatnonzero(org.live(where))
+        rows, sims = org.similarities(vector, org.live(where))
+        return org.top(rows, sims, limit)
+
+    async def episode_lexical(
+        self, org_id: str, query: str, limit: int, where: CandidateFilter
+    ) -> list[ScoredId]:
+        org = self._orgs.get(org_id)
+        if org is None or org.size == 0:
+            return []
+        groups, scores = org.lexical.group_scores(
+            query, org.live(where), org.source_codes[: org.size], len(org.source_ids)
+        )
+        return org.top(groups, scores, limit, org.source_ids)
+
+    async def episode_vector(
+        self, org_id: str, vector: Vector, limit: int, where: CandidateFilter
+    ) -> list[ScoredId]:
+        org = self._orgs.get(org_id)
+        if org is None or org.size == 0 or org.vectors is None:
+            return []
+        rows, sims = org.similarities(vector, org.live(where))
         if len(rows) == 0:
             return []
-        if len(rows) == org.size:  # no filter: a contiguous slice avoids a gather copy
-            sims = org.vectors[: org.size] @ query
-        else:
-            sims = org.vectors[rows] @ query
-        return org.top(rows, sims, limit)
+        codes = org.source_codes[rows]
+        n = len(org.source_ids)
+        counts = np.bincount(codes, minlength=n)
+        sums = np.bincount(codes, weights=sims, minlength=n)
+        groups = np.flatnonzero(counts)
+        means = (sums[groups] / counts[groups]).astype(np.float32)
+        return org.top(groups, means, limit, org.source_ids)
+
+    async def episode_members(
+        self, org_id: str, source_ids: Sequence[str], where: CandidateFilter
+    ) -> dict[str, list[str]]:
+        org = self._orgs.get(org_id)
+        if org is None or org.size == 0:
+            return {}
+        live = org.live(where)
+        out: dict[str, list[str]] = {}
+        for source_id in dict.fromkeys(source_ids):
+            code = org.source_code_of.get(source_id)
+            if code is None:
+                continue
+            rows = [row for _, row in sorted(org.members[code]) if live[row]]
+            if rows:
+                out[source_id] = [org.ids[row] for row in rows]
+        return out
+
+    async def candidate_texts(
+        self, org_id: str, chunk_ids: Sequence[str], where: CandidateFilter
+    ) -> dict[str, IndexedText]:
+        org = self._orgs.get(org_id)
+        if org is None or org.size == 0 or not chunk_ids:
+            return {}
+        rows = [org.row_of[c] for c in dict.fromkeys(chunk_ids) if c in org.row_of]
+        live = org.live(where)
+        return {org.ids[r]: org.texts[r] for r in rows if live[r]}
 
     async def drop(self, org_id: str) -> None:
         self._orgs.pop(org_id, None)

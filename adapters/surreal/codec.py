@@ -24,7 +24,7 @@ from typing import Any
 
 import msgspec
 
-from application.records import IndexEntry, ScopeRef, Vector
+from application.records import IndexedText, IndexEntry, ScopeRef, Vector
 from domain.errors import InvalidInputError, UpstreamError
 from domain.models import Chunk, MetadataValue, Source
 from domain.reasons import ReasonCode
@@ -44,6 +44,7 @@ __all__ = [
     "source_from_row",
     "source_row",
     "space_code",
+    "text_from_row",
     "unpack_vector",
 ]
 
@@ -56,11 +57,12 @@ SOURCE_FIELDS = (
 )
 CHUNK_FIELDS = (
     "meta::id(id) AS id, source_id, org_id, ordinal, text, span_start, span_end, content_hash, "
-    "scope, scope_key, created_at, created_tz, occurred_at, occurred_tz, lifecycle"
+    "scope, scope_key, created_at, created_tz, occurred_at, occurred_tz, lifecycle, role, "
+    "turn_index"
 )
 ENTRY_FIELDS = (
     "meta::id(id) AS id, source_id, text, vec, scope, scope_key, lifecycle, occurred_at, "
-    "occurred_tz"
+    "occurred_tz, role, turn_index"
 )
 
 _metadata_encoder = msgspec.json.Encoder()
@@ -185,6 +187,8 @@ def chunk_row(chunk: Chunk, vector: Sequence[float]) -> dict[str, Any]:
         "lifecycle": str(chunk.lifecycle),
         "emb": [float(x) for x in vector],
         "vec": pack_vector(vector),
+        "role": chunk.role,
+        "turn_index": chunk.turn_index,
     }
     _put_datetimes(row, chunk.created_at, chunk.occurred_at)
     return row
@@ -235,6 +239,8 @@ def chunk_from_row(row: Mapping[str, Any]) -> Chunk:
             created_at=_dt_in(row["created_at"], row.get("created_tz")),
             occurred_at=_optional_dt(row, "occurred_at"),
             lifecycle=LifecycleState(row["lifecycle"]),
+            role=row.get("role"),
+            turn_index=row.get("turn_index"),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise _decode_failure("chunk", exc) from exc
@@ -251,6 +257,22 @@ def entry_from_row(row: Mapping[str, Any]) -> IndexEntry:
             scope_key=row.get("scope_key"),
             lifecycle=LifecycleState(row["lifecycle"]),
             occurred_at=_optional_dt(row, "occurred_at"),
+            role=row.get("role"),
+            turn_index=row.get("turn_index"),
         )
     except (KeyError, TypeError, ValueError, struct.error) as exc:
+        raise _decode_failure("chunk", exc) from exc
+
+
+def text_from_row(row: Mapping[str, Any]) -> IndexedText:
+    try:
+        return IndexedText(
+            chunk_id=str(row["id"]),
+            source_id=row["source_id"],
+            text=row["text"],
+            role=row.get("role"),
+            turn_index=row.get("turn_index"),
+            occurred_at=_optional_dt(row, "occurred_at"),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
         raise _decode_failure("chunk", exc) from exc

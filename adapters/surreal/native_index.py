@@ -17,9 +17,11 @@ again for four times as many, so a selective filter costs time, not recall.
 from collections.abc import Sequence
 from typing import Any
 
+from surrealdb import RecordID
+
 from adapters.surreal import codec
 from adapters.surreal.memory_store import SurrealMemoryStore
-from application.records import CandidateFilter, IndexEntry, ScoredId, Vector
+from application.records import CandidateFilter, IndexedText, IndexEntry, ScoredId, Vector
 from domain.errors import ConflictError
 from domain.reasons import ReasonCode
 
@@ -43,6 +45,25 @@ _VECTOR = (
     "RETURN {n: array::len($near), hits: (SELECT id, d FROM $near "
     "WHERE <FILTER> ORDER BY d LIMIT $limit)};"
 )
+_LEXICAL_BY_SOURCE = (
+    "SELECT source_id, search::score(1) AS s FROM chunk "
+    "WHERE text @1,OR@ $q AND <FILTER> ORDER BY s DESC LIMIT $limit;"
+)
+_VECTOR_BY_SOURCE = (
+    "LET $near = SELECT source_id, vector::distance::knn() AS d, lifecycle, space "
+    "FROM chunk WHERE emb <|<K>,<EF>|> $v;\n"
+    "RETURN (SELECT source_id, d FROM $near WHERE <FILTER>);"
+)
+_MEMBERS = (
+    "SELECT meta::id(id) AS id, source_id, turn_index, ordinal FROM chunk "
+    "WHERE source_id IN $sids AND <FILTER> ORDER BY source_id, turn_index, ordinal;"
+)
+_TEXTS = (
+    "SELECT meta::id(id) AS id, source_id, text, role, turn_index, occurred_at, occurred_tz "
+    "FROM $ids WHERE <FILTER>;"
+)
+#: chunk hits read per requested episode when episodes are scored from chunk hits
+_CHUNKS_PER_EPISODE = 10
 _ACTIVE = "lifecycle = 'active'"
 _ACTIVE_AND_VISIBLE = "lifecycle = 'active' AND space IN $spaces"
 
@@ -54,7 +75,16 @@ def _filter_sql(where: CandidateFilter) -> tuple[str, dict[str, Any]]:
     return _ACTIVE_AND_VISIBLE, {"spaces": spaces}
 
 
+def _top(totals: dict[str, float], limit: int) -> list[ScoredId]:
+    ranked = sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+    return [ScoredId(source_id, score) for source_id, score in ranked]
+
+
 class SurrealNativeIndex:
+    """Episode signals are approximated from chunk hits (summed BM25, mean cosine of the
+    nearest chunks): the engine has no per-episode document, and the in-process index
+    is the default for them."""
+
     def __init__(self, store: SurrealMemoryStore) -> None:
         self._store = store
 
@@ -124,3 +154,87 @@ class SurrealNativeIndex:
             if len(hits) >= limit or int(answer["n"]) < nearest:
                 return [ScoredId(str(h["id"]), 1.0 - float(h["d"])) for h in hits]
             nearest *= _OVERFETCH
+
+    async def episode_lexical(
+        self, org_id: str, query: str, limit: int, where: CandidateFilter
+    ) -> list[ScoredId]:
+        if limit < 1 or not query.strip() or where.visible == frozenset():
+            return []
+        if await self._store.space_of(org_id) is None:
+            return []
+        condition, variables = _filter_sql(where)
+        (rows,) = await self._store.connection.query(
+            codec.namespace_for(org_id),
+            _LEXICAL_BY_SOURCE.replace("<FILTER>", condition),
+            {"q": query, "limit": int(limit * _CHUNKS_PER_EPISODE), **variables},
+            operation="searching episode text",
+        )
+        totals: dict[str, float] = {}
+        for row in rows or []:
+            totals[row["source_id"]] = totals.get(row["source_id"], 0.0) + float(row["s"])
+        return _top(totals, limit)
+
+    async def episode_vector(
+        self, org_id: str, vector: Vector, limit: int, where: CandidateFilter
+    ) -> list[ScoredId]:
+        if limit < 1 or where.visible == frozenset():
+            return []
+        space = await self._store.space_of(org_id)
+        if space is None:
+            return []
+        condition, variables = _filter_sql(where)
+        nearest = max(limit * _CHUNKS_PER_EPISODE, _MIN_NEAREST)
+        sql = (
+            _VECTOR_BY_SOURCE.replace("<FILTER>", condition)
+            .replace("<K>", str(int(nearest)))
+            .replace("<EF>", str(max(_EF, int(nearest))))
+        )
+        _, rows = await self._store.connection.query(
+            codec.namespace_for(org_id),
+            sql,
+            {"v": [float(x) for x in vector], **variables},
+            operation="searching episode vectors",
+        )
+        sums: dict[str, float] = {}
+        counts: dict[str, int] = {}
+        for row in rows or []:
+            sums[row["source_id"]] = sums.get(row["source_id"], 0.0) + 1.0 - float(row["d"])
+            counts[row["source_id"]] = counts.get(row["source_id"], 0) + 1
+        return _top({k: sums[k] / counts[k] for k in sums}, limit)
+
+    async def episode_members(
+        self, org_id: str, source_ids: Sequence[str], where: CandidateFilter
+    ) -> dict[str, list[str]]:
+        wanted = list(dict.fromkeys(source_ids))
+        if not wanted or where.visible == frozenset():
+            return {}
+        if await self._store.space_of(org_id) is None:
+            return {}
+        condition, variables = _filter_sql(where)
+        (rows,) = await self._store.connection.query(
+            codec.namespace_for(org_id),
+            _MEMBERS.replace("<FILTER>", condition),
+            {"sids": wanted, **variables},
+            operation="reading episode members",
+        )
+        out: dict[str, list[str]] = {}
+        for row in rows or []:
+            out.setdefault(row["source_id"], []).append(str(row["id"]))
+        return out
+
+    async def candidate_texts(
+        self, org_id: str, chunk_ids: Sequence[str], where: CandidateFilter
+    ) -> dict[str, IndexedText]:
+        wanted = list(dict.fromkeys(chunk_ids))
+        if not wanted or where.visible == frozenset():
+            return {}
+        if await self._store.space_of(org_id) is None:
+            return {}
+        condition, variables = _filter_sql(where)
+        (rows,) = await self._store.connection.query(
+            codec.namespace_for(org_id),
+            _TEXTS.replace("<FILTER>", condition),
+            {"ids": [RecordID("chunk", c) for c in wanted], **variables},
+            operation="reading candidate texts",
+        )
+        return {str(row["id"]): codec.text_from_row(row) for row in rows or []}

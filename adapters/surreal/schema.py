@@ -94,6 +94,12 @@ DEFINE FIELD IF NOT EXISTS hash ON embedding_cache TYPE string;
 DEFINE FIELD IF NOT EXISTS vec ON embedding_cache TYPE bytes;
 """
 
+# Conversation turns (issue 4): a chunk may be a turn of an episode (its source).
+_V2_TURNS = """
+DEFINE FIELD IF NOT EXISTS role ON chunk TYPE option<string>;
+DEFINE FIELD IF NOT EXISTS turn_index ON chunk TYPE option<int>;
+"""
+
 _RECORD_ORG = """
 UPSERT meta:org SET org_id = $org RETURN NONE;
 SELECT model, dimension FROM meta:embedding;
@@ -102,6 +108,7 @@ _PREPARE = _BOOTSTRAP + _RECORD_ORG
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(version=1, name="sources, chunks, embedding cache", script=_V1),
+    Migration(version=2, name="conversation turns: chunk role and turn index", script=_V2_TURNS),
 )
 
 

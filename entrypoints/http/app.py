@@ -68,6 +68,7 @@ async def remember(
             source_uri=data.source_uri,
             metadata=data.metadata,
             occurred_at=data.occurred_at,
+            turns=data.turns,
         ),
         policy,
     )

@@ -12,7 +12,7 @@ from application.limits import (
     MAX_PACK_BUDGET,
     MAX_SEARCH_LIMIT,
 )
-from domain.models import MetadataValue
+from domain.models import MetadataValue, Turn
 from domain.policy import OrgRole, SpaceRole
 from domain.scopes import MemoryScope, SourceType
 
@@ -39,8 +39,9 @@ class RememberBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
         str,
         msgspec.Meta(
             description=f"The raw text, kept verbatim. At most {MAX_CONTENT_CHARS} characters."
+            " Leave empty when giving turns."
         ),
-    ]
+    ] = ""
     scope: MemoryScope = MemoryScope.PRIVATE
     scope_key: Annotated[
         str | None,
@@ -52,6 +53,13 @@ class RememberBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     occurred_at: Annotated[
         datetime | None,
         msgspec.Meta(description="When it happened (RFC 3339 with offset); defaults to unknown."),
+    ] = None
+    turns: Annotated[
+        list[Turn] | None,
+        msgspec.Meta(
+            description="A conversation (one episode): turns of role user, assistant or system,"
+            " each with content and an optional occurred_at. Replaces content."
+        ),
     ] = None
 
 

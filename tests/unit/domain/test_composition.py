@@ -50,3 +50,47 @@ def test_defaults_are_a_private_note_with_no_metadata() -> None:
         {},
     )
     assert chunk.chunk_id == "c"
+
+
+def test_a_conversation_is_one_source_and_each_turn_keeps_role_index_and_span() -> None:
+    from domain.models import Turn
+
+    ids = count()
+    later = datetime(2026, 4, 30, 10, 5, tzinfo=UTC)
+    source, chunks = compose_memory(
+        new_id=lambda: f"id{next(ids)}",
+        org_id="acme",
+        actor_id="ana",
+        content="",
+        now=NOW,
+        source_type=SourceType.CONVERSATION,
+        occurred_at=datetime(2026, 4, 30, 10, 0, tzinfo=UTC),
+        turns=[
+            Turn(role="user", content="Is the piano tuner coming Monday?"),
+            Turn(role="assistant", content=" ".join(["Yes, at nine."] * 12), occurred_at=later),
+        ],
+        rules=ChunkingRules(max_chars=60, overlap_chars=10),
+    )
+    assert source.content.startswith("user: Is the piano tuner coming Monday?\n\nassistant: Yes")
+    assert [c.role for c in chunks][:2] == ["user", "assistant"]
+    assert {c.turn_index for c in chunks} == {0, 1}
+    assert all(source.content[c.start : c.end] == c.text for c in chunks)
+    assert chunks[0].occurred_at == source.occurred_at
+    assert all(c.occurred_at == later for c in chunks if c.turn_index == 1)
+    assert [c.ordinal for c in chunks] == list(range(len(chunks)))
+
+
+def test_content_and_turns_together_are_refused() -> None:
+    import pytest
+
+    from domain.models import Turn
+
+    with pytest.raises(ValueError, match="not both"):
+        compose_memory(
+            new_id=lambda: "x",
+            org_id="o",
+            actor_id="a",
+            content="text",
+            now=NOW,
+            turns=[Turn(role="user", content="hi")],
+        )

@@ -1,0 +1,1 @@
+"""Retrieval orchestration: candidate signals, episode expansion, fusion and ranking."""

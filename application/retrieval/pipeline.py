@@ -1,0 +1,216 @@
+"""From a question to ranked, policy-checked chunks: the one path search and packs share.
+
+Signals are ranked candidate lists, each computed inside the caller's
+``CandidateFilter`` (visible spaces, active only): turn BM25 and vector,
+episode BM25 and vector. Episodes are fused first, so expansion can pull in
+the neighbours of strong turns and the turns of strong episodes, again only
+where the filter admits them. Everything is fused with RRF (k = 60) and,
+in the default mode, reordered by the query-aware ranker.
+
+Modes exist so a benchmark can measure what each stage adds; the API always
+runs ``RANKED``.
+"""
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import date, datetime
+from enum import StrEnum
+
+import msgspec
+
+from application.ports import RetrievalIndex
+from application.records import CandidateFilter, IndexedText, ScoredId, Vector
+from domain.fusion import FusedHit, fuse_with_episodes, rrf_merge
+from domain.models import Chunk
+from domain.query_terms import meaningful_query
+from domain.ranking.dates import date_window
+from domain.ranking.question import profile_question
+from domain.ranking.ranker import Candidate, RankWeights, rank_candidates
+from domain.ranking.spread import spread_over_episodes
+
+__all__ = ["Found", "RetrievalMode", "RetrievalPipeline", "Retrieved"]
+
+#: candidates each turn signal returns (more when more results are asked for)
+_MIN_CANDIDATES = 50
+#: episodes each episode signal returns
+_EPISODE_DEPTH = 20
+#: fused episodes whose turns all join the candidates
+_EXPAND_EPISODES = 6
+#: at most this many turns of one expanded episode
+_MAX_TURNS_PER_EPISODE = 40
+#: top fused turns whose neighbours (one turn either side) join the candidates
+_NEIGHBOUR_SEEDS = 10
+#: turns of one episode shown before every other episode has had its turn
+_TURNS_BEFORE_SPREAD = 3
+
+
+class RetrievalMode(StrEnum):
+    BM25 = "bm25"  # turn-level BM25 alone
+    VECTOR = "vector"  # turn-level vector alone
+    HYBRID = "hybrid"  # every signal and expansion, fused with RRF
+    RANKED = "ranked"  # hybrid, then the query-aware ranker
+
+
+class Found(msgspec.Struct, frozen=True, kw_only=True):
+    """A ranked chunk id; the caller reads the chunk from the store and checks it again."""
+
+    chunk_id: str
+    score: float
+    ranks: dict[str, int]
+    reasons: list[str] = msgspec.field(default_factory=list)
+
+
+class Retrieved(msgspec.Struct, frozen=True, kw_only=True):
+    """A found chunk as read back from the store."""
+
+    chunk: Chunk
+    score: float
+    ranks: dict[str, int]
+    reasons: list[str] = msgspec.field(default_factory=list)
+
+
+def _ids(hits: Sequence[ScoredId]) -> list[str]:
+    return [h.item_id for h in hits]
+
+
+class RetrievalPipeline:
+    def __init__(
+        self,
+        *,
+        index: RetrievalIndex,
+        query_vector: Callable[[str], Awaitable[Vector]],
+        mode: RetrievalMode = RetrievalMode.RANKED,
+        weights: RankWeights | None = None,
+    ) -> None:
+        self._index = index
+        self._query_vector = query_vector
+        self._mode = mode
+        self._weights = weights or RankWeights()
+
+    @property
+    def mode(self) -> RetrievalMode:
+        return self._mode
+
+    async def _load(
+        self, org_id: str, ids: Sequence[str], where: CandidateFilter
+    ) -> dict[str, IndexedText]:
+        return await self._index.candidate_texts(org_id, ids, where)
+
+    async def _single(
+        self, org_id: str, query: str, limit: int, where: CandidateFilter
+    ) -> list[Found]:
+        if self._mode is RetrievalMode.BM25:
+            hits = await self._index.lexical(org_id, meaningful_query(query), limit, where)
+            name = "lexical"
+        else:
+            vector = await self._query_vector(query)
+            hits = await self._index.vector(org_id, vector, limit, where)
+            name = "vector"
+        return [
+            Found(chunk_id=h.item_id, score=h.score, ranks=h.ranks)
+            for h in rrf_merge({name: _ids(hits)})
+        ]
+
+    async def run(
+        self,
+        org_id: str,
+        query: str,
+        limit: int,
+        where: CandidateFilter,
+        as_of: datetime | None = None,
+    ) -> list[Found]:
+        """At most ``limit`` chunk ids, best first; every candidate was admitted by ``where``."""
+        depth = max(limit, _MIN_CANDIDATES)
+        if self._mode in (RetrievalMode.BM25, RetrievalMode.VECTOR):
+            return (await self._single(org_id, query, depth, where))[:limit]
+        words = meaningful_query(query)
+        vector = await self._query_vector(query)
+        lexical, semantic, ep_lexical, ep_vector = await asyncio.gather(
+            self._index.lexical(org_id, words, depth, where),
+            self._index.vector(org_id, vector, depth, where),
+            self._index.episode_lexical(org_id, words, _EPISODE_DEPTH, where),
+            self._index.episode_vector(org_id, vector, _EPISODE_DEPTH, where),
+        )
+        turn_lists = {"lexical": _ids(lexical), "vector": _ids(semantic)}
+        turn_ids = list(dict.fromkeys(turn_lists["lexical"] + turn_lists["vector"]))
+        chunks = await self._load(org_id, turn_ids, where)
+        seeds = [h.item_id for h in rrf_merge(turn_lists) if h.item_id in chunks]
+        seed_episodes = list(dict.fromkeys(chunks[cid].source_id for cid in seeds))
+        episode_lists = {"episode_lexical": _ids(ep_lexical), "episode_vector": _ids(ep_vector)}
+        episode_order = [h.item_id for h in rrf_merge({**episode_lists, "turns": seed_episodes})]
+        chunks, neighbours = await self._expand(
+            org_id, chunks, seeds[:_NEIGHBOUR_SEEDS], episode_order[:_EXPAND_EPISODES], where
+        )
+        fused = fuse_with_episodes(
+            {**turn_lists, "neighbour": neighbours},
+            episode_lists,
+            {cid: c.source_id for cid, c in chunks.items()},
+        )
+        if self._mode is RetrievalMode.HYBRID:
+            found = [Found(chunk_id=h.item_id, score=h.score, ranks=h.ranks) for h in fused]
+        else:
+            found = self._rank(query, as_of, fused, chunks)
+        # a question whose answer spans episodes ("how many", "which first") gets one
+        # turn per episode first, so the list shows as many of them as it can
+        per_episode = 1 if profile_question(query).multi_episode else _TURNS_BEFORE_SPREAD
+        return spread_over_episodes(
+            found, lambda f: chunks[f.chunk_id].source_id, per_episode
+        )[:limit]
+
+    async def _expand(
+        self,
+        org_id: str,
+        chunks: dict[str, IndexedText],
+        seeds: Sequence[str],
+        episodes: Sequence[str],
+        where: CandidateFilter,
+    ) -> tuple[dict[str, IndexedText], list[str]]:
+        """Add strong episodes' turns and strong turns' neighbours; returns the neighbour list."""
+        wanted = list(dict.fromkeys([*episodes, *(chunks[s].source_id for s in seeds)]))
+        members = await self._index.episode_members(org_id, wanted, where)
+        extra: list[str] = []
+        for episode in episodes:
+            extra.extend(members.get(episode, [])[:_MAX_TURNS_PER_EPISODE])
+        neighbours: list[str] = []
+        for seed in seeds:
+            turns = members.get(chunks[seed].source_id, [])
+            if seed in turns:
+                at = turns.index(seed)
+                neighbours.extend(turns[max(at - 1, 0) : at] + turns[at + 1 : at + 2])
+        missing = [cid for cid in dict.fromkeys(extra + neighbours) if cid not in chunks]
+        if missing:
+            chunks = {**chunks, **await self._load(org_id, missing, where)}
+        return chunks, [n for n in dict.fromkeys(neighbours) if n in chunks]
+
+    def _rank(
+        self,
+        query: str,
+        as_of: datetime | None,
+        fused: Sequence[FusedHit],
+        chunks: dict[str, IndexedText],
+    ) -> list[Found]:
+        by_id = {h.item_id: h for h in fused}
+        candidates = [
+            Candidate(
+                item_id=h.item_id,
+                episode_id=chunks[h.item_id].source_id,
+                text=chunks[h.item_id].text,
+                fused=h.score,
+                role=chunks[h.item_id].role,
+                episode_date=_day(chunks[h.item_id].occurred_at),
+            )
+            for h in fused
+        ]
+        ranked = rank_candidates(
+            profile_question(query), candidates, date_window(query, as_of), self._weights
+        )
+        return [
+            Found(
+                chunk_id=r.item_id, score=r.score, ranks=by_id[r.item_id].ranks, reasons=r.reasons
+            )
+            for r in ranked
+        ]
+
+
+def _day(moment: datetime | None) -> date | None:
+    return None if moment is None else moment.date()

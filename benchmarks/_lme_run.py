@@ -1,0 +1,145 @@
+"""One LongMemEval question through the service: remember the haystack, search, score, drop.
+
+Each session is remembered as one conversation (an episode with the
+session's date); each turn keeps its role. Sessions are ranked by the first
+appearance of any of their turns in the search results.
+"""
+
+import time
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from application.commands import ContextRequest, RememberRequest, SearchRequest
+from application.memory_service import MemoryService
+from benchmarks._embed_cache import CachedEmbedder
+from benchmarks._lme_data import chunk_texts
+from benchmarks._lme_metrics import question_metrics
+from domain.models import Principal, Turn
+from domain.policy import MemoryPolicyContext, OrgRole, Surface
+from domain.scopes import SourceType
+
+__all__ = ["owner_context", "parse_when", "run_question"]
+
+
+def parse_when(text: str) -> datetime:
+    """'2023/05/25 (Thu) 10:04' -> an aware datetime (the data carries no zone: UTC)."""
+    day, _, clock = text.partition(" (")
+    clock = clock.partition(") ")[2] or "00:00"
+    return datetime.strptime(f"{day} {clock}", "%Y/%m/%d %H:%M").replace(tzinfo=UTC)
+
+
+#: who remembers and asks in each throwaway organisation
+ACTOR = "longmemeval"
+
+
+def owner_context(org: str) -> MemoryPolicyContext:
+    """The throwaway organisation's owner: every call still goes through the memory policy."""
+    return MemoryPolicyContext(
+        org_id=org,
+        actor=Principal(principal_id=ACTOR),
+        surface=Surface.JOB,
+        now=datetime.now(UTC),
+        org_role=OrgRole.OWNER,
+    )
+
+
+async def _ingest(
+    service: MemoryService, org: str, item: dict[str, Any]
+) -> tuple[dict[str, str], set[tuple[str, int]]]:
+    """Remember every session; returns source id -> session id and the gold turns."""
+    session_of: dict[str, str] = {}
+    gold_turns: set[tuple[str, int]] = set()
+    for session_id, date_text, session in zip(
+        item["haystack_session_ids"],
+        item["haystack_dates"],
+        item["haystack_sessions"],
+        strict=True,
+    ):
+        moment = parse_when(date_text)
+        turns: list[Turn] = []
+        for turn in session:
+            if not str(turn.get("content", "")).strip():
+                continue
+            if turn.get("has_answer"):
+                gold_turns.add((session_id, len(turns)))
+            turns.append(Turn(role=turn["role"], content=turn["content"], occurred_at=moment))
+        if not turns:
+            continue
+        result = await service.remember(
+            RememberRequest(
+                org_id=org,
+                turns=turns,
+                occurred_at=moment,
+                source_type=SourceType.CONVERSATION,
+                metadata={"session_id": session_id},
+            ),
+            owner_context(org),
+        )
+        session_of[result.source_id] = session_id
+    return session_of, gold_turns
+
+
+async def run_question(
+    item: dict[str, Any],
+    ingest: MemoryService,
+    searchers: dict[str, MemoryService],
+    embedder: CachedEmbedder,
+    pack: bool,
+    limit: int,
+) -> dict[str, Any]:
+    org = f"lme-{item['question_id']}-{uuid.uuid4().hex[:8]}"
+    started = time.perf_counter()
+    await embedder.prefill(chunk_texts(item))
+    session_of, gold_turns = await _ingest(ingest, org, item)
+    ingest_s = time.perf_counter() - started
+    as_of = parse_when(item["question_date"])
+    record: dict[str, Any] = {
+        "question_id": item["question_id"],
+        "question_type": item["question_type"],
+        "question": item["question"],
+        "answer_session_ids": item["answer_session_ids"],
+        "ingest_s": round(ingest_s, 3),
+        "modes": {},
+    }
+    try:
+        for mode, service in searchers.items():
+            request = SearchRequest(org_id=org, query=item["question"], limit=limit, as_of=as_of)
+            t0 = time.perf_counter()
+            results = await service.search(request, owner_context(org))
+            search_ms = (time.perf_counter() - t0) * 1000
+            sessions = list(dict.fromkeys(session_of[h.source_id] for h in results.results))
+            turns = list(
+                dict.fromkeys(
+                    (session_of[h.source_id], h.turn_index if h.turn_index is not None else -1)
+                    for h in results.results
+                )
+            )
+            record["modes"][mode] = {
+                "search_ms": round(search_ms, 3),
+                "sessions": sessions[:20],
+                "turns": [[s, t, (s, t) in gold_turns] for s, t in turns[:10]],
+                "metrics": question_metrics(
+                    sessions,
+                    item["answer_session_ids"],
+                    item["haystack_session_ids"],
+                    turns,
+                    gold_turns,
+                ),
+            }
+        if pack:
+            last = list(searchers.values())[-1]
+            packed = await last.context_pack(
+                ContextRequest(org_id=org, query=item["question"], as_of=as_of), owner_context(org)
+            )
+            record["pack"] = {
+                "tokens": packed.token_count,
+                "episodes": len(packed.episodes),
+                "gold_sessions": sorted(
+                    {session_of[e.source_id] for e in packed.episodes}
+                    & set(item["answer_session_ids"])
+                ),
+            }
+    finally:
+        await ingest.drop_organization(org)
+    return record

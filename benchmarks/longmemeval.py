@@ -1,0 +1,201 @@
+"""LongMemEval retrieval benchmark through the production remember and search path.
+
+    python -m benchmarks.longmemeval --data PATH --out RESULTS.json \\
+        [--limit N] [--types T,...] [--workers N] [--mode bm25,vector,hybrid,ranked]
+
+For each question: a throwaway organisation; every haystack session is
+remembered as one conversation (an episode dated with the session's date,
+each turn a chunk with its role); the question is searched, with its date as
+``as_of``, once per retrieval mode; the organisation is dropped. Session
+rankings are the order in which sessions first appear in the results.
+Metrics follow LongMemEval's official session-level semantics (see
+``_lme_metrics``). Document vectors come from an on-disk cache under
+``benchmarks/out/`` (filled on a miss); query vectors are always computed
+live, so the timed search includes the model. Progress goes to stderr; the
+last stdout line is one JSON object (the last mode's metrics at top level).
+"""
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from application.commands import RememberRequest, SearchRequest
+from application.memory_service import MemoryService
+from application.ports import Embedder, MemoryStore, RetrievalIndex
+from application.retrieval.pipeline import RetrievalMode
+from benchmarks._embed_cache import CachedEmbedder, DiskEmbeddingCache
+from benchmarks._lme_data import DEFAULT_LME, load_questions, stratified
+from benchmarks._lme_metrics import aggregate
+from benchmarks._lme_run import owner_context, run_question
+from benchmarks._stats import machine_info
+from benchmarks._wiring import make_embedder, make_index
+from benchmarks.longmemeval_prefill import CACHE_DIR
+
+__all__ = ["main"]
+
+#: results read per question; sessions are ranked by first appearance in them
+SEARCH_LIMIT = 30
+
+
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.longmemeval", description=__doc__)
+    p.add_argument("--data", type=Path, default=DEFAULT_LME, help="LongMemEval .json or .json.xz")
+    p.add_argument("--out", type=Path, required=True, help="per-question rankings (JSON)")
+    p.add_argument("--limit", type=int, help="first N questions in stratified type order")
+    p.add_argument("--skip", type=int, default=0, help="skip the first N (stratified order)")
+    p.add_argument("--types", help="comma-separated question types to keep")
+    p.add_argument("--workers", type=int, default=1, help="questions run concurrently")
+    p.add_argument(
+        "--mode",
+        default="ranked",
+        help="comma-separated retrieval modes: bm25, vector, hybrid, ranked",
+    )
+    p.add_argument(
+        "--store",
+        choices=["surreal", "memory"],
+        default="surreal",
+        help="SurrealDB embedded mem:// (production store) or the in-memory one",
+    )
+    p.add_argument("--index", choices=["inprocess", "surreal"], default="inprocess")
+    p.add_argument("--no-pack", action="store_true", help="skip the context pack per question")
+    p.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=CACHE_DIR,
+        help="embedding cache (an empty directory measures a cold run)",
+    )
+    p.add_argument(
+        "--search-limit",
+        type=int,
+        default=SEARCH_LIMIT,
+        help="results read per search; sessions rank by first appearance",
+    )
+    return p.parse_args(argv)
+
+
+def _store(kind: str) -> MemoryStore:
+    if kind == "memory":
+        from adapters.inmemory.memory_store import InMemoryMemoryStore
+
+        return InMemoryMemoryStore()
+    from benchmarks._wiring import make_store
+
+    return make_store("mem://")
+
+
+def _service(
+    store: MemoryStore, index: RetrievalIndex, embedder: Embedder, mode: RetrievalMode
+) -> MemoryService:
+    from entrypoints.container import make_service
+
+    return make_service(store, index, embedder, retrieval_mode=mode)
+
+
+class _Progress:
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.done = 0
+        self.started = time.perf_counter()
+
+    def step(self, note: str) -> None:
+        self.done += 1
+        elapsed = time.perf_counter() - self.started
+        eta = elapsed / self.done * (self.total - self.done)
+        filled = int(30 * self.done / max(self.total, 1))
+        bar = "#" * filled + "." * (30 - filled)
+        print(
+            f"\r[{bar}] {self.done}/{self.total} {elapsed:.0f}s eta {eta:.0f}s {note}",
+            end="" if self.done < self.total else "\n",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+async def _warm_up(searchers: dict[str, MemoryService]) -> None:
+    """Load the model and tokenizers before anything is timed (the first call pays for it)."""
+    org = f"lme-warmup-{uuid.uuid4().hex[:8]}"
+    service = next(iter(searchers.values()))
+    await service.remember(RememberRequest(org_id=org, content="warm up"), owner_context(org))
+    for searcher in searchers.values():
+        await searcher.search(
+            SearchRequest(org_id=org, query="warming up the model"), owner_context(org)
+        )
+    await service.drop_organization(org)
+
+
+async def _run(args: argparse.Namespace) -> dict[str, Any]:
+    modes = [RetrievalMode(m.strip()) for m in args.mode.split(",") if m.strip()]
+    items = stratified(load_questions(args.data))
+    if args.types:
+        wanted = {t.strip() for t in args.types.split(",")}
+        items = [i for i in items if i["question_type"] in wanted]
+    items = items[args.skip :][: args.limit]
+    model = make_embedder()
+    cached = CachedEmbedder(model, DiskEmbeddingCache(args.cache_dir, model.space))
+    before = len(cached._cache)
+    store = _store(args.store)
+    index = make_index(args.index, store)
+    ingest = _service(store, index, cached, RetrievalMode.RANKED)
+    searchers = {m.value: _service(store, index, model, m) for m in modes}
+    await _warm_up(searchers)
+    progress = _Progress(len(items))
+    gate = asyncio.Semaphore(max(args.workers, 1))
+    started = time.perf_counter()
+
+    async def one(item: dict[str, Any]) -> dict[str, Any]:
+        async with gate:
+            record = await run_question(
+                item, ingest, searchers, cached, not args.no_pack, args.search_limit
+            )
+            hit = record["modes"][modes[-1].value]["metrics"]["recall_all@5"]
+            progress.step(f"{item['question_type'][:22]:22} all@5={hit:.0f}")
+            return record
+
+    try:
+        records = await asyncio.gather(*(one(item) for item in items))
+    finally:
+        await ingest.close()
+    wall = time.perf_counter() - started
+    summary: dict[str, Any] = {
+        "data": str(args.data),
+        "questions": len(records),
+        "store": args.store,
+        "index": args.index,
+        "workers": args.workers,
+        "wall_s": round(wall, 1),
+        "ingest_s": round(sum(r["ingest_s"] for r in records), 1),
+        "embedded_new": cached.model_texts,
+        "cache_size_before": before,
+        "machine": machine_info(),
+        "modes": {m.value: aggregate(records, m.value) for m in modes},
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"summary": summary, "questions": records}, indent=1))
+    return summary
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parse(argv)
+    summary = asyncio.run(_run(args))
+    last = list(summary["modes"])[-1]
+    flat = {k: v for k, v in summary["modes"][last].items() if k != "by_type"}
+    print(
+        json.dumps(
+            {
+                "mode": last,
+                **flat,
+                "wall_s": summary["wall_s"],
+                "questions": summary["questions"],
+                "modes": summary["modes"],
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The query-aware ranker: pure, interpretable rules applied after fusion."""

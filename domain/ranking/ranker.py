@@ -1,0 +1,172 @@
+"""The query-aware ranker: reorders fused candidates with rules a person can check.
+
+Each candidate's score is its normalised fusion score plus weighted evidence
+(``RankWeights``); every rule that moved an item leaves a reason. The rules:
+
+- IDF-weighted term coverage of the turn, and of its whole episode (the
+  words of a question are often spread over several turns of one talk);
+- phrase adjacency and the best short segment of the turn;
+- speaker: a question about what the assistant said favours assistant turns,
+  one about the person ("I", "my", preferences) favours the person's turns;
+- dates: episodes inside the window the question names ("last Saturday");
+- question shapes: an ordering question ("X or Y first?") scores each
+  alternative on its own, so both events' episodes rise; an advice request
+  ("can you suggest ...") leans on fusion more than on shared words; a
+  counting or ordering question has its results spread one turn per episode
+  (see ``domain.ranking.spread``), since its answer is spread over several;
+- stabiliser: fusion's top window is only changed for a clear margin, so a
+  weak rule cannot push out a strongly retrieved item.
+"""
+
+from collections.abc import Sequence
+from datetime import date
+
+import msgspec
+
+from domain.ranking.dates import DateWindow
+from domain.ranking.features import (
+    best_segment,
+    coverage,
+    idf_weights,
+    phrase_adjacency,
+    term_positions,
+)
+from domain.ranking.question import QuestionProfile
+from domain.ranking.text import tokens
+
+__all__ = ["Candidate", "RankWeights", "Ranked", "rank_candidates"]
+
+
+class RankWeights(msgspec.Struct, frozen=True, kw_only=True):
+    fused: float = 1.0
+    coverage: float = 0.5
+    episode_coverage: float = 0.4
+    phrase: float = 0.2
+    segment: float = 0.3
+    speaker: float = 0.15
+    date: float = 0.5
+    alternatives: float = 0.3
+    #: word evidence counts this much for an advice request ("can you suggest ... I'd enjoy"):
+    #: what the person said about themselves seldom repeats the request's words
+    advice_words: float = 0.5
+    #: positions of fusion's order that the stabiliser protects
+    window: int = 10
+    #: how much better an outsider must score to enter the protected window
+    margin: float = 0.15
+    #: days outside a date window over which the date evidence fades to nothing
+    date_fade_days: int = 7
+
+
+class Candidate(msgspec.Struct, frozen=True, kw_only=True):
+    item_id: str
+    episode_id: str
+    text: str
+    fused: float
+    role: str | None = None
+    episode_date: date | None = None
+
+
+class Ranked(msgspec.Struct, frozen=True, kw_only=True):
+    item_id: str
+    score: float
+    reasons: list[str]
+
+
+class _Scored(msgspec.Struct, kw_only=True):
+    item_id: str
+    score: float
+    reasons: list[str]
+    base: int
+
+
+def _speaker(profile: QuestionProfile, role: str | None) -> str | None:
+    if role is None:
+        return None
+    if profile.asks_assistant:
+        return "assistant"
+    if profile.personal or profile.preference:
+        return "user"
+    return None
+
+
+def _date_score(window: DateWindow | None, day: date | None, fade: int) -> float:
+    if window is None or day is None:
+        return 0.0
+    distance = window.distance_days(day)
+    return window.confidence * max(0.0, 1.0 - distance / max(fade, 1))
+
+
+def _stabilise(items: list[_Scored], window: int, margin: float) -> list[_Scored]:
+    """Keep fusion's top window unless an outsider beats the item it displaces clearly."""
+    ranked = sorted(items, key=lambda s: (-s.score, s.base))
+    protected = sorted((s for s in items if s.base < window), key=lambda s: (-s.score, s.base))
+    out: list[_Scored] = []
+    placed: set[str] = set()
+    pending = list(ranked)
+    while pending and len(out) < window:
+        head = pending[0]
+        if head.base >= window:
+            insider = next((p for p in protected if p.item_id not in placed), None)
+            if insider is not None and head.score < insider.score + margin:
+                head = insider
+            elif insider is not None:
+                head.reasons.append("moved up past the fused order by a clear margin")
+        out.append(head)
+        placed.add(head.item_id)
+        pending = [p for p in pending if p.item_id != head.item_id]
+    return out + pending
+
+
+def rank_candidates(
+    profile: QuestionProfile,
+    candidates: Sequence[Candidate],
+    window: DateWindow | None = None,
+    weights: RankWeights | None = None,
+) -> list[Ranked]:
+    """Candidates in fused order in, best first out, each with the rules that scored it."""
+    w = weights or RankWeights()
+    if not candidates:
+        return []
+    toks = [tokens(c.text) for c in candidates]
+    sets = [frozenset(t) for t in toks]
+    idf = idf_weights(profile.terms, sets)
+    episode_terms: dict[str, set[str]] = {}
+    for cand, present in zip(candidates, sets, strict=True):
+        episode_terms.setdefault(cand.episode_id, set()).update(present)
+    episode_cover = {e: coverage(profile.terms, t, idf) for e, t in episode_terms.items()}
+    # a share of the best fused score: RRF gaps stay proportional (rank 1 vs 50 ~ 1 : 0.5)
+    high = max(max(c.fused for c in candidates), 1e-12)
+    words = w.advice_words if profile.preference else 1.0
+    episode_weight = words * w.episode_coverage
+    scored: list[_Scored] = []
+    for base, (cand, tok, present) in enumerate(zip(candidates, toks, sets, strict=True)):
+        reasons: list[str] = []
+        score = w.fused * cand.fused / high
+        cover = coverage(profile.terms, present, idf)
+        score += words * w.coverage * cover + episode_weight * episode_cover[cand.episode_id]
+        if cover >= 0.5:
+            reasons.append(f"holds {cover:.0%} of the question's weighted words")
+        phrase = 0.0
+        if cover > 0:  # no question word in the text: no phrase, no segment
+            positions = term_positions(profile.terms, tok)
+            phrase = phrase_adjacency(profile.bigrams, positions)
+            segment = best_segment(profile.terms, positions, idf)
+            score += words * (w.phrase * phrase + w.segment * segment)
+        if phrase > 0:
+            reasons.append("has the question's words side by side")
+        wanted = _speaker(profile, cand.role)
+        if wanted is not None and cand.role == wanted:
+            score += w.speaker
+            reasons.append(f"said by the {wanted}, whom the question asks about")
+        dated = _date_score(window, cand.episode_date, w.date_fade_days)
+        if dated > 0:
+            score += w.date * dated
+            reasons.append("happened when the question says")
+        if profile.parts:
+            best_part = max(coverage(part, present, idf) for part in profile.parts)
+            score += w.alternatives * best_part
+            if best_part >= 0.99:
+                reasons.append("matches one of the events the question compares")
+        scored.append(_Scored(item_id=cand.item_id, score=score, reasons=reasons, base=base))
+    ordered = _stabilise(scored, w.window, w.margin)
+    return [Ranked(item_id=s.item_id, score=s.score, reasons=s.reasons) for s in ordered]
