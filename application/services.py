@@ -4,6 +4,8 @@ Surfaces (HTTP, CLI, MCP) hold one of these and nothing else: authenticate
 a key into a policy context, then call a use case with that context.
 """
 
+from typing import TypeVar
+
 from application.memory_service import MemoryService
 from application.ports import (
     Clock,
@@ -16,6 +18,7 @@ from application.ports import (
 from application.retrieval.pipeline import RetrievalMode
 from application.trust.access import AccessResolver, Caller
 from application.trust.admin import ControlService
+from application.trust.admin_base import AdminBase
 from application.trust.audit import AuditTrail
 from application.trust.inspection import MemoryInspector
 from application.trust.keys import IssuedKey
@@ -24,6 +27,8 @@ from application.trust.space_admin import SpaceAdmin
 from domain.policy import MemoryPolicyContext, Surface
 
 __all__ = ["Services"]
+
+_Admin = TypeVar("_Admin", bound=AdminBase)
 
 
 class Services:
@@ -54,22 +59,19 @@ class Services:
             audit=self.audit,
             retrieval_mode=retrieval_mode,
         )
-        self.control = ControlService(
-            control=control,
-            access=self.access,
-            audit=self.audit,
-            clock=clock,
-            ids=ids,
-            home_org_id=home_org_id,
-        )
-        self.spaces = SpaceAdmin(
-            control=control,
-            access=self.access,
-            audit=self.audit,
-            clock=clock,
-            ids=ids,
-            home_org_id=home_org_id,
-        )
+
+        def admin(kind: type[_Admin]) -> _Admin:
+            return kind(
+                control=control,
+                access=self.access,
+                audit=self.audit,
+                clock=clock,
+                ids=ids,
+                home_org_id=home_org_id,
+            )
+
+        self.control = admin(ControlService)
+        self.spaces = admin(SpaceAdmin)
         self.inspector = MemoryInspector(
             store=store, control=control, access=self.access, audit=self.audit
         )
