@@ -105,9 +105,10 @@ class SurrealNativeIndex:
         """Nothing to drop: the indexes go with the organisation's namespace."""
         return None
 
-    async def lexical(
-        self, org_id: str, query: str, limit: int, where: CandidateFilter
-    ) -> list[ScoredId]:
+    async def _text_rows(
+        self, org_id: str, sql: str, query: str, limit: int, where: CandidateFilter, operation: str
+    ) -> list[dict[str, Any]]:
+        """BM25 rows of ``sql`` inside the caller's filter; none for an empty query or filter."""
         if limit < 1 or not query.strip() or where.visible == frozenset():
             return []
         if await self._store.space_of(org_id) is None:
@@ -115,11 +116,17 @@ class SurrealNativeIndex:
         condition, variables = _filter_sql(where)
         (rows,) = await self._store.connection.query(
             codec.namespace_for(org_id),
-            _LEXICAL.replace("<FILTER>", condition),
+            sql.replace("<FILTER>", condition),
             {"q": query, "limit": int(limit), **variables},
-            operation="searching text",
+            operation=operation,
         )
-        return [ScoredId(str(r["id"]), float(r["s"])) for r in rows or []]
+        return list(rows or [])
+
+    async def lexical(
+        self, org_id: str, query: str, limit: int, where: CandidateFilter
+    ) -> list[ScoredId]:
+        rows = await self._text_rows(org_id, _LEXICAL, query, limit, where, "searching text")
+        return [ScoredId(str(r["id"]), float(r["s"])) for r in rows]
 
     async def vector(
         self, org_id: str, vector: Vector, limit: int, where: CandidateFilter
@@ -158,19 +165,16 @@ class SurrealNativeIndex:
     async def episode_lexical(
         self, org_id: str, query: str, limit: int, where: CandidateFilter
     ) -> list[ScoredId]:
-        if limit < 1 or not query.strip() or where.visible == frozenset():
-            return []
-        if await self._store.space_of(org_id) is None:
-            return []
-        condition, variables = _filter_sql(where)
-        (rows,) = await self._store.connection.query(
-            codec.namespace_for(org_id),
-            _LEXICAL_BY_SOURCE.replace("<FILTER>", condition),
-            {"q": query, "limit": int(limit * _CHUNKS_PER_EPISODE), **variables},
-            operation="searching episode text",
+        rows = await self._text_rows(
+            org_id,
+            _LEXICAL_BY_SOURCE,
+            query,
+            limit * _CHUNKS_PER_EPISODE,
+            where,
+            "searching episode text",
         )
         totals: dict[str, float] = {}
-        for row in rows or []:
+        for row in rows:
             totals[row["source_id"]] = totals.get(row["source_id"], 0.0) + float(row["s"])
         return _top(totals, limit)
 
