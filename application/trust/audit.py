@@ -8,6 +8,7 @@ left. Receipts carry ids, counts and hashes; never text.
 """
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Sequence
 
@@ -37,6 +38,8 @@ class AuditTrail:
         self._pending: list[AuditReceipt] = []
         self._flusher: asyncio.Task[None] | None = None
         self._writing = asyncio.Lock()
+        #: wakes a waiting flusher early (on close)
+        self._wake = asyncio.Event()
 
     def new_id(self) -> str:
         return self._ids.new_id()
@@ -81,7 +84,8 @@ class AuditTrail:
         return receipt
 
     async def _flush_later(self) -> None:
-        await asyncio.sleep(_FLUSH_DELAY_S)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._wake.wait(), _FLUSH_DELAY_S)
         await self.flush()
 
     async def flush(self) -> None:
@@ -101,6 +105,10 @@ class AuditTrail:
         return await self._log.recent(org_id, limit)
 
     async def close(self) -> None:
+        # Wake the flusher and let it finish rather than cancel it: cancelling a
+        # write in flight drops it inside the embedded engine, which aborts the
+        # process (a Rust panic that cannot unwind) when the store closes.
         if self._flusher is not None and not self._flusher.done():
-            self._flusher.cancel()
+            self._wake.set()
+            await self._flusher
         await self.flush()
