@@ -105,22 +105,34 @@ class SurrealNativeIndex:
         """Nothing to drop: the indexes go with the organisation's namespace."""
         return None
 
-    async def _text_rows(
-        self, org_id: str, sql: str, query: str, limit: int, where: CandidateFilter, operation: str
+    async def _filtered_rows(
+        self,
+        org_id: str,
+        sql: str,
+        where: CandidateFilter,
+        params: dict[str, Any],
+        operation: str,
     ) -> list[dict[str, Any]]:
-        """BM25 rows of ``sql`` inside the caller's filter; none for an empty query or filter."""
-        if limit < 1 or not query.strip() or where.visible == frozenset():
-            return []
-        if await self._store.space_of(org_id) is None:
+        """Rows of ``sql`` with the caller's filter in its WHERE; none for an empty filter."""
+        if where.visible == frozenset() or await self._store.space_of(org_id) is None:
             return []
         condition, variables = _filter_sql(where)
         (rows,) = await self._store.connection.query(
             codec.namespace_for(org_id),
             sql.replace("<FILTER>", condition),
-            {"q": query, "limit": int(limit), **variables},
+            {**params, **variables},
             operation=operation,
         )
         return list(rows or [])
+
+    async def _text_rows(
+        self, org_id: str, sql: str, query: str, limit: int, where: CandidateFilter, operation: str
+    ) -> list[dict[str, Any]]:
+        """BM25 rows of ``sql`` inside the caller's filter; none for an empty query."""
+        if limit < 1 or not query.strip():
+            return []
+        params = {"q": query, "limit": int(limit)}
+        return await self._filtered_rows(org_id, sql, where, params, operation)
 
     async def lexical(
         self, org_id: str, query: str, limit: int, where: CandidateFilter
@@ -210,19 +222,13 @@ class SurrealNativeIndex:
         self, org_id: str, source_ids: Sequence[str], where: CandidateFilter
     ) -> dict[str, list[str]]:
         wanted = list(dict.fromkeys(source_ids))
-        if not wanted or where.visible == frozenset():
+        if not wanted:
             return {}
-        if await self._store.space_of(org_id) is None:
-            return {}
-        condition, variables = _filter_sql(where)
-        (rows,) = await self._store.connection.query(
-            codec.namespace_for(org_id),
-            _MEMBERS.replace("<FILTER>", condition),
-            {"sids": wanted, **variables},
-            operation="reading episode members",
+        rows = await self._filtered_rows(
+            org_id, _MEMBERS, where, {"sids": wanted}, "reading episode members"
         )
         out: dict[str, list[str]] = {}
-        for row in rows or []:
+        for row in rows:
             out.setdefault(row["source_id"], []).append(str(row["id"]))
         return out
 
@@ -230,15 +236,10 @@ class SurrealNativeIndex:
         self, org_id: str, chunk_ids: Sequence[str], where: CandidateFilter
     ) -> dict[str, IndexedText]:
         wanted = list(dict.fromkeys(chunk_ids))
-        if not wanted or where.visible == frozenset():
+        if not wanted:
             return {}
-        if await self._store.space_of(org_id) is None:
-            return {}
-        condition, variables = _filter_sql(where)
-        (rows,) = await self._store.connection.query(
-            codec.namespace_for(org_id),
-            _TEXTS.replace("<FILTER>", condition),
-            {"ids": [RecordID("chunk", c) for c in wanted], **variables},
-            operation="reading candidate texts",
+        ids = [RecordID("chunk", c) for c in wanted]
+        rows = await self._filtered_rows(
+            org_id, _TEXTS, where, {"ids": ids}, "reading candidate texts"
         )
-        return {str(row["id"]): codec.text_from_row(row) for row in rows or []}
+        return {str(row["id"]): codec.text_from_row(row) for row in rows}

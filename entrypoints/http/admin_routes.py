@@ -12,6 +12,7 @@ from application.services import Services
 from application.trust.access import Caller
 from application.trust.keys import IssuedKey
 from application.trust.records import (
+    ApiKeyRecord,
     MembershipRecord,
     Organization,
     PrincipalRecord,
@@ -32,6 +33,17 @@ from entrypoints.http.schemas import (
 __all__ = ["ADMIN_ROUTES"]
 
 _API = Surface.API
+
+
+def _key_view(k: ApiKeyRecord) -> KeyView:
+    """A key as listed: its secret's hash stays in the control plane."""
+    return KeyView(
+        key_id=k.key_id,
+        org_id=k.org_id,
+        principal_id=k.principal_id,
+        created_at=k.created_at,
+        revoked_at=k.revoked_at,
+    )
 
 
 async def _org_id(
@@ -94,16 +106,7 @@ async def list_keys(
 ) -> list[KeyView]:
     org_id = await _org_id(services, caller, org)
     keys = await services.control.list_keys(org_id, caller.principal)
-    return [
-        KeyView(
-            key_id=k.key_id,
-            org_id=k.org_id,
-            principal_id=k.principal_id,
-            created_at=k.created_at,
-            revoked_at=k.revoked_at,
-        )
-        for k in keys
-    ]
+    return [_key_view(k) for k in keys]
 
 
 @post("/api/admin/keys/{key_id:str}/revoke", status_code=200, summary="Revoke an API key")
@@ -111,13 +114,7 @@ async def revoke_key(
     key_id: FromPath[str], services: NamedDependency[Services], caller: NamedDependency[Caller]
 ) -> KeyView:
     k = await services.control.revoke_key(key_id, caller.principal, _API)
-    return KeyView(
-        key_id=k.key_id,
-        org_id=k.org_id,
-        principal_id=k.principal_id,
-        created_at=k.created_at,
-        revoked_at=k.revoked_at,
-    )
+    return _key_view(k)
 
 
 @post("/api/admin/spaces", status_code=201, summary="Create a memory space")
