@@ -144,7 +144,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             run(settings if not overrides else _replace(settings, overrides))
             return 0
         # the service logs one audit line per request; a CLI command's own output is enough
-        logging.getLogger("tessera.audit").setLevel(max(logging.WARNING, logging.root.level))
+        # nor a line per call to the service
+        for name in ("tessera.audit", "httpx"):
+            logging.getLogger(name).setLevel(max(logging.WARNING, logging.root.level))
         return asyncio.run(_run_client(args, settings))
     except TesseraError as exc:
         print(f"tessera: {exc.detail} [{exc.reason}]", file=sys.stderr)
