@@ -89,6 +89,10 @@ class MemoryStore(Protocol):
 
     async def count_chunks(self, org_id: str) -> int: ...
 
+    async def chunks_of_source(self, org_id: str, source_id: str) -> list[Chunk]:
+        """What was derived from one source: its chunks in ordinal order."""
+        ...
+
     async def source_states(self, org_id: str, space: ScopeRef, limit: int) -> list[SourceState]:
         """Sources of one memory space in source-id order, any lifecycle, at most ``limit``."""
         ...

@@ -186,6 +186,18 @@ class MemoryStoreContract(MemoryStoreIsolationContract):
         await store.save_memory(*memory("s2", ORG_A, ["c"]))
         assert await store.count_chunks(ORG_A) == 3
 
+    async def test_chunks_of_source_in_ordinal_order(self, store: MemoryStore) -> None:
+        await store.prepare(ORG_A, SPACE)
+        first, first_chunks = memory("s1", ORG_A, ["c07", "c02", "c10"])
+        await store.save_memory(first, first_chunks)
+        await store.save_memory(*memory("s2", ORG_A, ["c01"]))
+        found = await store.chunks_of_source(ORG_A, "s1")
+        assert [c.chunk_id for c in found] == ["c07", "c02", "c10"]
+        assert [c.ordinal for c in found] == [0, 1, 2]
+        assert found[1] == first_chunks[1].chunk
+        assert await store.chunks_of_source(ORG_A, "s-none") == []
+        assert await store.chunks_of_source("org-never", "s1") == []
+
     async def test_source_states_list_one_space_in_id_order(self, store: MemoryStore) -> None:
         await store.prepare(ORG_A, SPACE)
         team = {"scope": MemoryScope.TEAM, "scope_key": "t1"}

@@ -108,6 +108,13 @@ class InMemoryMemoryStore:
             return {}
         return {cid: org.chunks[cid] for cid in chunk_ids if cid in org.chunks}
 
+    async def chunks_of_source(self, org_id: str, source_id: str) -> list[Chunk]:
+        org = self._orgs.get(org_id)
+        if org is None:
+            return []
+        mine = (c for c in org.chunks.values() if c.source_id == source_id)
+        return sorted(mine, key=lambda c: c.ordinal)
+
     async def count_chunks(self, org_id: str) -> int:
         org = self._orgs.get(org_id)
         return 0 if org is None else len(org.chunks)

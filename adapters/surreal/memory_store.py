@@ -47,6 +47,10 @@ INSERT_BATCH = 50
 # Queries are built once from constant field lists; every value travels as a variable.
 _GET_SOURCE = f"SELECT {codec.SOURCE_FIELDS} FROM $sid;"  # noqa: S608
 _GET_CHUNKS = f"SELECT {codec.CHUNK_FIELDS} FROM $ids;"  # noqa: S608
+_CHUNKS_OF_SOURCE = (
+    f"SELECT {codec.CHUNK_FIELDS} FROM chunk WHERE source_id = $source "  # noqa: S608
+    "ORDER BY ordinal;"
+)
 _SCAN_FIRST = f"SELECT {codec.ENTRY_FIELDS} FROM chunk ORDER BY id LIMIT $limit;"  # noqa: S608
 _SCAN_AFTER = (
     f"SELECT {codec.ENTRY_FIELDS} FROM chunk WHERE id > $after "  # noqa: S608
@@ -188,6 +192,18 @@ class SurrealMemoryStore:
         )
         chunks = (codec.chunk_from_row(row) for row in rows)
         return {c.chunk_id: c for c in chunks}
+
+    async def chunks_of_source(self, org_id: str, source_id: str) -> list[Chunk]:
+        namespace = await self._readable(org_id)
+        if namespace is None:
+            return []
+        (rows,) = await self._conn.query(
+            namespace,
+            _CHUNKS_OF_SOURCE,
+            {"source": source_id},
+            operation="listing a source's chunks",
+        )
+        return [codec.chunk_from_row(row) for row in rows or []]
 
     async def count_chunks(self, org_id: str) -> int:
         namespace = await self._readable(org_id)

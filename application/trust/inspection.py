@@ -21,10 +21,23 @@ from domain.policy import MemoryPolicyContext, SpaceRole, authorize_read
 from domain.reasons import ReasonCode
 from domain.scopes import LifecycleState, MemoryScope, ScopeRef, SourceType
 
-__all__ = ["AccessPreview", "MemoryInspector", "SourceView", "SpaceView"]
+__all__ = ["AccessPreview", "DerivedChunk", "MemoryInspector", "SourceView", "SpaceView"]
 
 #: an access preview looks at no more than this many sources of a space
 PREVIEW_LIMIT = 10_000
+
+
+class DerivedChunk(msgspec.Struct, frozen=True, kw_only=True):
+    """One chunk derived from a source, located by its span; never its text."""
+
+    chunk_id: str
+    ordinal: int
+    start: int
+    end: int
+    content_hash: str
+    #: for a conversation turn: who spoke it and its position in the episode
+    role: str | None = None
+    turn_index: int | None = None
 
 
 class SourceView(msgspec.Struct, frozen=True, kw_only=True):
@@ -45,6 +58,8 @@ class SourceView(msgspec.Struct, frozen=True, kw_only=True):
     #: the verbatim text, or None when its lifecycle state withholds it
     content: str | None
     withheld_reason: ReasonCode | None = None
+    #: what was derived from it: the chunks that are embedded and indexed
+    derived: list[DerivedChunk] = msgspec.field(default_factory=list)
 
 
 class AccessPreview(msgspec.Struct, frozen=True, kw_only=True):
@@ -107,6 +122,7 @@ class MemoryInspector:
             self._audit.note(ctx, "inspect", scope_decision, ids=[source_id])
             raise denied(scope_decision, "inspecting a source")
         text_decision = authorize_read(ctx, ref, source.lifecycle)
+        chunks = await self._store.chunks_of_source(ctx.org_id, source_id)
         self._audit.note(ctx, "inspect", scope_decision, ids=[source_id])
         return SourceView(
             source_id=source.source_id,
@@ -124,6 +140,18 @@ class MemoryInspector:
             visible_because=_why(ctx, ref),
             content=source.content if text_decision.allowed else None,
             withheld_reason=None if text_decision.allowed else text_decision.reason,
+            derived=[
+                DerivedChunk(
+                    chunk_id=c.chunk_id,
+                    ordinal=c.ordinal,
+                    start=c.start,
+                    end=c.end,
+                    content_hash=c.content_hash,
+                    role=c.role,
+                    turn_index=c.turn_index,
+                )
+                for c in chunks
+            ],
         )
 
     async def access_preview(

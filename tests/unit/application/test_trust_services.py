@@ -38,7 +38,7 @@ async def test_bootstrap_happens_once_and_its_key_authenticates() -> None:
     caller = await world.services.access.authenticate(issued.key)
     assert caller.principal.org_role is OrgRole.OWNER and caller.org_id == "home"
     stored = await world.control_store.get_key(issued.key_id)
-    assert stored is not None and issued.key.split("_")[-1] not in str(stored)
+    assert stored is not None and issued.key.split("_", 2)[2] not in str(stored)
 
 
 @pytest.mark.parametrize(
@@ -175,6 +175,10 @@ async def test_inspect_withholds_text_of_hidden_sources_and_denies_strangers() -
     view = await world.services.inspector.inspect_source(await world.ctx(ana), kept.source_id)
     assert view.content == "Ana's allergy list: peanuts" and view.withheld_reason is None
     assert view.visible_because.startswith("private: your own")
+    assert [(d.chunk_id, d.start, d.end) for d in view.derived] == [
+        (kept.chunk_ids[0], 0, len("Ana's allergy list: peanuts"))
+    ]
+    assert "peanut" not in repr(view.derived)
     hidden_view = await world.services.inspector.inspect_source(await world.ctx(ana), "h1")
     assert hidden_view.content is None and hidden_view.metadata == {}
     assert hidden_view.withheld_reason is ReasonCode.HIDDEN_SOURCE
