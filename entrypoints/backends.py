@@ -9,7 +9,7 @@ carries the CLI's key and meets the same authentication and policy.
 import json
 import os
 import sys
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import httpx
 
@@ -25,9 +25,10 @@ from domain.errors import (
 from domain.policy import Surface
 from domain.reasons import ReasonCode
 from entrypoints.credentials import read_key
+from entrypoints.headers import AGENT_HEADER
 from entrypoints.settings import Settings
 
-__all__ = ["Backend", "HttpBackend", "choose_backend", "running_server"]
+__all__ = ["Backend", "Credentials", "HttpBackend", "choose_backend", "running_server"]
 
 Json = Any
 
@@ -39,11 +40,29 @@ _ERRORS: dict[int, type[TesseraError]] = {
 }
 
 
+class Credentials(NamedTuple):
+    """Who a call is made as: an API key, and the agent the caller claims to be (if any)."""
+
+    key: str | None
+    agent: str | None = None
+
+    def headers(self) -> dict[str, str]:
+        headers = {"authorization": f"Bearer {self.key}"} if self.key else {}
+        if self.agent:
+            headers[AGENT_HEADER] = self.agent
+        return headers
+
+
 class Backend(Protocol):
     description: str
 
     async def call(
-        self, method: str, path: str, body: Json = None, params: dict[str, Any] | None = None
+        self,
+        method: str,
+        path: str,
+        body: Json = None,
+        params: dict[str, Any] | None = None,
+        credentials: Credentials | None = None,
     ) -> Json: ...
 
     async def close(self) -> None: ...
@@ -88,20 +107,27 @@ class HttpBackend:
         self,
         client: httpx.AsyncClient,
         description: str,
-        key: str | None,
+        credentials: Credentials,
         on_close: Any = None,
     ) -> None:
         self._client = client
-        self._headers = {"authorization": f"Bearer {key}"} if key else {}
+        self._headers = credentials.headers()
         self._on_close = on_close
         self.description = description
 
     async def call(
-        self, method: str, path: str, body: Json = None, params: dict[str, Any] | None = None
+        self,
+        method: str,
+        path: str,
+        body: Json = None,
+        params: dict[str, Any] | None = None,
+        credentials: Credentials | None = None,
     ) -> Json:
+        """One request, as the backend's own key or as ``credentials`` when given."""
+        headers = self._headers if credentials is None else credentials.headers()
         try:
             response = await self._client.request(
-                method, path, json=body, params=params, headers=self._headers
+                method, path, json=body, params=params, headers=headers
             )
         except httpx.TransportError as exc:
             raise StoreUnavailableError(
@@ -113,37 +139,49 @@ class HttpBackend:
         return response.json()
 
     async def close(self) -> None:
+        """Idempotent: the MCP server closes on shutdown and again on the way out."""
         await self._client.aclose()
-        if self._on_close is not None:
-            await self._on_close()
+        on_close, self._on_close = self._on_close, None
+        if on_close is not None:
+            await on_close()
 
 
-async def _local(settings: Settings) -> HttpBackend:
+def _own(settings: Settings) -> Credentials:
+    """The CLI's own credentials: its key and the agent it claims to be, if any."""
+    return Credentials(read_key(settings), settings.agent)
+
+
+async def _local(settings: Settings, surface: Surface) -> HttpBackend:
     from entrypoints.container import build_container
     from entrypoints.http.app import create_app
     from entrypoints.serve import announce_owner_key
 
     services = build_container(settings).services()
     try:
-        issued = await services.open(Surface.CLI)
+        issued = await services.open(surface)
     except BaseException:
         await services.close()
         raise
     if issued is not None:
         # stderr: the command's own output (maybe --json) stays clean on stdout
         announce_owner_key(settings, issued, sys.stderr)
-    app = create_app(services, surface=Surface.CLI)
+    app = create_app(services, surface=surface)
     transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
     # in-process: no network, so only the work itself bounds the time
     client = httpx.AsyncClient(transport=transport, base_url="http://tessera.local", timeout=600)
     return HttpBackend(
-        client, f"store {settings.url_kind}:// (in-process)", read_key(settings), services.close
+        client, f"store {settings.url_kind}:// (in-process)", _own(settings), services.close
     )
 
 
-async def choose_backend(settings: Settings) -> Backend:
+async def choose_backend(settings: Settings, surface: Surface = Surface.CLI) -> Backend:
+    """The running service on this data directory, else the store opened in-process.
+
+    ``surface`` names the entrypoint in audit receipts of in-process calls; a
+    running service records its own (``api``).
+    """
     url = running_server(settings)
     if url is not None:
         client = httpx.AsyncClient(base_url=url, timeout=60.0)
-        return HttpBackend(client, f"service at {url}", read_key(settings))
-    return await _local(settings)
+        return HttpBackend(client, f"service at {url}", _own(settings))
+    return await _local(settings, surface)

@@ -21,7 +21,9 @@ from entrypoints.admin_cli import add_admin_parser, run_admin
 from entrypoints.errors import exit_code_for
 from entrypoints.settings import Settings, SettingsError, load_settings
 
-__all__ = ["main", "run_and_exit"]
+__all__ = ["MCP_PORT", "main", "run_and_exit"]
+
+MCP_PORT = 8766
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -33,6 +35,18 @@ def _parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the HTTP service")
     serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port to listen on (default 8765)")
+
+    mcp = sub.add_parser(
+        "mcp",
+        help="run the MCP server for agents (stdio; --http for streamable HTTP)",
+        description="Serve Tessera's tools over the Model Context Protocol. Over stdio the "
+        "API key comes from TESSERA_API_KEY; over HTTP from each request's bearer key.",
+    )
+    mcp.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp")
+    mcp.add_argument("--host", help="address to listen on with --http (default 127.0.0.1)")
+    mcp.add_argument(
+        "--port", type=int, default=MCP_PORT, help=f"port with --http (default {MCP_PORT})"
+    )
 
     remember = sub.add_parser("remember", help="remember text ('-' reads stdin)")
     remember.add_argument("text")
@@ -143,6 +157,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             }
             run(settings if not overrides else _replace(settings, overrides))
             return 0
+        if args.command == "mcp":
+            return _run_mcp(args, settings)
         # the service logs one audit line per request; a CLI command's own output is enough
         # nor a line per call to the service
         for name in ("tessera.audit", "httpx"):
@@ -156,6 +172,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+def _run_mcp(args: argparse.Namespace, settings: Settings) -> int:
+    from entrypoints.mcp.run import serve_http, serve_stdio
+
+    if not args.http:
+        # stdout carries the protocol; the per-call audit lines would only be noise on stderr
+        for name in ("tessera.audit", "httpx"):
+            logging.getLogger(name).setLevel(max(logging.WARNING, logging.root.level))
+        asyncio.run(serve_stdio(settings))
+        return 0
+    if not 0 < args.port < 65536:
+        raise SettingsError(f"--port {args.port} is out of range")
+    asyncio.run(serve_http(settings, args.host or settings.host, args.port))
+    return 0
 
 
 def _replace(settings: Settings, overrides: dict[str, Any]) -> Settings:

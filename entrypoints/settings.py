@@ -41,6 +41,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     org_id: str = "local"
     #: the CLI's key (TESSERA_API_KEY); without it the CLI uses the owner key file
     api_key: str | None = None
+    #: the agent a client claims to act as (TESSERA_AGENT); it must be its key's own agent
+    agent: str | None = None
     embedder: EmbedderKind = EmbedderKind.ONNX
     embedder_model: str | None = None
     embedder_api_key: str | None = None
@@ -112,6 +114,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         port=port,
         org_id=env.get("TESSERA_ORG", "local"),
         api_key=env.get("TESSERA_API_KEY") or None,
+        agent=env.get("TESSERA_AGENT") or None,
         embedder=embedder,
         embedder_model=env.get("TESSERA_EMBEDDER_MODEL") or None,
         embedder_api_key=api_key or None,

@@ -11,21 +11,9 @@ from litestar.datastructures import State
 from application.services import Services
 from application.trust.access import Caller
 from domain.policy import MemoryPolicyContext, Surface
+from entrypoints.headers import AGENT_HEADER, bearer_key
 
-__all__ = ["AGENT_HEADER", "bearer_key", "provide_caller", "provide_policy", "provide_services"]
-
-#: a client may say which agent it acts as; it must be the key's own agent
-AGENT_HEADER = "x-tessera-agent"
-
-
-def bearer_key(authorization: str | None) -> str | None:
-    """The key of an ``Authorization: Bearer <key>`` header, or None."""
-    if not authorization:
-        return None
-    scheme, _, key = authorization.strip().partition(" ")
-    if scheme.lower() != "bearer" or not key.strip():
-        return None
-    return key.strip()
+__all__ = ["provide_caller", "provide_policy", "provide_services"]
 
 
 async def provide_services(state: State) -> Services:

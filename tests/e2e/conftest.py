@@ -1,6 +1,11 @@
 import asyncio
 import os
+import socket
+import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -61,3 +66,30 @@ def tessera_env(data_dir: Path, **extra: str) -> dict[str, str]:
 
 
 TESSERA = [sys.executable, "-m", "entrypoints.cli"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def start_listening(args: list[str], env: dict[str, str], url: str) -> "subprocess.Popen[str]":
+    """Start a Tessera process and wait until ``url`` answers (any HTTP status)."""
+    proc = subprocess.Popen(
+        [*TESSERA, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return proc
+        except urllib.error.HTTPError:
+            return proc  # it answered
+        except OSError:
+            if proc.poll() is not None:
+                pytest.fail(f"process exited: {proc.stdout.read() if proc.stdout else ''}")
+            time.sleep(0.3)
+    proc.kill()
+    pytest.fail(f"{' '.join(args)} did not start")

@@ -1,16 +1,13 @@
 """The ``tessera`` CLI as a user runs it: a real process, the real embedded store."""
 
 import json
-import socket
 import subprocess
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import TESSERA, tessera_env
+from tests.e2e.conftest import TESSERA, free_port, start_listening, tessera_env
 
 pytestmark = pytest.mark.slow
 
@@ -57,35 +54,14 @@ def test_bad_input_exits_2_with_the_reason(tmp_path: Path) -> None:
     assert out.returncode == 2 and "empty_content" in out.stderr
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[Path, int]]:
-    port = _free_port()
-    proc = subprocess.Popen(
-        [*TESSERA, "serve", "--port", str(port)],
-        env=tessera_env(tmp_path),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
+    port = free_port()
+    proc = start_listening(
+        ["serve", "--port", str(port)],
+        tessera_env(tmp_path),
+        f"http://127.0.0.1:{port}/api/health",
     )
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=2):
-                break
-        except OSError:
-            if proc.poll() is not None:
-                pytest.fail(f"server exited: {proc.stdout.read() if proc.stdout else ''}")
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("server did not start")
     yield tmp_path, port
     proc.terminate()
     proc.wait(timeout=30)
@@ -103,7 +79,7 @@ def test_cli_goes_through_a_running_server_and_a_second_server_is_refused(
     assert json.loads(out.stdout)["results"][0]["text"].startswith("Parking spot B17")
 
     second = subprocess.run(
-        [*TESSERA, "serve", "--port", str(_free_port())],
+        [*TESSERA, "serve", "--port", str(free_port())],
         env=tessera_env(data_dir),
         capture_output=True,
         text=True,

@@ -10,22 +10,33 @@ from typing import Any
 
 import httpx
 
-from domain.scopes import MemoryScope
 from entrypoints.http.app import create_app
-from tests.support.policy_suites import Denied, Seen, Who
+from tests.support.json_driver import JsonDriver
+from tests.support.policy_suites import Denied, Who
 from tests.support.world import World
-from tests.support.world_driver import WorldDriver
 
 __all__ = ["HttpDriver"]
 
 
-class HttpDriver(WorldDriver):
+_ROUTES = {
+    "remember": "/api/memory/remember",
+    "recall": "/api/search",
+    "context": "/api/context/pack",
+}
+
+
+class HttpDriver(JsonDriver):
     def __init__(self, world: World | None = None) -> None:
         super().__init__(world)
         app = create_app(self.world.services)
         transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
         self._client = httpx.AsyncClient(transport=transport, base_url="http://tessera.test")
         self._keys: dict[str, str] = {}
+
+    async def _act(self, who: Who, action: str, args: dict[str, Any]) -> Any:
+        if action == "inspect_source":
+            return await self._call(who, "GET", f"/api/memory/sources/{args['source_id']}")
+        return await self._call(who, "POST", _ROUTES[action], args)
 
     async def _call(self, who: Who, method: str, path: str, body: Any = None) -> Any:
         key = self._keys.get(who.principal_id)
@@ -39,36 +50,6 @@ class HttpDriver(WorldDriver):
             raise Denied(response.json()["error"]["reason"])
         assert response.status_code < 300, response.text
         return response.json()
-
-    async def remember(
-        self,
-        who: Who,
-        content: str,
-        scope: MemoryScope = MemoryScope.PRIVATE,
-        key: str | None = None,
-    ) -> str:
-        body = {"content": content, "scope": str(scope), "scope_key": key}
-        result = await self._call(who, "POST", "/api/memory/remember", body)
-        return str(result["source_id"])
-
-    async def search(self, who: Who, query: str, limit: int = 50) -> list[Seen]:
-        found = await self._call(who, "POST", "/api/search", {"query": query, "limit": limit})
-        return [
-            Seen(h["source_id"], h["scope"], h.get("scope_key"), h["text"])
-            for h in found["results"]
-        ]
-
-    async def pack(self, who: Who, query: str) -> list[Seen]:
-        pack = await self._call(
-            who, "POST", "/api/context/pack", {"query": query, "token_budget": 4000}
-        )
-        return [
-            Seen(i["source_id"], i["scope"], i.get("scope_key"), i["text"]) for i in pack["items"]
-        ]
-
-    async def inspect(self, who: Who, source_id: str) -> Seen:
-        view = await self._call(who, "GET", f"/api/memory/sources/{source_id}")
-        return Seen(view["source_id"], view["scope"], view.get("scope_key"), view.get("content"))
 
     async def close(self) -> None:
         await self._client.aclose()

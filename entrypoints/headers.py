@@ -1,0 +1,16 @@
+"""HTTP header names and parsing shared by the service and its clients (CLI, MCP)."""
+
+__all__ = ["AGENT_HEADER", "bearer_key"]
+
+#: a client may say which agent it acts as; it must be the key's own agent
+AGENT_HEADER = "x-tessera-agent"
+
+
+def bearer_key(authorization: str | None) -> str | None:
+    """The key of an ``Authorization: Bearer <key>`` header, or None."""
+    if not authorization:
+        return None
+    scheme, _, key = authorization.strip().partition(" ")
+    if scheme.lower() != "bearer" or not key.strip():
+        return None
+    return key.strip()

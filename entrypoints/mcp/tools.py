@@ -1,0 +1,131 @@
+"""The MCP tools: each one is one route of the HTTP API, with that route's own types.
+
+A tool checks its arguments against the route's request type, calls the
+route through a ``Backend`` (in-process, or the running service) as the
+caller's key, and returns the route's JSON as the structured result. So
+validation, authentication, the memory policy, audit receipts and reason
+codes are the HTTP API's own, and nothing is implemented twice.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+import msgspec
+
+from application.results import ContextPack, RememberResult, SearchResults
+from application.trust.inspection import AccessPreview, SourceView
+from entrypoints.http.schemas import ContextBody, RememberBody, SearchBody
+from entrypoints.mcp.schemas import AccessPreviewArgs, InspectSourceArgs, NoArgs, SpaceList
+
+__all__ = ["TOOLS", "Route", "ToolSpec"]
+
+Json = Any
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str
+    path: str
+    body: Json = None
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    title: str
+    #: tells an agent when to use the tool, in one or two sentences
+    description: str
+    arguments: type[msgspec.Struct]
+    result: type[msgspec.Struct]
+    route: Callable[[Any], Route]
+    read_only: bool = True
+    #: shapes the route's JSON into the result object (MCP results are objects)
+    shape: Callable[[Json], Json] = lambda answer: answer
+
+
+def _path(value: str) -> str:
+    # ids travel in the URL path; quoting keeps a '/' or '?' in one from changing the route
+    return quote(value, safe="")
+
+
+def _post(path: str) -> Callable[[msgspec.Struct], Route]:
+    return lambda args: Route("POST", path, msgspec.to_builtins(args))
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="remember",
+        title="Remember",
+        description=(
+            "Store raw text (a note, a fact, a decision) or a whole conversation as turns, "
+            "verbatim, so it can be recalled later with a citation. Use it whenever the user "
+            "tells you something worth keeping; private memory by default."
+        ),
+        arguments=RememberBody,
+        result=RememberResult,
+        route=_post("/api/memory/remember"),
+        read_only=False,
+    ),
+    ToolSpec(
+        name="recall",
+        title="Recall",
+        description=(
+            "Search memory for the passages that best match a question, ranked, each with its "
+            "source id. Use it to look something up before answering from memory."
+        ),
+        arguments=SearchBody,
+        result=SearchResults,
+        route=_post("/api/search"),
+    ),
+    ToolSpec(
+        name="context",
+        title="Context pack",
+        description=(
+            "Build a cited context pack for a task: the most relevant remembered passages, "
+            "grouped by conversation, that fit a token budget. Use it to ground a longer answer."
+        ),
+        arguments=ContextBody,
+        result=ContextPack,
+        route=_post("/api/context/pack"),
+    ),
+    ToolSpec(
+        name="inspect_source",
+        title="Inspect a source",
+        description=(
+            "Show what one cited source is, why you may see it and what was derived from it; "
+            "its text only when its state allows. Use it to check a citation."
+        ),
+        arguments=InspectSourceArgs,
+        result=SourceView,
+        route=lambda args: Route("GET", f"/api/memory/sources/{_path(args.source_id)}"),
+    ),
+    ToolSpec(
+        name="list_spaces",
+        title="List memory spaces",
+        description=(
+            "List the memory spaces this key may read, with your role in each. Use it to find "
+            "the scope and scope_key to remember into, or a space id for access_preview."
+        ),
+        arguments=NoArgs,
+        result=SpaceList,
+        route=lambda _: Route("GET", "/api/memory/spaces"),
+        shape=lambda answer: {"spaces": answer},
+    ),
+    ToolSpec(
+        name="access_preview",
+        title="Preview access to a space",
+        description=(
+            "Show which sources of a space a given principal could recall, with counts of "
+            "hidden ones and deny reasons, never text. For organisation admins and space owners."
+        ),
+        arguments=AccessPreviewArgs,
+        result=AccessPreview,
+        route=lambda args: Route(
+            "POST",
+            f"/api/memory/spaces/{_path(args.space_id)}/access-preview",
+            {"principal": args.principal},
+        ),
+    ),
+)
