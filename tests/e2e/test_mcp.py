@@ -200,3 +200,23 @@ async def test_http_server_takes_the_bearer_key_of_each_request(
         )
     assert no_key.status_code == 401
     assert no_key.json()["error"]["reason"] == "missing_api_key"
+
+
+async def test_stdio_goes_through_a_running_service_on_the_same_data(site: Site) -> None:
+    port = free_port()
+    serve = start_listening(
+        ["serve", "--port", str(port)],
+        tessera_env(site.data_dir),
+        f"http://127.0.0.1:{port}/api/health",
+    )
+    try:
+        async with _stdio(site, site.bob) as client:  # the store is locked by serve
+            saved = await client.call_tool("remember", {"content": "Rival's kayak is green."})
+            assert not saved.is_error, saved.content
+            found = await client.call_tool("recall", {"query": "kayak colour"})
+            assert found.structured_content["results"][0]["text"] == "Rival's kayak is green."
+            team = {"content": "x", "scope": "team", "scope_key": "t1"}
+            assert _error(await client.call_tool("remember", team)) == "scope_disabled"
+    finally:
+        serve.terminate()
+        serve.wait(timeout=30)
