@@ -300,6 +300,7 @@ def _signals(ranks: Mapping[str, int]) -> Signals:
         episode_lexical_rank=ranks.get("episode_lexical"),
         episode_vector_rank=ranks.get("episode_vector"),
         neighbour_rank=ranks.get("neighbour"),
+        subject_vector_rank=ranks.get("subject_vector"),
     )
 
 

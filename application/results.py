@@ -32,6 +32,8 @@ class Signals(msgspec.Struct, frozen=True, kw_only=True):
     episode_vector_rank: int | None = None
     #: set when the item joined as the neighbour of a strong turn (the seed's rank)
     neighbour_rank: int | None = None
+    #: for a counting question: rank by the meaning of its subject alone ("doctors")
+    subject_vector_rank: int | None = None
 
 
 class SearchHit(msgspec.Struct, frozen=True, kw_only=True):

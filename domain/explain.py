@@ -10,6 +10,7 @@ SIGNAL_LABELS: Mapping[str, str] = {
     "episode_lexical": "its conversation matched the query's words",
     "episode_vector": "its conversation is close in meaning to the query",
     "neighbour": "next to a strongly matching turn",
+    "subject_vector": "close in meaning to what the question counts",
 }
 
 

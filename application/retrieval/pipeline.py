@@ -15,6 +15,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import date, datetime
 from enum import StrEnum
+from itertools import chain
 
 import msgspec
 
@@ -24,7 +25,7 @@ from domain.fusion import FusedHit, fuse_with_episodes, rrf_merge
 from domain.models import Chunk
 from domain.query_terms import meaningful_query
 from domain.ranking.dates import date_window
-from domain.ranking.question import profile_question
+from domain.ranking.question import profile_question, subject_phrase
 from domain.ranking.ranker import Candidate, RankWeights, rank_candidates
 from domain.ranking.spread import spread_over_episodes
 
@@ -91,6 +92,11 @@ class RetrievalPipeline:
     def mode(self) -> RetrievalMode:
         return self._mode
 
+    @property
+    def _ranks(self) -> bool:
+        """Question-shape rules apply only with the ranker (the other modes are baselines)."""
+        return self._mode is RetrievalMode.RANKED
+
     async def _load(
         self, org_id: str, ids: Sequence[str], where: CandidateFilter
     ) -> dict[str, IndexedText]:
@@ -125,14 +131,24 @@ class RetrievalPipeline:
             return (await self._single(org_id, query, depth, where))[:limit]
         words = meaningful_query(query)
         vector = await self._query_vector(query)
-        lexical, semantic, ep_lexical, ep_vector = await asyncio.gather(
+        shape = profile_question(query)
+        # a counted thing is often mentioned in passing, without the question's frame
+        # ("how many ... did I"): the subject's meaning alone is one more turn signal
+        subject = subject_phrase(query) if shape.counting and self._ranks else ""
+        searches = [
             self._index.lexical(org_id, words, depth, where),
             self._index.vector(org_id, vector, depth, where),
             self._index.episode_lexical(org_id, words, _EPISODE_DEPTH, where),
             self._index.episode_vector(org_id, vector, _EPISODE_DEPTH, where),
-        )
+        ]
+        if subject:
+            subject_vector = await self._query_vector(subject)
+            searches.append(self._index.vector(org_id, subject_vector, depth, where))
+        lexical, semantic, ep_lexical, ep_vector, *by_subject = await asyncio.gather(*searches)
         turn_lists = {"lexical": _ids(lexical), "vector": _ids(semantic)}
-        turn_ids = list(dict.fromkeys(turn_lists["lexical"] + turn_lists["vector"]))
+        if by_subject:
+            turn_lists["subject_vector"] = _ids(by_subject[0])
+        turn_ids = list(dict.fromkeys(chain.from_iterable(turn_lists.values())))
         chunks = await self._load(org_id, turn_ids, where)
         seeds = [h.item_id for h in rrf_merge(turn_lists) if h.item_id in chunks]
         seed_episodes = list(dict.fromkeys(chunks[cid].source_id for cid in seeds))
@@ -152,7 +168,7 @@ class RetrievalPipeline:
             found = self._rank(query, as_of, fused, chunks)
         # a question whose answer spans episodes ("how many", "which first") gets one
         # turn per episode first, so the list shows as many of them as it can
-        per_episode = 1 if profile_question(query).multi_episode else _TURNS_BEFORE_SPREAD
+        per_episode = 1 if shape.multi_episode else _TURNS_BEFORE_SPREAD
         return spread_over_episodes(
             found, lambda f: chunks[f.chunk_id].source_id, per_episode
         )[:limit]

@@ -14,9 +14,12 @@ import re
 
 import msgspec
 
+from domain.query_terms import FUNCTION_WORDS
 from domain.ranking.text import content_terms, stem
 
-__all__ = ["QuestionProfile", "profile_question"]
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+__all__ = ["QuestionProfile", "profile_question", "subject_phrase"]
 
 #: words that frame a question's shape or time rather than its subject
 _FRAME_WORDS = frozenset(
@@ -97,3 +100,14 @@ def profile_question(question: str) -> QuestionProfile:
         preference=bool(_PREFERENCE.search(lowered)) and not asks_assistant,
         personal=bool(_PERSONAL.search(lowered)),
     )
+
+
+def subject_phrase(question: str) -> str:
+    """The question's subject words as written, without its frame ("how many ... did I")."""
+    words = []
+    for word in _WORD.findall(question.lower()):
+        base = word.split("'", 1)[0]
+        if base in FUNCTION_WORDS or len(base) < 2 or stem(base) in _FRAME_STEMS:
+            continue
+        words.append(base)
+    return " ".join(dict.fromkeys(words))

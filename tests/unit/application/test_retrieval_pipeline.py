@@ -177,3 +177,22 @@ async def test_a_counting_question_shows_one_turn_per_episode_first(parts: Parts
         parts, SearchRequest(org_id=ORG, query="How many plants did I buy?", limit=3)
     )
     assert len({h.source_id for h in counting.results}) == 3
+
+
+async def test_a_counting_question_also_searches_by_its_subject_alone(parts: Parts) -> None:
+    await _remember(
+        parts,
+        _talk(
+            ("user", "Our landlord finally fixed the heating."),
+            ("user", "Also I saw a dermatologist on Monday about the rash."),
+            day=2,
+        ),
+    )
+    counting = await _search(
+        parts, SearchRequest(org_id=ORG, query="How many dermatologist visits did I have?")
+    )
+    plain = await _search(parts, SearchRequest(org_id=ORG, query="Which dermatologist did I see?"))
+    by_subject = [h for h in counting.results if h.signals.subject_vector_rank is not None]
+    assert by_subject and "dermatologist" in by_subject[0].text
+    assert "what the question counts" in by_subject[0].reason
+    assert all(h.signals.subject_vector_rank is None for h in plain.results)

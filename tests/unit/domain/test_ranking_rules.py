@@ -11,7 +11,7 @@ from domain.ranking.features import (
     phrase_adjacency,
     term_positions,
 )
-from domain.ranking.question import profile_question
+from domain.ranking.question import profile_question, subject_phrase
 from domain.ranking.ranker import Candidate, RankWeights, rank_candidates
 from domain.ranking.text import content_terms, stem, tokens
 
@@ -279,3 +279,12 @@ def test_advice_requests_lean_on_fusion_more_than_on_shared_words() -> None:
         return float(score["wordy"] - score["about-me"])
 
     assert gap(advice) < gap(plain)
+
+
+def test_the_subject_of_a_question_keeps_its_words_as_written_without_the_frame() -> None:
+    assert subject_phrase("How many pottery classes did I take last spring?") == (
+        "pottery classes take spring"
+    )
+    assert subject_phrase("What is the total number of cousins I have?") == "cousins"
+    assert subject_phrase("How many kites, kites and more kites?") == "kites"
+    assert subject_phrase("How many did I?") == ""
