@@ -134,6 +134,23 @@ class SurrealNativeIndex:
         params = {"q": query, "limit": int(limit)}
         return await self._filtered_rows(org_id, sql, where, params, operation)
 
+    async def _may_search_vectors(
+        self, org_id: str, vector: Vector, limit: int, where: CandidateFilter
+    ) -> bool:
+        """False when nothing can match; a query vector of another model is refused."""
+        if limit < 1 or where.visible == frozenset():
+            return False
+        space = await self._store.space_of(org_id)
+        if space is None:
+            return False
+        if len(vector) != space.dimension:
+            raise ConflictError(
+                ReasonCode.EMBEDDER_MISMATCH,
+                f"query vector has {len(vector)} dimensions; organisation {org_id} "
+                f"stores {space.dimension}",
+            )
+        return True
+
     async def lexical(
         self, org_id: str, query: str, limit: int, where: CandidateFilter
     ) -> list[ScoredId]:
@@ -143,17 +160,8 @@ class SurrealNativeIndex:
     async def vector(
         self, org_id: str, vector: Vector, limit: int, where: CandidateFilter
     ) -> list[ScoredId]:
-        if limit < 1 or where.visible == frozenset():
+        if not await self._may_search_vectors(org_id, vector, limit, where):
             return []
-        space = await self._store.space_of(org_id)
-        if space is None:
-            return []
-        if len(vector) != space.dimension:
-            raise ConflictError(
-                ReasonCode.EMBEDDER_MISMATCH,
-                f"query vector has {len(vector)} dimensions; organisation {org_id} "
-                f"stores {space.dimension}",
-            )
         condition, variables = _filter_sql(where)
         nearest = max(limit * _OVERFETCH, _MIN_NEAREST)
         while True:
@@ -193,10 +201,7 @@ class SurrealNativeIndex:
     async def episode_vector(
         self, org_id: str, vector: Vector, limit: int, where: CandidateFilter
     ) -> list[ScoredId]:
-        if limit < 1 or where.visible == frozenset():
-            return []
-        space = await self._store.space_of(org_id)
-        if space is None:
+        if not await self._may_search_vectors(org_id, vector, limit, where):
             return []
         condition, variables = _filter_sql(where)
         nearest = max(limit * _CHUNKS_PER_EPISODE, _MIN_NEAREST)
