@@ -17,6 +17,12 @@ old files are unlinked and the store reopens. A failure before the exchange
 leaves the original untouched and open. On ``mem://`` the fresh engine simply
 replaces the old one, which is then closed, so its memory can be released.
 
+After a crash mid-rewrite, ``<dir>.compacting`` is left beside the data
+directory (the next rewrite removes it). Before the exchange it holds the
+partial copy; after the exchange it holds the old files, deleted rows
+included. Where ``renameat2`` is missing, a crash between the two renames
+leaves the live data in ``<dir>.parked``.
+
 What it cannot promise: unlinked blocks are freed, not overwritten; the file
 system or an SSD may keep them until reused (see README, "What delete removes
 from disk"). A server (``ws://``) is compacted by its operator, not here.

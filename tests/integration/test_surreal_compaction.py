@@ -182,3 +182,22 @@ async def test_a_server_is_not_rewritten_from_here() -> None:
     store = SurrealMemoryStore("ws://127.0.0.1:9")  # never connected: compaction is local only
     report = await store.compact()
     assert not report.rewritten and report.url_kind == "ws"
+
+
+async def test_versioned_engine_keeps_even_short_rows_until_compact(tmp_path: Path) -> None:
+    # with versioning every value goes to the value log, so a delete leaves all of it
+    data = tmp_path / "db"
+    store = SurrealMemoryStore(f"surrealkv+versioned://{data}")
+    try:
+        await store.prepare(KEEP, SPACE)
+        await store.save_memory(*_memory(KEEP, "s-secret", f"short {CANARY}", 1))
+        await store.save_memory(*_memory(KEEP, "s-live", "a live note", 1))
+        await _delete_source(store, KEEP, "s-secret")
+        await store.connection.checkpoint()
+        assert _files_holding(data, CANARY)
+        report = await store.compact()
+        assert report.rewritten and report.url_kind == "surrealkv+versioned"
+        assert _files_holding(data, CANARY) == []
+        assert await store.count_chunks(KEEP) == 1
+    finally:
+        await store.close()
