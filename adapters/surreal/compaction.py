@@ -53,7 +53,7 @@ _AT_FDCWD = -100
 
 
 class CompactionReport(msgspec.Struct, frozen=True, kw_only=True):
-    #: False where there was nothing this process can rewrite (a server, a closed store)
+    #: False where this process has nothing to rewrite (a SurrealDB server: ws://, wss://)
     rewritten: bool
     url_kind: str
     namespaces: int = 0
