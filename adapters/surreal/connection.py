@@ -18,6 +18,7 @@ import asyncio
 import logging
 import re
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from surrealdb import AsyncSurreal
@@ -83,6 +84,16 @@ class SurrealConnection:
     @property
     def embedded(self) -> bool:
         return self.url_kind in _EMBEDDED
+
+    @property
+    def on_disk(self) -> bool:
+        """An embedded engine whose data lives in a directory (``data_dir``)."""
+        return self.url_kind in _ON_DISK
+
+    @property
+    def data_dir(self) -> str:
+        """The data directory of an on-disk embedded engine (the URL's path)."""
+        return _data_dir(self._url)
 
     async def open(self) -> None:
         if self._db is not None:
@@ -168,6 +179,24 @@ class SurrealConnection:
         finally:
             self._running.set()
         _log.info("store checkpoint: engine reopened in %.1f s", time.perf_counter() - began)
+
+    async def exclusively(self, work: Callable[[Any], Awaitable[Any]]) -> None:
+        """Run ``work(engine)`` while no other query runs; it returns the engine to use next.
+
+        Why: a store rewrite (adapters/surreal/compaction.py) reads the open
+        engine, closes it and replaces it; queries arriving meanwhile wait, as
+        they do for a checkpoint. ``work`` returns the same engine, a new open
+        one, or None (the next query then reopens the URL).
+        """
+        await self.open()
+        while not self._running.is_set():
+            await self._running.wait()
+        self._running.clear()
+        try:
+            await self._idle.wait()
+            self._db = await work(self._db)
+        finally:
+            self._running.set()
 
     async def _enter(self) -> None:
         while True:

@@ -18,6 +18,7 @@ from typing import Any
 from surrealdb import RecordID
 
 from adapters.surreal import codec
+from adapters.surreal.compaction import CompactionReport, compact
 from adapters.surreal.connection import SurrealConnection
 from adapters.surreal.schema import load_space, migrate
 from application.memory_checks import check_memory
@@ -299,6 +300,10 @@ class SurrealMemoryStore:
                 write=True,
             )
             self._spaces.pop(org_id, None)
+
+    async def compact(self) -> CompactionReport:
+        """Rewrite the embedded engine so deleted rows leave its files (see compaction)."""
+        return await compact(self._conn)
 
     async def close(self) -> None:
         await self._conn.close()
