@@ -22,6 +22,8 @@ class ReasonCode(StrEnum):
     MISSING_SCOPE_KEY = "missing_scope_key"
     INVALID_TURN = "invalid_turn"
     NOT_FOUND = "not_found"
+    #: a resume token the source adapter did not issue
+    INVALID_CHECKPOINT = "invalid_checkpoint"
     # storage and models
     EMBEDDER_MISMATCH = "embedder_mismatch"
     EMBEDDER_FAILED = "embedder_failed"
