@@ -46,6 +46,8 @@ class ReasonCode(StrEnum):
     PRINCIPAL_MISMATCH = "principal_mismatch"
     AGENT_IDENTITY_REQUIRED = "agent_identity_required"
     JOB_POLICY_CONTEXT_MISSING = "job_policy_context_missing"
+    #: a job's stored authority no longer holds (its key revoked, its principal gone)
+    JOB_POLICY_CONTEXT_STALE = "job_policy_context_stale"
     INSUFFICIENT_ROLE = "insufficient_role"
     ADMIN_REQUIRED = "admin_required"
     # authentication (HTTP 401)

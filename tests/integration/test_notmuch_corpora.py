@@ -133,3 +133,38 @@ def test_resuming_the_lkml_mbox_mid_way_reads_exactly_the_rest(corpora: dict[str
     everything = list(adapter.read(corpora["lkml.mbox"]))
     rest = list(adapter.read(corpora["lkml.mbox"], after=everything[99].checkpoint))
     assert rest == everything[100:]
+
+
+async def test_importing_lkml_writes_176_sources_and_a_reimport_adds_none(
+    corpora: dict[str, Path],
+) -> None:
+    from adapters.inmemory.import_store import InMemoryImportStore
+    from adapters.system.ids import TimeOrderedIds
+    from application.sources.authority import JobAuthorizer
+    from application.sources.import_service import ImportService
+    from application.sources.jobs import ImportStatus, JobAuthority
+    from domain.policy import OrgRole
+    from tests.support.world import World
+
+    world = World()
+    org_id = await world.org("acme")
+    owner = await world.user(org_id, "ana", OrgRole.OWNER)
+    imports = ImportService(
+        memory=world.services.memory,
+        store=InMemoryImportStore(),
+        contexts=JobAuthorizer(world.control_store, world.services.access),
+        adapters={"maildir": MaildirSourceAdapter()},
+        ids=TimeOrderedIds(),
+        clock=world.clock,
+    )
+    authority = JobAuthority(org_id=org_id, principal_id=owner.principal_id)
+    counters = []
+    for _ in range(2):
+        job = await imports.create(
+            adapter="maildir", path=corpora["lkml.maildir"], authority=authority
+        )
+        done = await imports.run(org_id, job.import_id)
+        assert done.status is ImportStatus.COMPLETED
+        c = done.counters
+        counters.append((c.read, c.written, c.duplicates, c.skipped, c.failed))
+    assert counters == [(210, 176, 34, 0, 0), (210, 0, 210, 0, 0)]
