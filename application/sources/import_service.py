@@ -152,9 +152,17 @@ class ImportService:
         return job
 
     async def run(
-        self, org_id: str, import_id: str, progress: Callable[[ImportJob], None] | None = None
+        self,
+        org_id: str,
+        import_id: str,
+        progress: Callable[[ImportJob], None] | None = None,
+        max_batches: int | None = None,
     ) -> ImportJob:
-        """Run (or resume) the import from its checkpoint until done, failed or interrupted."""
+        """Run (or resume) the import from its checkpoint until done, failed or interrupted.
+
+        With ``max_batches`` it stops ``paused`` after that many batches, so a
+        caller (an HTTP request, a CLI drawing progress) can advance it in steps.
+        """
         job = await self.get(org_id, import_id)
         if job.status in FINISHED:
             return job
@@ -162,8 +170,10 @@ class ImportService:
         tally = _Run(counters=msgspec.structs.asdict(job.counters), problems=list(job.problems))
         job = await self._save(job, tally, status=ImportStatus.RUNNING, error=None)
         space = f"{job.scope}/{job.scope_key or ''}"
+        batches = 0
         try:
-            while True:
+            while max_batches is None or batches < max_batches:
+                batches += 1
                 batch = await asyncio.to_thread(_take, items, self._batch)
                 if not batch:
                     break
@@ -178,6 +188,8 @@ class ImportService:
                 job = await self._save(job, tally, checkpoint=batch[-1].checkpoint)
                 if progress is not None:
                     progress(job)
+            else:
+                return await self._save(job, tally, ImportStatus.PAUSED)
         except asyncio.CancelledError:
             await asyncio.shield(self._save(job, tally, ImportStatus.PAUSED))
             raise

@@ -177,3 +177,32 @@ async def test_a_cancelled_import_does_not_run(setup: Setup, tmp_path: Path) -> 
     assert cancelled.status is ImportStatus.CANCELLED
     after = await setup.imports.run(job.org_id, job.import_id)
     assert after.counters.read == 0 and after.status is ImportStatus.CANCELLED
+
+
+async def test_an_import_can_advance_in_steps(setup: Setup, tmp_path: Path) -> None:
+    path = archives.build_mbox(tmp_path).path
+    job = await setup.imports.create(adapter="mbox", path=path, authority=setup.authority)
+    reads = []
+    for _ in range(5):
+        step = await setup.imports.run(job.org_id, job.import_id, max_batches=1)
+        reads.append((step.status, step.counters.read))
+        if step.status is ImportStatus.COMPLETED:
+            break
+    assert reads == [
+        (ImportStatus.PAUSED, 2),
+        (ImportStatus.PAUSED, 4),
+        (ImportStatus.PAUSED, 6),
+        (ImportStatus.COMPLETED, 6),
+    ]
+    assert step.counters.written == 4 and step.counters.duplicates == 1
+
+
+async def test_an_archive_that_is_gone_fails_the_import_with_a_reason(
+    setup: Setup, tmp_path: Path
+) -> None:
+    job = await setup.imports.create(
+        adapter="mbox", path=tmp_path / "gone.mbox", authority=setup.authority
+    )
+    failed = await setup.imports.run(job.org_id, job.import_id)
+    assert (failed.status, failed.error) == (ImportStatus.FAILED, ReasonCode.NOT_FOUND)
+    assert [j.import_id for j in await setup.store.list_jobs(job.org_id)] == [job.import_id]
