@@ -22,6 +22,8 @@ class ReasonCode(StrEnum):
     MISSING_SCOPE_KEY = "missing_scope_key"
     INVALID_TURN = "invalid_turn"
     NOT_FOUND = "not_found"
+    #: a resume token the source adapter did not issue
+    INVALID_CHECKPOINT = "invalid_checkpoint"
     # storage and models
     EMBEDDER_MISMATCH = "embedder_mismatch"
     EMBEDDER_FAILED = "embedder_failed"
@@ -44,6 +46,8 @@ class ReasonCode(StrEnum):
     PRINCIPAL_MISMATCH = "principal_mismatch"
     AGENT_IDENTITY_REQUIRED = "agent_identity_required"
     JOB_POLICY_CONTEXT_MISSING = "job_policy_context_missing"
+    #: a job's stored authority no longer holds (its key revoked, its principal gone)
+    JOB_POLICY_CONTEXT_STALE = "job_policy_context_stale"
     INSUFFICIENT_ROLE = "insufficient_role"
     ADMIN_REQUIRED = "admin_required"
     # authentication (HTTP 401)

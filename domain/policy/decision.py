@@ -25,6 +25,7 @@ POLICY_REASONS = frozenset(
         ReasonCode.PRINCIPAL_MISMATCH,
         ReasonCode.AGENT_IDENTITY_REQUIRED,
         ReasonCode.JOB_POLICY_CONTEXT_MISSING,
+        ReasonCode.JOB_POLICY_CONTEXT_STALE,
         ReasonCode.INSUFFICIENT_ROLE,
     }
 )

@@ -1,0 +1,159 @@
+"""The ImportStore port on SurrealDB 3: import records and dedupe ledgers per organisation.
+
+Why the record is one JSON document: an import record is only ever read back
+whole (to resume it or show it), and its nested parts (counters, authority,
+the bounded problem list) change together; msgspec's JSON keeps the exact
+types and UTC offsets the contract asks for. ``created_at`` is a column too,
+for listing newest first.
+
+Why ledger rows are keyed by ``[space, key]``: the question "which of these
+keys were written to this space" becomes a lookup of those record ids, with
+no scan and no index to maintain, and any key text is safe as an id part.
+
+Like the audit log, reads of an organisation without a namespace answer
+empty without creating it, and the tables are defined once per namespace.
+"""
+
+import asyncio
+from collections.abc import Iterable
+from typing import Any
+
+import msgspec
+from surrealdb import RecordID
+
+from adapters.surreal.codec import namespace_for
+from adapters.surreal.connection import SurrealConnection
+from adapters.surreal.control_codec import to_value
+from adapters.surreal.memory_store import INSERT_BATCH
+from application.sources.jobs import ImportJob
+from domain.errors import UpstreamError
+from domain.reasons import ReasonCode
+
+__all__ = ["SurrealImportStore"]
+
+_SCHEMA = """
+DEFINE TABLE IF NOT EXISTS import_job SCHEMAFULL;
+DEFINE FIELD IF NOT EXISTS import_id ON import_job TYPE string;
+DEFINE FIELD IF NOT EXISTS created_at ON import_job TYPE datetime;
+DEFINE FIELD IF NOT EXISTS doc ON import_job TYPE string;
+DEFINE TABLE IF NOT EXISTS import_key SCHEMAFULL;
+DEFINE FIELD IF NOT EXISTS space ON import_key TYPE string;
+DEFINE FIELD IF NOT EXISTS key ON import_key TYPE string;
+"""
+
+_DECODER = msgspec.json.Decoder(ImportJob)
+
+
+class SurrealImportStore:
+    def __init__(self, connection: SurrealConnection) -> None:
+        self._conn = connection
+        self._defined: set[str] = set()
+        self._defining = asyncio.Lock()
+
+    async def _ensure(self, namespace: str) -> None:
+        if namespace in self._defined:
+            return
+        async with self._defining:
+            if namespace not in self._defined:
+                await self._conn.query(
+                    namespace, _SCHEMA, operation="defining the import tables", write=True
+                )
+                self._defined.add(namespace)
+
+    async def _readable(self, org_id: str) -> str | None:
+        """The namespace to read, or None when the organisation has none yet."""
+        namespace = namespace_for(org_id)
+        if namespace not in self._defined:
+            (root,) = await self._conn.query(None, "INFO FOR ROOT;", operation="listing namespaces")
+            if namespace not in (root or {}).get("namespaces", {}):
+                return None
+            await self._ensure(namespace)
+        return namespace
+
+    async def save_job(self, job: ImportJob) -> None:
+        namespace = namespace_for(job.org_id)
+        await self._ensure(namespace)
+        row = {
+            "import_id": job.import_id,
+            "created_at": to_value(job.created_at),
+            "doc": msgspec.json.encode(job).decode("utf-8"),
+        }
+        await self._conn.query(
+            namespace,
+            "UPSERT $id CONTENT $row RETURN NONE;",
+            {"id": RecordID("import_job", job.import_id), "row": row},
+            operation="saving an import record",
+            write=True,
+        )
+
+    def _decode(self, row: Any) -> ImportJob:
+        try:
+            return _DECODER.decode(row["doc"])
+        except (KeyError, TypeError, msgspec.DecodeError) as exc:
+            raise UpstreamError(
+                ReasonCode.STORE_FAILED, "an import record could not be read back"
+            ) from exc
+
+    async def get_job(self, org_id: str, import_id: str) -> ImportJob | None:
+        namespace = await self._readable(org_id)
+        if namespace is None:
+            return None
+        (rows,) = await self._conn.query(
+            namespace,
+            "SELECT doc FROM $id;",
+            {"id": RecordID("import_job", import_id)},
+            operation="reading an import record",
+        )
+        return self._decode(rows[0]) if rows else None
+
+    async def list_jobs(self, org_id: str) -> list[ImportJob]:
+        namespace = await self._readable(org_id)
+        if namespace is None:
+            return []
+        (rows,) = await self._conn.query(
+            namespace,
+            "SELECT doc, created_at, import_id FROM import_job "
+            "ORDER BY created_at DESC, import_id DESC;",
+            operation="listing import records",
+        )
+        return [self._decode(row) for row in rows or []]
+
+    async def known_keys(self, org_id: str, space: str, keys: Iterable[str]) -> set[str]:
+        wanted = list(dict.fromkeys(keys))
+        namespace = await self._readable(org_id) if wanted else None
+        if namespace is None:
+            return set()
+        found: set[str] = set()
+        for start in range(0, len(wanted), INSERT_BATCH):
+            ids = [
+                RecordID("import_key", [space, key]) for key in wanted[start : start + INSERT_BATCH]
+            ]
+            (rows,) = await self._conn.query(
+                namespace,
+                "SELECT key FROM $ids;",
+                {"ids": ids},
+                operation="reading the import ledger",
+            )
+            found.update(row["key"] for row in rows or [] if isinstance(row, dict))
+        return found
+
+    async def add_keys(self, org_id: str, space: str, keys: Iterable[str]) -> None:
+        rows = [
+            {"id": RecordID("import_key", [space, key]), "space": space, "key": key}
+            for key in dict.fromkeys(keys)
+        ]
+        if not rows:
+            return
+        namespace = namespace_for(org_id)
+        await self._ensure(namespace)
+        for start in range(0, len(rows), INSERT_BATCH):
+            await self._conn.query(
+                namespace,
+                "INSERT IGNORE INTO import_key $rows RETURN NONE;",
+                {"rows": rows[start : start + INSERT_BATCH]},
+                operation="adding to the import ledger",
+                write=True,
+            )
+
+    async def close(self) -> None:
+        return None

@@ -1,0 +1,1 @@
+"""Reading whole corpora (mailboxes, chat exports, note folders) as import records."""

@@ -1,0 +1,34 @@
+"""Where import records and the dedupe ledger live.
+
+Why one small port: the import record and the set of dedupe keys already
+written to a space change together, once per record or batch, and an outside
+store (SurrealDB, SQL) must keep both per organisation.
+``contracts/import_store.py`` is its suite.
+"""
+
+from collections.abc import Iterable
+from typing import Protocol
+
+from application.sources.jobs import ImportJob
+
+__all__ = ["ImportStore"]
+
+
+class ImportStore(Protocol):
+    async def save_job(self, job: ImportJob) -> None:
+        """Insert or replace the import record with ``job.import_id``."""
+        ...
+
+    async def get_job(self, org_id: str, import_id: str) -> ImportJob | None: ...
+
+    async def list_jobs(self, org_id: str) -> list[ImportJob]:
+        """The organisation's imports, newest first."""
+        ...
+
+    async def known_keys(self, org_id: str, space: str, keys: Iterable[str]) -> set[str]:
+        """Which of ``keys`` were already written to ``space`` (``scope/scope_key``)."""
+        ...
+
+    async def add_keys(self, org_id: str, space: str, keys: Iterable[str]) -> None: ...
+
+    async def close(self) -> None: ...

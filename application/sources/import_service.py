@@ -1,0 +1,251 @@
+"""Importing an archive: read an adapter, dedupe, write through ``remember``, record progress.
+
+Why this shape: an import is long and may stop anywhere (Ctrl-C, a crash, a
+revoked key). So it works in batches: before each batch it re-authorizes
+the job's stored authority (failing closed), then writes each new record
+through the same ``remember`` every caller uses, adds its dedupe key to the
+ledger of the target space, and after the batch saves the checkpoint and
+counters. A resume starts after the saved checkpoint; records written after
+it are found in the ledger and counted as duplicates, not written twice.
+
+Not here yet: the asynchronous embedding lane (each write still waits for
+its vectors, so ``embedding_pending`` stays 0) and a bulk write path.
+"""
+
+import asyncio
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import msgspec
+
+from application.memory_service import MemoryService
+from application.ports import Clock, IdGenerator
+from application.sources.import_ports import ImportStore
+from application.sources.jobs import (
+    FINISHED,
+    MAX_LISTED_PROBLEMS,
+    ImportCounters,
+    ImportJob,
+    ImportProblem,
+    ImportStatus,
+    JobAuthority,
+)
+from application.sources.mapping import remember_request
+from application.sources.ports import SourceAdapter
+from application.sources.records import ImportRecord, ReadItem
+from application.trust.guard import denied, require_org, write_target
+from domain.errors import InvalidInputError, NotFoundError, PolicyDeniedError, TesseraError
+from domain.policy import MemoryPolicyContext, authorize_write
+from domain.reasons import ReasonCode
+from domain.scopes import MemoryScope
+
+__all__ = ["DEFAULT_BATCH", "ImportService", "JobContexts"]
+
+DEFAULT_BATCH = 50
+
+
+class JobContexts(Protocol):
+    """Turns a job's stored authority into a policy context now (see ``JobAuthorizer``)."""
+
+    async def context(self, authority: JobAuthority | None) -> MemoryPolicyContext: ...
+
+
+@dataclass
+class _Run:
+    """The mutable tally of one run, folded back into the frozen job after each batch."""
+
+    counters: dict[str, int]
+    problems: list[ImportProblem]
+
+    def problem(self, record_id: str, reason: str, detail: str) -> None:
+        if len(self.problems) < MAX_LISTED_PROBLEMS:
+            self.problems.append(ImportProblem(record_id=record_id, reason=reason, detail=detail))
+
+
+def _take(items: Iterator[ReadItem], n: int) -> list[ReadItem]:
+    batch: list[ReadItem] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= n:
+            break
+    return batch
+
+
+class ImportService:
+    def __init__(
+        self,
+        *,
+        memory: MemoryService,
+        store: ImportStore,
+        contexts: JobContexts,
+        adapters: Mapping[str, SourceAdapter],
+        ids: IdGenerator,
+        clock: Clock,
+        batch_size: int = DEFAULT_BATCH,
+    ) -> None:
+        self._memory = memory
+        self._store = store
+        self._contexts = contexts
+        self._adapters = adapters
+        self._ids = ids
+        self._clock = clock
+        self._batch = batch_size
+
+    def _adapter(self, name: str) -> SourceAdapter:
+        adapter = self._adapters.get(name)
+        if adapter is None:
+            raise InvalidInputError(
+                ReasonCode.INVALID_REQUEST,
+                f"adapter must be one of {', '.join(sorted(self._adapters))}",
+            )
+        return adapter
+
+    async def create(
+        self,
+        *,
+        adapter: str,
+        path: Path,
+        authority: JobAuthority | None,
+        scope: MemoryScope = MemoryScope.PRIVATE,
+        scope_key: str | None = None,
+    ) -> ImportJob:
+        """A pending import into the target the job's authority may write (checked now)."""
+        self._adapter(adapter)
+        ctx = await self._contexts.context(authority)
+        assert authority is not None  # contexts() fails closed without one
+        require_org(ctx, authority.org_id)
+        target = write_target(ctx, scope, scope_key)
+        decision = authorize_write(ctx, target)
+        if not decision.allowed:
+            raise denied(decision, "importing")
+        now = self._clock.now()
+        job = ImportJob(
+            import_id=self._ids.new_id(),
+            org_id=authority.org_id,
+            adapter=adapter,
+            path=str(path),
+            scope=target.scope,
+            scope_key=target.scope_key,
+            authority=authority,
+            created_at=now,
+            updated_at=now,
+        )
+        await self._store.save_job(job)
+        return job
+
+    async def get(self, org_id: str, import_id: str) -> ImportJob:
+        job = await self._store.get_job(org_id, import_id)
+        if job is None:
+            raise NotFoundError(ReasonCode.NOT_FOUND, f"import {import_id} does not exist")
+        return job
+
+    async def cancel(self, org_id: str, import_id: str) -> ImportJob:
+        job = await self.get(org_id, import_id)
+        if job.status in FINISHED:
+            return job
+        job = msgspec.structs.replace(
+            job, status=ImportStatus.CANCELLED, updated_at=self._clock.now()
+        )
+        await self._store.save_job(job)
+        return job
+
+    async def run(
+        self,
+        org_id: str,
+        import_id: str,
+        progress: Callable[[ImportJob], None] | None = None,
+        max_batches: int | None = None,
+    ) -> ImportJob:
+        """Run (or resume) the import from its checkpoint until done, failed or interrupted.
+
+        With ``max_batches`` it stops ``paused`` after that many batches, so a
+        caller (an HTTP request, a CLI drawing progress) can advance it in steps.
+        """
+        job = await self.get(org_id, import_id)
+        if job.status in FINISHED:
+            return job
+        items = self._adapter(job.adapter).read(Path(job.path), after=job.checkpoint)
+        tally = _Run(counters=msgspec.structs.asdict(job.counters), problems=list(job.problems))
+        job = await self._save(job, tally, status=ImportStatus.RUNNING, error=None)
+        space = f"{job.scope}/{job.scope_key or ''}"
+        batches = 0
+        try:
+            while max_batches is None or batches < max_batches:
+                batches += 1
+                batch = await asyncio.to_thread(_take, items, self._batch)
+                if not batch:
+                    break
+                current = await self._store.get_job(job.org_id, job.import_id)
+                if current is not None and current.status is ImportStatus.CANCELLED:
+                    return current  # cancelled from elsewhere: stop before writing more
+                try:
+                    ctx = await self._contexts.context(job.authority)
+                except PolicyDeniedError as exc:
+                    return await self._save(job, tally, ImportStatus.FAILED, error=exc.reason)
+                await self._write(job, ctx, space, batch, tally)
+                job = await self._save(job, tally, checkpoint=batch[-1].checkpoint)
+                if progress is not None:
+                    progress(job)
+            else:
+                return await self._save(job, tally, ImportStatus.PAUSED)
+        except asyncio.CancelledError:
+            await asyncio.shield(self._save(job, tally, ImportStatus.PAUSED))
+            raise
+        except TesseraError as exc:  # the archive became unreadable mid-way
+            return await self._save(job, tally, ImportStatus.FAILED, error=exc.reason)
+        return await self._save(job, tally, ImportStatus.COMPLETED)
+
+    async def _write(
+        self,
+        job: ImportJob,
+        ctx: MemoryPolicyContext,
+        space: str,
+        batch: list[ReadItem],
+        tally: _Run,
+    ) -> None:
+        records = [item for item in batch if isinstance(item, ImportRecord)]
+        known = await self._store.known_keys(job.org_id, space, [r.dedupe_key for r in records])
+        counters = tally.counters
+        for item in batch:
+            counters["read"] += 1
+            if not isinstance(item, ImportRecord):
+                counters["skipped"] += 1
+                tally.problem(item.record_id, item.reason, item.detail)
+                continue
+            if item.dedupe_key in known:
+                counters["duplicates"] += 1
+                continue
+            request = remember_request(
+                item, org_id=job.org_id, scope=job.scope, scope_key=job.scope_key
+            )
+            try:
+                await self._memory.remember(request, ctx)
+            except (InvalidInputError, PolicyDeniedError) as exc:
+                counters["failed"] += 1
+                tally.problem(item.record_id, exc.reason, exc.detail)
+                continue
+            await self._store.add_keys(job.org_id, space, [item.dedupe_key])
+            known.add(item.dedupe_key)
+            counters["written"] += 1
+
+    async def _save(
+        self,
+        job: ImportJob,
+        tally: _Run,
+        status: ImportStatus | None = None,
+        error: ReasonCode | None = None,
+        checkpoint: str | None = None,
+    ) -> ImportJob:
+        job = msgspec.structs.replace(
+            job,
+            status=status or job.status,
+            counters=ImportCounters(**tally.counters),
+            problems=list(tally.problems),
+            checkpoint=checkpoint or job.checkpoint,
+            error=error if status is not None else job.error,
+            updated_at=self._clock.now(),
+        )
+        await self._store.save_job(job)
+        return job
