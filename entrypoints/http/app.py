@@ -25,6 +25,7 @@ from domain.policy import MemoryPolicyContext, Surface
 from domain.reasons import ReasonCode
 from entrypoints.http.admin_routes import ADMIN_ROUTES
 from entrypoints.http.auth import provide_caller, provide_policy, provide_services
+from entrypoints.http.bodies import check_json_body
 from entrypoints.http.error_handlers import EXCEPTION_HANDLERS
 from entrypoints.http.schemas import (
     AccessPreviewBody,
@@ -200,6 +201,8 @@ def create_app(
         },
         state=State({"services": services, "surface": surface}),
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
+        # strict JSON bodies: a malformed one is a 4xx before any parameter is parsed
+        before_request=check_json_body,
         request_max_body_size=_MAX_BODY_BYTES,
         openapi_config=OpenAPIConfig(title="Tessera", version=_tessera_version()),
         on_startup=[_open],
