@@ -53,3 +53,4 @@ class ReasonCode(StrEnum):
     REVOKED_API_KEY = "revoked_api_key"
     # control plane
     ALREADY_EXISTS = "already_exists"
+    LAST_OWNER_KEY = "last_owner_key"

@@ -49,6 +49,11 @@ def add_admin_parser(sub: Any) -> None:
     key.add_parser("revoke", help="revoke an API key").add_argument("key_id")
     key.add_parser("list").add_argument("--org")
 
+    nouns.add_parser(
+        "recover-owner-key",
+        help="issue a new owner key from the data directory (service stopped; audited)",
+    )
+
     space = nouns.add_parser("space").add_subparsers(dest="verb", required=True)
     space_create = space.add_parser("create", help="create a memory space")
     space_create.add_argument("--org")

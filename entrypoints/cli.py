@@ -163,6 +163,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # nor a line per call to the service
         for name in ("tessera.audit", "httpx"):
             logging.getLogger(name).setLevel(max(logging.WARNING, logging.root.level))
+        if args.command == "admin" and args.noun == "recover-owner-key":
+            from entrypoints.recovery import recover_owner_key
+
+            return asyncio.run(recover_owner_key(settings))
         return asyncio.run(_run_client(args, settings))
     except TesseraError as exc:
         print(f"tessera: {exc.detail} [{exc.reason}]", file=sys.stderr)
