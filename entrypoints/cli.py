@@ -19,6 +19,7 @@ from domain.errors import TesseraError
 from domain.scopes import MemoryScope, SourceType
 from entrypoints.admin_cli import add_admin_parser, run_admin
 from entrypoints.errors import exit_code_for
+from entrypoints.paths import path_segment
 from entrypoints.settings import Settings, SettingsError, load_settings
 
 __all__ = ["MCP_PORT", "main", "run_and_exit"]
@@ -109,7 +110,8 @@ async def _run_client(args: argparse.Namespace, settings: Settings) -> int:
         if args.command == "admin":
             return await run_admin(backend, args)
         if args.command == "inspect":
-            result = await backend.call("GET", f"/api/memory/sources/{args.source_id}")
+            source = path_segment(args.source_id)
+            result = await backend.call("GET", f"/api/memory/sources/{source}")
             print(json.dumps(result, indent=2))
         elif args.command == "remember":
             text = sys.stdin.read() if args.text == "-" else args.text
@@ -176,6 +178,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _closed_pipe()
+
+
+def _closed_pipe() -> int:
+    """The reader left (``tessera ... | head``): stop quietly, as a SIGPIPE'd tool does."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # the last flush goes nowhere instead of failing
+    return 141
 
 
 def _run_mcp(args: argparse.Namespace, settings: Settings) -> int:
@@ -210,7 +221,10 @@ def run_and_exit() -> NoReturn:
     """
     code = main()
     logging.shutdown()
-    sys.stdout.flush()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        code = _closed_pipe()
     sys.stderr.flush()
     os._exit(code)
 
