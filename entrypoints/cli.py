@@ -148,6 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         settings = load_settings()
+        _owner_only(settings)
         logging.basicConfig(
             level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
         )
@@ -180,6 +181,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return _closed_pipe()
+
+
+def _owner_only(settings: Settings) -> None:
+    """Everything Tessera writes is for its owner: 0700 directories, 0600 files (issue 14)."""
+    os.umask(0o077)
+    settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if settings.data_dir.stat().st_mode & 0o077:
+        os.chmod(settings.data_dir, 0o700)
 
 
 def _closed_pipe() -> int:

@@ -105,3 +105,14 @@ def test_request_lines_can_go_to_an_owner_only_file(tmp_path: Path) -> None:
     assert "GET /api/memory/spaces" in text and "admin.org.create" in text
     assert log.stat().st_mode & 0o777 == 0o600
     assert "GET /api/memory/spaces" not in console and "admin.org.create" not in console
+
+
+def test_the_data_directory_and_every_file_in_it_are_owner_only(tmp_path: Path) -> None:
+    data_dir = tmp_path / "home"
+    assert _run(data_dir, "remember", "The alarm code is not written down here.").returncode == 0
+    loose = [
+        (str(p.relative_to(data_dir)), oct(p.stat().st_mode & 0o777))
+        for p in [data_dir, *data_dir.rglob("*")]
+        if not p.is_symlink() and p.stat().st_mode & 0o077
+    ]
+    assert loose == []
