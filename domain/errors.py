@@ -6,8 +6,8 @@ it names fields, limits and ids, not content.
 
 from domain.reasons import ReasonCode
 
-#: a detail never echoes more of the caller's input than this many characters
-MAX_DETAIL_CHARS = 200
+#: no detail is longer than this: a 1 MB name must not come back as a 1 MB error
+MAX_DETAIL_CHARS = 300
 
 __all__ = [
     "MAX_DETAIL_CHARS",
@@ -34,11 +34,11 @@ class TesseraError(Exception):
         self.detail = detail
 
 
-def bounded_detail(detail: str) -> str:
-    """Cut a detail to ``MAX_DETAIL_CHARS``: a 1 MB name must not come back as a 1 MB error."""
-    if len(detail) <= MAX_DETAIL_CHARS:
+def bounded_detail(detail: str, limit: int = MAX_DETAIL_CHARS) -> str:
+    """Cut a detail to ``limit`` characters: a 1 MB name must not come back as a 1 MB error."""
+    if len(detail) <= limit:
         return detail
-    return detail[: MAX_DETAIL_CHARS - 1] + "…"
+    return detail[: limit - 1] + "…"
 
 
 class InvalidInputError(TesseraError):

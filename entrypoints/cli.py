@@ -148,10 +148,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         settings = load_settings()
-        _owner_only(settings)
         logging.basicConfig(
             level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
         )
+        _owner_only(settings)
         if args.command == "serve":
             from entrypoints.serve import run
 
@@ -186,9 +186,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _owner_only(settings: Settings) -> None:
     """Everything Tessera writes is for its owner: 0700 directories, 0600 files (issue 14)."""
     os.umask(0o077)
-    settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    if settings.data_dir.stat().st_mode & 0o077:
-        os.chmod(settings.data_dir, 0o700)
+    try:
+        settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if settings.data_dir.stat().st_mode & 0o077:
+            os.chmod(settings.data_dir, 0o700)
+    except OSError as exc:  # the store reports its own failure to open, with its reason
+        logging.getLogger("tessera.cli").warning(
+            "could not make %s owner-only: %s", settings.data_dir, type(exc).__name__
+        )
 
 
 def _closed_pipe() -> int:

@@ -13,11 +13,14 @@ from typing import Any
 import msgspec
 from litestar import Request
 
-from domain.errors import InvalidInputError, MalformedRequestError
+from domain.errors import InvalidInputError, MalformedRequestError, bounded_detail
 from domain.reasons import ReasonCode
 from entrypoints.http.auth import authenticate
 
 __all__ = ["check_json_body", "is_json_media_type"]
+
+#: a validation message quotes at most this much of what was sent
+_MAX_ECHO = 200
 
 
 def is_json_media_type(content_type: str) -> bool:
@@ -56,7 +59,7 @@ async def check_json_body(request: Request[Any, Any, Any]) -> None:
     except RecursionError:
         raise _malformed("the request body is nested too deeply") from None
     except msgspec.ValidationError as exc:
-        message = str(exc)
+        message = bounded_detail(str(exc), _MAX_ECHO)  # msgspec may quote the bad value
         unknown = "unknown field" in message
         reason = ReasonCode.UNKNOWN_FIELD if unknown else ReasonCode.INVALID_REQUEST
         raise MalformedRequestError(reason, message) from None
