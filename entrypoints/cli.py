@@ -73,6 +73,9 @@ def _parser() -> argparse.ArgumentParser:
     inspect = sub.add_parser("inspect", help="what a source is and why you can see it")
     inspect.add_argument("source_id")
 
+    status = sub.add_parser("status", help="operator diagnostics (the install's owner)")
+    status.add_argument("--json", action="store_true", help="print JSON")
+
     add_admin_parser(sub)
     return parser
 
@@ -109,6 +112,11 @@ async def _run_client(args: argparse.Namespace, settings: Settings) -> int:
     try:
         if args.command == "admin":
             return await run_admin(backend, args)
+        if args.command == "status":
+            from entrypoints.status_cli import print_status
+
+            print_status(await backend.call("GET", "/api/status"), as_json=args.json)
+            return 0
         if args.command == "inspect":
             source = path_segment(args.source_id)
             result = await backend.call("GET", f"/api/memory/sources/{source}")

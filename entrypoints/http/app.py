@@ -34,6 +34,8 @@ from entrypoints.http.schemas import (
     RememberBody,
     SearchBody,
 )
+from entrypoints.http.status_routes import STATUS_ROUTES
+from entrypoints.recent_errors import watch_recent_errors
 
 __all__ = ["create_app"]
 
@@ -192,7 +194,9 @@ def create_app(
         audit,
         health,
         *ADMIN_ROUTES,
+        *STATUS_ROUTES,
     ]
+    watch_recent_errors()  # from now on, warnings and errors show in GET /api/status
     document_errors(route_handlers)  # every status each route answers, and bearer auth
     return Litestar(
         route_handlers=[*route_handlers, docs_assets_router()],
