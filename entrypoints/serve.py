@@ -20,6 +20,7 @@ from domain.policy import Surface
 from entrypoints.container import build_container
 from entrypoints.credentials import save_owner_key
 from entrypoints.http.app import create_app
+from entrypoints.http.slow_log import SlowRequestLog
 from entrypoints.request_log import ACCESS_LOGGER, AUDIT_LOGGER, apply_request_log
 from entrypoints.settings import Settings
 
@@ -65,7 +66,11 @@ async def serve(settings: Settings) -> None:
         service = services.memory
         # uvicorn re-raises SIGTERM/SIGINT after its graceful shutdown, so cleanup
         # that must happen on a signal runs in the app's shutdown hooks
-        app = create_app(services, on_shutdown=[lambda: _remove_server_file(settings)])
+        app = create_app(
+            services,
+            on_shutdown=[lambda: _remove_server_file(settings)],
+            middleware=[SlowRequestLog(settings.slow_request_ms)],
+        )
         config = uvicorn.Config(
             app,
             host=settings.host,

@@ -68,6 +68,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     index: IndexKind = IndexKind.INPROCESS
     log_level: str = "INFO"
     request_log: RequestLog = RequestLog.OFF
+    #: requests slower than this leave a tessera.slow warning (shape and timing only)
+    slow_request_ms: int = 1000
 
     @property
     def url_kind(self) -> str:
@@ -141,4 +143,11 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         index=_choice(env, "TESSERA_INDEX", IndexKind, IndexKind.INPROCESS),
         log_level=env.get("TESSERA_LOG_LEVEL", "INFO").upper(),
         request_log=_choice(env, "TESSERA_REQUEST_LOG", RequestLog, RequestLog.OFF),
+        slow_request_ms=_slow_ms(env.get("TESSERA_SLOW_REQUEST_MS", "1000")),
     )
+
+
+def _slow_ms(raw: str) -> int:
+    if not raw.strip().isdigit():
+        raise SettingsError(f"TESSERA_SLOW_REQUEST_MS={raw!r} is not a whole number of ms")
+    return int(raw)

@@ -1,11 +1,17 @@
 """Operator diagnostics: GET /api/status and ``tessera status`` (issue 14)."""
 
+import asyncio
 import logging
 import subprocess
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.conftest import TESSERA, tessera_env
+from litestar.testing import TestClient
+
+from domain.policy import Surface
+from entrypoints.http.app import create_app
+from entrypoints.http.slow_log import SlowRequestLog
+from tests.e2e.conftest import TESSERA, services_over_fakes, tessera_env
 
 
 def test_the_owner_sees_counts_index_queues_and_recent_errors(client: Any) -> None:
@@ -47,3 +53,19 @@ def test_tessera_status_prints_the_same_facts(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert "organisations: 1" in out.stdout and "local (local): 1 chunks" in out.stdout
     assert "gate code" not in out.stdout
+
+
+def test_a_slow_request_is_logged_by_its_shape_and_shows_in_status() -> None:
+    services = services_over_fakes()
+    issued = asyncio.run(services.control.bootstrap(Surface.CLI))
+    assert issued is not None
+    app = create_app(services, middleware=[SlowRequestLog(threshold_ms=0)])
+    with TestClient(app=app) as client:
+        client.headers["authorization"] = f"Bearer {issued.key}"
+        client.post("/api/search", json={"query": "where is the secret ledger"})
+        client.get("/api/memory/sources/some-id-the-caller-chose")
+        status = client.get("/api/status").json()
+    slow = [e["message"] for e in status["recent_errors"] if e["logger"] == "tessera.slow"]
+    assert any(m.startswith("slow request: POST /api/search -> 200 in ") for m in slow), slow
+    assert any("GET /api/memory/sources/{source_id:str} -> 404" in m for m in slow), slow
+    assert not any("ledger" in m or "some-id" in m for m in slow)
