@@ -6,6 +6,7 @@ a key into a policy context, then call a use case with that context.
 
 from typing import TypeVar
 
+from application.diagnostics import StatusReporter
 from application.memory_service import MemoryService
 from application.ports import (
     Clock,
@@ -76,6 +77,9 @@ class Services:
             store=store, control=control, access=self.access, audit=self.audit
         )
         self._control_store = control
+        self.status = StatusReporter(
+            store=store, memory=self.memory, control=control, audit=self.audit, admin=self.control
+        )
         #: the owner key made by the first ``open`` of a fresh install (held in memory only)
         self.bootstrap_key: IssuedKey | None = None
 

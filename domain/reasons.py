@@ -11,6 +11,7 @@ __all__ = ["ReasonCode"]
 class ReasonCode(StrEnum):
     # request validation
     MALFORMED_JSON = "malformed_json"
+    UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
     INVALID_REQUEST = "invalid_request"
     UNKNOWN_FIELD = "unknown_field"
     EMPTY_CONTENT = "empty_content"
@@ -56,3 +57,4 @@ class ReasonCode(StrEnum):
     REVOKED_API_KEY = "revoked_api_key"
     # control plane
     ALREADY_EXISTS = "already_exists"
+    LAST_OWNER_KEY = "last_owner_key"

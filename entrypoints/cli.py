@@ -19,6 +19,7 @@ from domain.errors import TesseraError
 from domain.scopes import MemoryScope, SourceType
 from entrypoints.admin_cli import add_admin_parser, run_admin
 from entrypoints.errors import exit_code_for
+from entrypoints.paths import path_segment
 from entrypoints.settings import Settings, SettingsError, load_settings
 
 __all__ = ["MCP_PORT", "main", "run_and_exit"]
@@ -72,6 +73,9 @@ def _parser() -> argparse.ArgumentParser:
     inspect = sub.add_parser("inspect", help="what a source is and why you can see it")
     inspect.add_argument("source_id")
 
+    status = sub.add_parser("status", help="operator diagnostics (the install's owner)")
+    status.add_argument("--json", action="store_true", help="print JSON")
+
     add_admin_parser(sub)
     return parser
 
@@ -108,8 +112,14 @@ async def _run_client(args: argparse.Namespace, settings: Settings) -> int:
     try:
         if args.command == "admin":
             return await run_admin(backend, args)
+        if args.command == "status":
+            from entrypoints.status_cli import print_status
+
+            print_status(await backend.call("GET", "/api/status"), as_json=args.json)
+            return 0
         if args.command == "inspect":
-            result = await backend.call("GET", f"/api/memory/sources/{args.source_id}")
+            source = path_segment(args.source_id)
+            result = await backend.call("GET", f"/api/memory/sources/{source}")
             print(json.dumps(result, indent=2))
         elif args.command == "remember":
             text = sys.stdin.read() if args.text == "-" else args.text
@@ -149,6 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         logging.basicConfig(
             level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
         )
+        _owner_only(settings)
         if args.command == "serve":
             from entrypoints.serve import run
 
@@ -163,6 +174,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # nor a line per call to the service
         for name in ("tessera.audit", "httpx"):
             logging.getLogger(name).setLevel(max(logging.WARNING, logging.root.level))
+        if args.command == "admin" and args.noun == "recover-owner-key":
+            from entrypoints.recovery import recover_owner_key
+
+            return asyncio.run(recover_owner_key(settings))
         return asyncio.run(_run_client(args, settings))
     except TesseraError as exc:
         print(f"tessera: {exc.detail} [{exc.reason}]", file=sys.stderr)
@@ -172,6 +187,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _closed_pipe()
+
+
+def _owner_only(settings: Settings) -> None:
+    """Everything Tessera writes is for its owner: 0700 directories, 0600 files (issue 14)."""
+    os.umask(0o077)
+    try:
+        settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if settings.data_dir.stat().st_mode & 0o077:
+            os.chmod(settings.data_dir, 0o700)
+    except OSError as exc:  # the store reports its own failure to open, with its reason
+        logging.getLogger("tessera.cli").warning(
+            "could not make %s owner-only: %s", settings.data_dir, type(exc).__name__
+        )
+
+
+def _closed_pipe() -> int:
+    """The reader left (``tessera ... | head``): stop quietly, as a SIGPIPE'd tool does."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # the last flush goes nowhere instead of failing
+    return 141
 
 
 def _run_mcp(args: argparse.Namespace, settings: Settings) -> int:
@@ -206,7 +243,10 @@ def run_and_exit() -> NoReturn:
     """
     code = main()
     logging.shutdown()
-    sys.stdout.flush()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        code = _closed_pipe()
     sys.stderr.flush()
     os._exit(code)
 

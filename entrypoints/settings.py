@@ -12,7 +12,14 @@ from typing import TypeVar
 
 import msgspec
 
-__all__ = ["EmbedderKind", "IndexKind", "Settings", "SettingsError", "load_settings"]
+__all__ = [
+    "EmbedderKind",
+    "IndexKind",
+    "RequestLog",
+    "Settings",
+    "SettingsError",
+    "load_settings",
+]
 
 E = TypeVar("E", bound=StrEnum)
 
@@ -29,6 +36,16 @@ class IndexKind(StrEnum):
     INPROCESS = "inprocess"
     #: SurrealDB's own FULLTEXT BM25 and HNSW indexes
     SURREAL = "surreal"
+
+
+class RequestLog(StrEnum):
+    """Where ``serve`` writes one access line and one audit line per request."""
+
+    #: nowhere (default): the console shows start-up, warnings and the first owner key
+    OFF = "off"
+    CONSOLE = "console"
+    #: ``$TESSERA_DATA_DIR/logs/requests.log``, owner-only
+    FILE = "file"
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
@@ -50,6 +67,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     embedder_base_url: str | None = None
     index: IndexKind = IndexKind.INPROCESS
     log_level: str = "INFO"
+    request_log: RequestLog = RequestLog.OFF
+    #: requests slower than this leave a tessera.slow warning (shape and timing only)
+    slow_request_ms: int = 1000
 
     @property
     def url_kind(self) -> str:
@@ -122,4 +142,12 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         embedder_base_url=env.get("TESSERA_EMBEDDER_BASE_URL") or None,
         index=_choice(env, "TESSERA_INDEX", IndexKind, IndexKind.INPROCESS),
         log_level=env.get("TESSERA_LOG_LEVEL", "INFO").upper(),
+        request_log=_choice(env, "TESSERA_REQUEST_LOG", RequestLog, RequestLog.OFF),
+        slow_request_ms=_slow_ms(env.get("TESSERA_SLOW_REQUEST_MS", "1000")),
     )
+
+
+def _slow_ms(raw: str) -> int:
+    if not raw.strip().isdigit():
+        raise SettingsError(f"TESSERA_SLOW_REQUEST_MS={raw!r} is not a whole number of ms")
+    return int(raw)
