@@ -216,6 +216,7 @@ class MemoryService:
                     created_at=r.chunk.created_at,
                     role=r.chunk.role,
                     turn_index=r.chunk.turn_index,
+                    speaker=r.chunk.speaker,
                     reason=_reason(r),
                 )
                 for r in found
@@ -252,6 +253,7 @@ class MemoryService:
                 created_at=r.chunk.created_at,
                 role=r.chunk.role,
                 turn_index=r.chunk.turn_index,
+                speaker=r.chunk.speaker,
             )
             for group in groups
             for r in group

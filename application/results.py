@@ -48,6 +48,8 @@ class SearchHit(msgspec.Struct, frozen=True, kw_only=True):
     created_at: datetime
     role: str | None = None
     turn_index: int | None = None
+    #: who said it, by name, when the turn was remembered with a speaker
+    speaker: str | None = None
     #: why it ranks here, in words (signals and ranker rules)
     reason: str = ""
 
@@ -70,6 +72,8 @@ class ContextItem(msgspec.Struct, frozen=True, kw_only=True):
     created_at: datetime
     role: str | None = None
     turn_index: int | None = None
+    #: who said it, by name, when the turn was remembered with a speaker
+    speaker: str | None = None
 
 
 class EpisodeGroup(msgspec.Struct, frozen=True, kw_only=True):

@@ -44,6 +44,9 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--mode", default="bm25,vector,hybrid,ranked")
     p.add_argument("--index", choices=["inprocess", "surreal"], default="inprocess")
     p.add_argument("--cache-dir", type=Path, default=CACHE_DIR)
+    p.add_argument(
+        "--no-speakers", action="store_true", help="remember turns with roles only (no names)"
+    )
     return p.parse_args(argv)
 
 
@@ -82,7 +85,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
         for conversation in fixture["conversations"]:
             cid = conversation["conversation_id"]
             org = f"conv-{cid}-{uuid.uuid4().hex[:8]}"
-            turn_of = await ingest(ingest_service, org, conversation)
+            turn_of = await ingest(ingest_service, org, conversation, not args.no_speakers)
             asked = [q for q in fixture["questions"] if q["conversation_id"] == cid]
             records.extend(await run_questions(org, asked, turn_of, searchers))
             await ingest_service.drop_organization(org)
@@ -97,6 +100,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
             [t for c in fixture["conversations"] for s in c["sessions"] for t in s["turns"]]
         ),
         "index": args.index,
+        "speakers": not args.no_speakers,
         "code": code_version(),
         "wall_s": round(time.perf_counter() - started, 1),
         "machine": machine_info(),

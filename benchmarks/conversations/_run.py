@@ -3,7 +3,8 @@
 Each conversation is its own throwaway organisation (one person's memory of
 one chat); each session is remembered as one conversation episode dated with
 the session's date; the first speaker's turns have the role ``user``, the
-other's ``assistant``. Hits map back to turn ids by (episode, turn index).
+other's ``assistant``, and every turn names its speaker (``--no-speakers``:
+roles only). Hits map back to turn ids by (episode, turn index).
 """
 
 from datetime import datetime
@@ -23,15 +24,19 @@ ROLES = ("user", "assistant")
 SEARCH_LIMIT = 10
 
 
-def _turn(speakers: list[str], turn: dict[str, Any], moment: datetime) -> Turn:
+def _turn(speakers: list[str], turn: dict[str, Any], moment: datetime, named: bool) -> Turn:
     role = ROLES[speakers.index(turn["speaker"])]
-    return Turn(role=role, content=turn["text"], occurred_at=moment)
+    speaker = turn["speaker"] if named else None
+    return Turn(role=role, content=turn["text"], occurred_at=moment, speaker=speaker)
 
 
 async def ingest(
-    service: MemoryService, org: str, conversation: dict[str, Any]
+    service: MemoryService, org: str, conversation: dict[str, Any], named: bool = True
 ) -> dict[tuple[str, int], str]:
-    """Remember every session; returns (source id, turn index) -> turn id."""
+    """Remember every session; returns (source id, turn index) -> turn id.
+
+    ``named=False`` leaves the speakers out (roles only), as before speakers existed.
+    """
     turn_of: dict[tuple[str, int], str] = {}
     speakers = conversation["speakers"]
     for session in conversation["sessions"]:
@@ -39,7 +44,7 @@ async def ingest(
         result = await service.remember(
             RememberRequest(
                 org_id=org,
-                turns=[_turn(speakers, t, moment) for t in session["turns"]],
+                turns=[_turn(speakers, t, moment, named) for t in session["turns"]],
                 occurred_at=moment,
                 source_type=SourceType.CONVERSATION,
                 metadata={"session_id": session["session_id"]},
