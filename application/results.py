@@ -94,3 +94,8 @@ class ContextPack(msgspec.Struct, frozen=True, kw_only=True):
     #: relevant items left out because they did not fit the budget
     omitted: int = 0
     episodes: list[EpisodeGroup] = msgspec.field(default_factory=list)
+    #: the items as a reader reads them: per episode its date, then ``speaker: words``
+    #: in spoken order, "…" between turns not chosen together (``domain.rendering``)
+    rendered: str = ""
+    #: tokens of ``rendered``: the items' tokens (``token_count``) plus headers and names
+    rendered_token_count: int = 0

@@ -26,7 +26,7 @@ from benchmarks._embed_cache import CachedEmbedder, DiskEmbeddingCache
 from benchmarks._stats import code_version, machine_info
 from benchmarks._wiring import make_embedder, make_index, make_store
 from benchmarks.conversations._metrics import aggregate
-from benchmarks.conversations._run import ingest, run_questions
+from benchmarks.conversations._run import ingest, run_questions, shown_turns
 from benchmarks.conversations.generate import FIXTURE
 from benchmarks.longmemeval_prefill import CACHE_DIR as _LME_CACHE
 
@@ -34,7 +34,19 @@ CACHE_DIR = _LME_CACHE.parent / "conversation-embedding-cache"
 
 __all__ = ["CACHE_DIR", "main", "table"]
 
-_COLUMNS = ("recall@5", "recall@10", "ndcg@10", "pack_recall")
+_COLUMNS = (
+    "recall@5",
+    "recall@10",
+    "ndcg@10",
+    "pack_recall",
+    "pack_attributed",
+    "reply_with_question",
+)
+
+
+def _cell(row: dict[str, Any], column: str) -> str:
+    value = row.get(column)
+    return "—" if value is None else f"{value:.3f}"
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -55,7 +67,7 @@ def table(modes: dict[str, dict[str, Any]]) -> str:
     head = "| mode | " + " | ".join(_COLUMNS) + " | n |\n|---|" + "---|" * (len(_COLUMNS) + 1)
     lines = [head]
     for mode, m in modes.items():
-        lines.append(f"| {mode} | " + " | ".join(f"{m[c]:.3f}" for c in _COLUMNS)
+        lines.append(f"| {mode} | " + " | ".join(_cell(m, c) for c in _COLUMNS)
                      + f" | {m['questions']} |")
     patterns = sorted({p for m in modes.values() for p in m["by_pattern"]})
     lines.append("\n| pattern | mode | " + " | ".join(_COLUMNS) + " | n |\n|---|---|"
@@ -63,7 +75,7 @@ def table(modes: dict[str, dict[str, Any]]) -> str:
     for pattern in patterns:
         for mode, m in modes.items():
             row = m["by_pattern"][pattern]
-            lines.append(f"| {pattern} | {mode} | " + " | ".join(f"{row[c]:.3f}" for c in _COLUMNS)
+            lines.append(f"| {pattern} | {mode} | " + " | ".join(_cell(row, c) for c in _COLUMNS)
                          + f" | {row['questions']} |")
     return "\n".join(lines)
 
@@ -87,7 +99,8 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
             org = f"conv-{cid}-{uuid.uuid4().hex[:8]}"
             turn_of = await ingest(ingest_service, org, conversation, not args.no_speakers)
             asked = [q for q in fixture["questions"] if q["conversation_id"] == cid]
-            records.extend(await run_questions(org, asked, turn_of, searchers))
+            shown = shown_turns(conversation)
+            records.extend(await run_questions(org, asked, turn_of, searchers, shown))
             await ingest_service.drop_organization(org)
             print(f"{cid}: {len(asked)} questions, {time.perf_counter() - started:.0f}s",
                   file=sys.stderr, flush=True)

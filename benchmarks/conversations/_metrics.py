@@ -9,9 +9,18 @@ recall is the share of evidence turns present anywhere in the context pack.
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["KS", "aggregate", "ndcg_at", "pack_recall", "question_metrics", "recall_at"]
+__all__ = [
+    "KS",
+    "Shown",
+    "aggregate",
+    "ndcg_at",
+    "pack_recall",
+    "question_metrics",
+    "recall_at",
+    "rendered_metrics",
+]
 
 KS = (5, 10)
 
@@ -49,9 +58,58 @@ def question_metrics(
     return out
 
 
+class Shown(NamedTuple):
+    """An evidence turn as the rendered pack should show it."""
+
+    speaker: str
+    text: str
+    #: the session's date, YYYY-MM-DD
+    day: str
+    #: the words of the turn spoken just before it in its session, if any
+    before: str | None
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def rendered_metrics(rendered: str, evidence: Sequence[Shown]) -> dict[str, float]:
+    """How a reader sees the evidence in ``ContextPack.rendered``.
+
+    ``pack_attributed``: share of evidence turns shown on a line with their
+    speaker's name under an episode header with their session's date.
+    ``reply_with_question``: share shown right after the turn spoken before
+    them (a reply read with what it answers).
+    """
+    if not evidence:
+        raise ValueError("a question needs at least one evidence turn")
+    lines = rendered.splitlines()
+    attributed = together = 0
+    for shown in evidence:
+        header = ""
+        for n, line in enumerate(lines):
+            if line.startswith("## "):
+                header = line
+                continue
+            if not line.endswith(f"{shown.speaker}: {_words(shown.text)}"):
+                continue
+            attributed += shown.day in header
+            before = _words(shown.before) if shown.before else None
+            together += bool(before) and n > 0 and lines[n - 1].endswith(f": {before}")
+            break
+    return {
+        "pack_attributed": attributed / len(evidence),
+        "reply_with_question": together / len(evidence),
+    }
+
+
 def _means(rows: Sequence[Mapping[str, float]]) -> dict[str, float]:
-    keys = list(rows[0]) if rows else []
-    return {k: round(sum(r[k] for r in rows) / len(rows), 4) for k in keys}
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    out = {}
+    for k in keys:
+        values = [r[k] for r in rows if k in r]
+        out[k] = round(sum(values) / len(values), 4)
+    return out
 
 
 def aggregate(records: Sequence[Mapping[str, Any]], mode: str) -> dict[str, Any]:

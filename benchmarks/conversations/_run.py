@@ -13,11 +13,14 @@ from typing import Any
 from application.commands import ContextRequest, RememberRequest, SearchRequest
 from application.memory_service import MemoryService
 from benchmarks._lme_run import owner_context
-from benchmarks.conversations._metrics import question_metrics
+from benchmarks.conversations._metrics import Shown, question_metrics, rendered_metrics
 from domain.models import Turn
 from domain.scopes import SourceType
 
-__all__ = ["ROLES", "ingest", "run_questions"]
+__all__ = ["ROLES", "ingest", "run_questions", "shown_turns"]
+
+#: patterns whose evidence is a reply: the pack should show it after what it answers
+_REPLIES = frozenset({"reply", "short_turn"})
 
 ROLES = ("user", "assistant")
 #: turns read per search (recall@10 needs ten)
@@ -63,11 +66,24 @@ def _turn_ids(
     return list(dict.fromkeys(t for t in found if t is not None))
 
 
+def shown_turns(conversation: dict[str, Any]) -> dict[str, Shown]:
+    """Each turn id -> how the rendered pack should show it."""
+    out: dict[str, Shown] = {}
+    for session in conversation["sessions"]:
+        day = session["date"][:10]
+        previous: str | None = None
+        for turn in session["turns"]:
+            out[turn["turn_id"]] = Shown(turn["speaker"], turn["text"], day, previous)
+            previous = turn["text"]
+    return out
+
+
 async def run_questions(
     org: str,
     questions: list[dict[str, Any]],
     turn_of: dict[tuple[str, int], str],
     searchers: dict[str, MemoryService],
+    shown: dict[str, Shown],
 ) -> list[dict[str, Any]]:
     records = []
     for q in questions:
@@ -86,7 +102,15 @@ async def run_questions(
                 ContextRequest(org_id=org, query=q["question"], as_of=as_of), owner_context(org)
             )
             packed = _turn_ids(turn_of, [(i.source_id, i.turn_index) for i in pack.items])
-            record["modes"][mode] = question_metrics(ranked, packed, q["evidence"])
+            metrics = question_metrics(ranked, packed, q["evidence"])
+            seen = rendered_metrics(pack.rendered, [shown[t] for t in q["evidence"]])
+            metrics["pack_attributed"] = seen["pack_attributed"]
+            # what the rendering adds to the items' tokens (headers, names, gap marks)
+            metrics["pack_tokens"] = float(pack.token_count)
+            metrics["render_extra_tokens"] = float(pack.rendered_token_count - pack.token_count)
+            if q["pattern"] in _REPLIES:
+                metrics["reply_with_question"] = seen["reply_with_question"]
+            record["modes"][mode] = metrics
             record["top"][mode] = ranked
         records.append(record)
     return records

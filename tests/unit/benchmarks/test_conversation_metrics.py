@@ -39,3 +39,43 @@ def test_aggregate_splits_by_pattern() -> None:
     assert out["recall@5"] == pytest.approx(0.6667)
     assert out["by_pattern"]["reply"] == {"recall@5": 0.5, "questions": 2}
     assert out["by_pattern"]["plain"]["questions"] == 1
+
+
+def test_rendered_metrics_need_speaker_date_and_the_turn_before() -> None:
+    rendered = (
+        "## Conversation of Monday 2023-05-08 19:42 +0000 [source s1]\n"
+        "Sam: Did you adopt the cat?\n"
+        "Maya: Yes!! We called him Pixel.\n"
+        "…\n"
+        "Maya: I ran a marathon.\n"
+        "\n"
+        "## Conversation of Friday 2023-06-02 10:00 +0000 [source s2]\n"
+        "user: Lovely weather."
+    )
+    reply = m.Shown("Maya", "Yes!! We called him Pixel.", "2023-05-08", "Did you adopt the cat?")
+    run = m.Shown("Maya", "I ran a  marathon.", "2023-05-08", "Something else entirely")
+    wrong_day = m.Shown("Maya", "I ran a marathon.", "2023-05-09", None)
+    unnamed = m.Shown("Sam", "Lovely weather.", "2023-06-02", None)
+    missing = m.Shown("Sam", "Not in the pack.", "2023-06-02", None)
+    assert m.rendered_metrics(rendered, [reply]) == {
+        "pack_attributed": 1.0,
+        "reply_with_question": 1.0,
+    }
+    assert m.rendered_metrics(rendered, [run]) == {
+        "pack_attributed": 1.0,
+        "reply_with_question": 0.0,
+    }
+    assert m.rendered_metrics(rendered, [wrong_day, unnamed, missing, reply]) == {
+        "pack_attributed": 0.25,
+        "reply_with_question": 0.25,
+    }
+
+
+def test_aggregate_means_a_metric_only_over_questions_that_have_it() -> None:
+    records = [
+        {"pattern": "reply", "modes": {"x": {"a": 1.0, "b": 0.0}}},
+        {"pattern": "plain", "modes": {"x": {"a": 0.0}}},
+    ]
+    out = m.aggregate(records, "x")
+    assert (out["a"], out["b"]) == (0.5, 0.0)
+    assert "b" not in out["by_pattern"]["plain"]
