@@ -17,7 +17,7 @@ from application.limits import (
     MIN_PACK_BUDGET,
 )
 from domain.errors import InvalidInputError
-from domain.models import TURN_ROLES, MetadataValue, Turn
+from domain.models import TURN_ROLES, MetadataValue, Turn, speaker_problem
 from domain.reasons import ReasonCode
 from domain.scopes import KEYED_SCOPES, MemoryScope, SourceType
 from domain.visible_text import has_visible_text
@@ -62,8 +62,13 @@ def _check_turns(turns: list[Turn]) -> None:
             raise InvalidInputError(
                 ReasonCode.INVALID_TURN, f"turn {n}: content must contain visible text"
             )
+        problem = speaker_problem(turn.speaker)
+        if problem:
+            raise InvalidInputError(ReasonCode.INVALID_TURN, f"turn {n}: {problem}")
         _check_aware(turn.occurred_at, f"turn {n}: occurred_at")
         total += len(turn.content) + len(turn.role) + 4
+        if turn.speaker:  # the source writes "speaker (role): "
+            total += len(turn.speaker) + 3
     if total > MAX_CONTENT_CHARS:
         raise InvalidInputError(
             ReasonCode.CONTENT_TOO_LARGE,

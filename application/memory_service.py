@@ -32,7 +32,7 @@ from application.results import (
     SearchResults,
     Signals,
 )
-from application.retrieval.grouping import group_by_episode
+from application.retrieval.grouping import group_by_episode, render_groups
 from application.retrieval.pipeline import Found, RetrievalMode, RetrievalPipeline, Retrieved
 from application.trust.audit import AuditTrail
 from application.trust.guard import candidate_filter, denied, may_read, require_org, write_target
@@ -216,6 +216,7 @@ class MemoryService:
                     created_at=r.chunk.created_at,
                     role=r.chunk.role,
                     turn_index=r.chunk.turn_index,
+                    speaker=r.chunk.speaker,
                     reason=_reason(r),
                 )
                 for r in found
@@ -252,6 +253,7 @@ class MemoryService:
                 created_at=r.chunk.created_at,
                 role=r.chunk.role,
                 turn_index=r.chunk.turn_index,
+                speaker=r.chunk.speaker,
             )
             for group in groups
             for r in group
@@ -263,6 +265,7 @@ class MemoryService:
             [r.chunk for r in found if r.chunk.chunk_id in chosen],
             withheld,
         )
+        rendered = render_groups(groups)
         return ContextPack(
             query=request.query,
             token_budget=request.token_budget,
@@ -281,6 +284,8 @@ class MemoryService:
                 )
                 for group in groups
             ],
+            rendered=rendered,
+            rendered_token_count=self._tokens.count(rendered),
         )
 
     async def drop_organization(self, org_id: str) -> None:

@@ -92,7 +92,8 @@ def _print_search(result: dict[str, Any]) -> None:
             if signals.get(key) is not None
         )
         print(f"{n}. [{hit['score']:.4f}] source {hit['source_id']} ({ranks})")
-        print("   " + " ".join(hit["text"].split())[:300])
+        said = f"{hit['speaker']}: " if hit.get("speaker") else ""
+        print("   " + said + " ".join(hit["text"].split())[:300])
 
 
 def _print_context(pack: dict[str, Any]) -> None:
@@ -102,7 +103,8 @@ def _print_context(pack: dict[str, Any]) -> None:
     )
     for item in pack["items"]:
         print(f"\n[source {item['source_id']}] {item['reason']}")
-        print(item["text"].strip())
+        said = f"{item['speaker']}: " if item.get("speaker") else ""
+        print(said + item["text"].strip())
 
 
 async def _run_client(args: argparse.Namespace, settings: Settings) -> int:
