@@ -25,6 +25,8 @@ class ReasonCode(StrEnum):
     # storage and models
     EMBEDDER_MISMATCH = "embedder_mismatch"
     EMBEDDER_FAILED = "embedder_failed"
+    LLM_FAILED = "llm_failed"
+    LLM_BAD_OUTPUT = "llm_bad_output"
     STORE_LOCKED = "store_locked"
     STORE_UNAVAILABLE = "store_unavailable"
     STORE_FAILED = "store_failed"

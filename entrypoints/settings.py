@@ -12,7 +12,7 @@ from typing import TypeVar
 
 import msgspec
 
-__all__ = ["EmbedderKind", "IndexKind", "Settings", "SettingsError", "load_settings"]
+__all__ = ["EmbedderKind", "IndexKind", "LLMKind", "Settings", "SettingsError", "load_settings"]
 
 E = TypeVar("E", bound=StrEnum)
 
@@ -22,6 +22,15 @@ class EmbedderKind(StrEnum):
     SENTENCE_TRANSFORMERS = "sentence-transformers"
     OPENAI = "openai"
     GEMINI = "gemini"
+
+
+class LLMKind(StrEnum):
+    #: no language model: every default path (the extractive drafter) works without one
+    NONE = "none"
+    OPENAI = "openai"
+    GEMINI = "gemini"
+    #: llama.cpp, Ollama, vLLM or any server speaking Chat Completions at TESSERA_LLM_BASE_URL
+    OPENAI_COMPATIBLE = "openai-compatible"
 
 
 class IndexKind(StrEnum):
@@ -49,6 +58,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     embedder_dimensions: int | None = None
     embedder_base_url: str | None = None
     index: IndexKind = IndexKind.INPROCESS
+    llm: LLMKind = LLMKind.NONE
+    llm_model: str | None = None
+    llm_api_key: str | None = None
+    llm_base_url: str | None = None
     log_level: str = "INFO"
 
     @property
@@ -105,6 +118,12 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         api_key = env.get("OPENAI_API_KEY")
     if api_key is None and embedder is EmbedderKind.GEMINI:
         api_key = env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY")
+    llm = _choice(env, "TESSERA_LLM", LLMKind, LLMKind.NONE)
+    llm_key = env.get("TESSERA_LLM_API_KEY")
+    if llm_key is None and llm is LLMKind.OPENAI:
+        llm_key = env.get("OPENAI_API_KEY")
+    if llm_key is None and llm is LLMKind.GEMINI:
+        llm_key = env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY")
     return Settings(
         data_dir=data_dir,
         db_url=db_url,
@@ -121,5 +140,9 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         embedder_dimensions=int(dims_raw) if dims_raw else None,
         embedder_base_url=env.get("TESSERA_EMBEDDER_BASE_URL") or None,
         index=_choice(env, "TESSERA_INDEX", IndexKind, IndexKind.INPROCESS),
+        llm=llm,
+        llm_model=env.get("TESSERA_LLM_MODEL") or None,
+        llm_api_key=llm_key or None,
+        llm_base_url=env.get("TESSERA_LLM_BASE_URL") or None,
         log_level=env.get("TESSERA_LOG_LEVEL", "INFO").upper(),
     )
