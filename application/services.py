@@ -16,6 +16,7 @@ from application.ports import (
     TokenCounter,
 )
 from application.retrieval.pipeline import RetrievalMode
+from application.retrieval.recall import Recall
 from application.trust.access import AccessResolver, Caller
 from application.trust.admin import ControlService
 from application.trust.admin_base import AdminBase
@@ -45,8 +46,13 @@ class Services:
         ids: IdGenerator,
         home_org_id: str,
         retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
+        recall: Recall | None = None,
     ) -> None:
         self.home_org_id = home_org_id
+        #: retrieve-then-recheck, shared by search, context packs and synthesis
+        self.recall = recall or Recall(
+            store=store, index=index, embedder=embedder, retrieval_mode=retrieval_mode
+        )
         self.audit = AuditTrail(audit_log, clock, ids)
         self.access = AccessResolver(control, clock)
         self.memory = MemoryService(
@@ -57,7 +63,7 @@ class Services:
             clock=clock,
             ids=ids,
             audit=self.audit,
-            retrieval_mode=retrieval_mode,
+            recall=self.recall,
         )
 
         def admin(kind: type[_Admin]) -> _Admin:

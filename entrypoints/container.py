@@ -9,6 +9,7 @@ from dependency_injector import containers, providers
 from application.memory_service import MemoryService
 from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.retrieval.pipeline import RetrievalMode
+from application.retrieval.recall import Recall
 from application.services import Services
 from application.trust.ports import AuditLog, ControlStore
 from entrypoints.settings import EmbedderKind, IndexKind, Settings, SettingsError
@@ -136,7 +137,8 @@ def make_services(
         clock=SystemClock(),
         ids=TimeOrderedIds(),
         home_org_id=home_org_id,
-        retrieval_mode=retrieval_mode,
+        # the one retrieve-then-recheck seam every reading use case shares
+        recall=Recall(store=store, index=index, embedder=embedder, retrieval_mode=retrieval_mode),
     )
 
 
