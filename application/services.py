@@ -6,6 +6,7 @@ a key into a policy context, then call a use case with that context.
 
 from typing import TypeVar
 
+from application.llm import LanguageModel
 from application.memory_service import MemoryService
 from application.ports import (
     Clock,
@@ -17,6 +18,9 @@ from application.ports import (
 )
 from application.retrieval.pipeline import RetrievalMode
 from application.retrieval.recall import Recall
+from application.synthesis.audience import AudienceResolver
+from application.synthesis.ports import SynthesisRunStore
+from application.synthesis.service import SynthesisService
 from application.trust.access import AccessResolver, Caller
 from application.trust.admin import ControlService
 from application.trust.admin_base import AdminBase
@@ -45,8 +49,10 @@ class Services:
         clock: Clock,
         ids: IdGenerator,
         home_org_id: str,
+        synthesis_runs: SynthesisRunStore,
         retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
         recall: Recall | None = None,
+        llm: LanguageModel | None = None,
     ) -> None:
         self.home_org_id = home_org_id
         #: retrieve-then-recheck, shared by search, context packs and synthesis
@@ -80,6 +86,18 @@ class Services:
         self.spaces = admin(SpaceAdmin)
         self.inspector = MemoryInspector(
             store=store, control=control, access=self.access, audit=self.audit
+        )
+        self.synthesis = SynthesisService(
+            recall=self.recall,
+            store=store,
+            memory=self.memory,
+            embedder=embedder,
+            runs=synthesis_runs,
+            audience=AudienceResolver(control=control, access=self.access),
+            audit=self.audit,
+            clock=clock,
+            ids=ids,
+            llm=llm,
         )
         self._control_store = control
         #: the owner key made by the first ``open`` of a fresh install (held in memory only)
