@@ -33,6 +33,7 @@ from entrypoints.http.schemas import (
     RememberBody,
     SearchBody,
 )
+from entrypoints.http.synthesis_routes import SYNTHESIS_ROUTES
 
 __all__ = ["create_app"]
 
@@ -192,6 +193,7 @@ def create_app(
             audit,
             health,
             *ADMIN_ROUTES,
+            *SYNTHESIS_ROUTES,
         ],
         dependencies={
             "services": Provide(provide_services),
