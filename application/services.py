@@ -85,7 +85,11 @@ class Services:
         self.control = admin(ControlService)
         self.spaces = admin(SpaceAdmin)
         self.inspector = MemoryInspector(
-            store=store, control=control, access=self.access, audit=self.audit
+            store=store,
+            control=control,
+            access=self.access,
+            audit=self.audit,
+            synthesis_runs=synthesis_runs,
         )
         self.synthesis = SynthesisService(
             recall=self.recall,

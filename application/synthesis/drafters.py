@@ -33,6 +33,16 @@ _PER_SNIPPET = 2
 GAP_TEXT = "_Gap: no memory this audience may read supports this section._"
 
 
+def _fragment(sentence: str) -> bool:
+    """A chunk that starts mid-sentence yields a tail ("the reader and then ..."): skip it."""
+    return sentence[0].isalpha() and sentence[0].islower()
+
+
+def _repeats(key: str, seen: set[str]) -> bool:
+    """Chunks overlap, so the same sentence (or a part of it) can come twice."""
+    return any(key in other or other in key for other in seen)
+
+
 def render_markdown(query: str, sections: list[DraftSection]) -> str:
     lines = [f"# {query.strip()}", ""]
     for section in sections:
@@ -67,7 +77,7 @@ class ExtractiveDrafter:
                 for n, sentence in enumerate(split_sentences(snippet.text)):
                     key = " ".join(tokens(sentence))
                     words = set(tokens(sentence))
-                    if key in seen or not own & words:
+                    if _fragment(sentence) or _repeats(key, seen) or not own & words:
                         continue
                     score = len(own & words) * 2 + len(terms & words)
                     scored.append((-score, n, sentence, key))

@@ -195,6 +195,13 @@ async def test_the_remembered_artifact_carries_its_provenance(corpus: Corpus) ->
     # inspecting a cited source lists the artifacts that cite it
     some = sorted(cited)[0]
     assert await synthesis.artifacts_citing(corpus.org_id, some) == [artifact.source_id]
+    inspector = corpus.world.services.inspector
+    view = await inspector.inspect_source(await corpus.ctx(), some)
+    assert view.cited_by == [artifact.source_id]
+    # Bob reads the project space, so he sees the artifact too; an outsider sees no source
+    assert (await inspector.inspect_source(await corpus.world.ctx(corpus.bob), some)).cited_by == [
+        artifact.source_id
+    ]
     # the write went through the policy and left a receipt without text
     await corpus.world.services.audit.flush()
     receipts = await corpus.world.audit_log.recent(corpus.org_id, 50)
