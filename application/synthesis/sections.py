@@ -17,7 +17,6 @@ from application.ports import MemoryStore
 from application.retrieval.recall import Recall
 from application.synthesis.audience import ReadableBy
 from application.synthesis.records import (
-    OutlineSection,
     PackItem,
     SectionPack,
     Snippet,
@@ -55,21 +54,9 @@ def _in_scope(run: SynthesisRun, chunk: Chunk) -> bool:
     return not run.source_ids or chunk.source_id in run.source_ids
 
 
-async def expected_sources(
-    recall: Recall,
-    run: SynthesisRun,
-    section: OutlineSection,
-    policy: MemoryPolicyContext,
-    readable_by: ReadableBy,
-) -> list[str]:
-    found, _ = await recall.retrieve(
-        _Query(org_id=run.org_id, query=section.evidence_query), policy, _CANDIDATES
-    )
-    ids: dict[str, None] = {}
-    for r in found:
-        if _in_scope(run, r.chunk) and readable_by(r.chunk):
-            ids.setdefault(r.chunk.source_id, None)
-    return list(ids)[:_EXPECTED]
+def expected_sources(pack: StoredPack) -> list[str]:
+    """The sources a section's pack draws on, best first: what the plan shows."""
+    return list(dict.fromkeys(i.source_id for i in pack.items))[:_EXPECTED]
 
 
 async def build_packs(

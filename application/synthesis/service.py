@@ -127,12 +127,21 @@ class SynthesisService:
             source_ids=list(request.source_ids),
             freshness=request.freshness,
         )
-        outline = []
-        for p in planned:
-            section = OutlineSection(title=p.title, needs=p.needs, evidence_query=p.evidence_query)
-            expected = await expected_sources(self._recall, run, section, policy, readable)
-            outline.append(msgspec.structs.replace(section, expected_source_ids=expected))
-        run = msgspec.structs.replace(run, outline=outline)
+        run = msgspec.structs.replace(
+            run,
+            outline=[
+                OutlineSection(title=p.title, needs=p.needs, evidence_query=p.evidence_query)
+                for p in planned
+            ],
+        )
+        # one retrieval per section serves the plan and the packs (kept as ids until the
+        # sections stage materializes and re-checks them)
+        packs = await build_packs(self._recall, run, policy, readable, now)
+        outline = [
+            msgspec.structs.replace(section, expected_source_ids=expected_sources(pack))
+            for section, pack in zip(run.outline, packs, strict=True)
+        ]
+        run = msgspec.structs.replace(run, outline=outline, packs=packs)
         await self._runs.save_run(run)
         self._note(
             policy,
@@ -165,7 +174,7 @@ class SynthesisService:
         self, org_id: str, run_id: str, policy: MemoryPolicyContext
     ) -> SectionsResult:
         run = await self._run(org_id, run_id, policy)
-        run, packs = await self._packs(run, policy, rebuild=True)
+        run, packs = await self._packs(run, policy, rebuild=run.packs is None)
         self._note(
             policy,
             "sections",
