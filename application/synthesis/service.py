@@ -208,6 +208,7 @@ class SynthesisService:
     async def draft(
         self, org_id: str, run_id: str, policy: MemoryPolicyContext, drafter: str = "extractive"
     ) -> DraftResult:
+        check_drafter(drafter)  # bad input is refused before the run is looked up
         run = await self._draft(await self._run(org_id, run_id, policy), policy, drafter)
         assert run.draft is not None
         return DraftResult.of(run.run_id, run.draft)

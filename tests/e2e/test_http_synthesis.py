@@ -66,6 +66,21 @@ def test_caller_errors_are_4xx_with_reasons(client: TestClient) -> None:  # type
         ("/api/synthesize/plan", {"query": "x", "audience": "team"}, 422, "invalid_request"),
         ("/api/synthesize/plan", {"query": "x", "output_type": "poem"}, 400, None),
         ("/api/synthesize/plan", {"query": "x", "surprise": 1}, 400, None),
+        ("/api/synthesize/plan", {"query": "x", "audience": "principal:"}, 422, "invalid_request"),
+        ("/api/synthesize/plan", {"query": "x", "audience": "space:team"}, 422, None),
+        ("/api/synthesize/plan", {"query": "x", "audience": "principal:nobody"}, 404, "not_found"),
+        ("/api/synthesize/plan", {"query": "x", "outline": ["t"] * 13}, 422, "invalid_request"),
+        ("/api/synthesize/plan", {"query": "x", "outline": [" "]}, 422, "invalid_request"),
+        (
+            "/api/synthesize/plan",
+            {"query": "x", "freshness": {"max_age_days": 0}},
+            422,
+            "invalid_request",
+        ),
+        ("/api/synthesize/plan", {"query": "x", "freshness": {"stale": 1}}, 400, None),
+        ("/api/synthesize/verify", {"run_id": "../x?y"}, 404, "not_found"),
+        ("/api/synthesize/remember", {}, 400, None),
+        ("/api/synthesize/draft", {"run_id": "x", "drafter": "gpt"}, 422, "invalid_request"),
     ]
     for path, payload, status, reason in cases:
         response = client.post(path, json=payload)
