@@ -28,6 +28,11 @@ class ReasonCode(StrEnum):
     # storage and models
     EMBEDDER_MISMATCH = "embedder_mismatch"
     EMBEDDER_FAILED = "embedder_failed"
+    LLM_FAILED = "llm_failed"
+    LLM_BAD_OUTPUT = "llm_bad_output"
+    # synthesis
+    LLM_NOT_CONFIGURED = "llm_not_configured"
+    SYNTHESIS_BLOCKED = "synthesis_blocked"
     STORE_LOCKED = "store_locked"
     STORE_UNAVAILABLE = "store_unavailable"
     STORE_FAILED = "store_failed"

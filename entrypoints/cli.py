@@ -21,6 +21,7 @@ from entrypoints.admin_cli import add_admin_parser, run_admin
 from entrypoints.errors import exit_code_for
 from entrypoints.paths import path_segment
 from entrypoints.settings import Settings, SettingsError, load_settings
+from entrypoints.synthesis_cli import add_synthesis_parser, run_synthesis
 
 __all__ = ["MCP_PORT", "main", "run_and_exit"]
 
@@ -77,6 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     status.add_argument("--json", action="store_true", help="print JSON")
 
     add_admin_parser(sub)
+    add_synthesis_parser(sub)
     return parser
 
 
@@ -119,6 +121,8 @@ async def _run_client(args: argparse.Namespace, settings: Settings) -> int:
 
             print_status(await backend.call("GET", "/api/status"), as_json=args.json)
             return 0
+        if args.command == "synthesize":
+            return await run_synthesis(backend, args)
         if args.command == "inspect":
             source = path_segment(args.source_id)
             result = await backend.call("GET", f"/api/memory/sources/{source}")

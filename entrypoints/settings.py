@@ -15,6 +15,7 @@ import msgspec
 __all__ = [
     "EmbedderKind",
     "IndexKind",
+    "LLMKind",
     "RequestLog",
     "Settings",
     "SettingsError",
@@ -29,6 +30,15 @@ class EmbedderKind(StrEnum):
     SENTENCE_TRANSFORMERS = "sentence-transformers"
     OPENAI = "openai"
     GEMINI = "gemini"
+
+
+class LLMKind(StrEnum):
+    #: no language model: every default path (the extractive drafter) works without one
+    NONE = "none"
+    OPENAI = "openai"
+    GEMINI = "gemini"
+    #: llama.cpp, Ollama, vLLM or any server speaking Chat Completions at TESSERA_LLM_BASE_URL
+    OPENAI_COMPATIBLE = "openai-compatible"
 
 
 class IndexKind(StrEnum):
@@ -66,6 +76,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     embedder_dimensions: int | None = None
     embedder_base_url: str | None = None
     index: IndexKind = IndexKind.INPROCESS
+    llm: LLMKind = LLMKind.NONE
+    llm_model: str | None = None
+    llm_api_key: str | None = None
+    llm_base_url: str | None = None
     log_level: str = "INFO"
     request_log: RequestLog = RequestLog.OFF
     #: requests slower than this leave a tessera.slow warning (shape and timing only)
@@ -125,6 +139,12 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         api_key = env.get("OPENAI_API_KEY")
     if api_key is None and embedder is EmbedderKind.GEMINI:
         api_key = env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY")
+    llm = _choice(env, "TESSERA_LLM", LLMKind, LLMKind.NONE)
+    llm_key = env.get("TESSERA_LLM_API_KEY")
+    if llm_key is None and llm is LLMKind.OPENAI:
+        llm_key = env.get("OPENAI_API_KEY")
+    if llm_key is None and llm is LLMKind.GEMINI:
+        llm_key = env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY")
     return Settings(
         data_dir=data_dir,
         db_url=db_url,
@@ -141,6 +161,10 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         embedder_dimensions=int(dims_raw) if dims_raw else None,
         embedder_base_url=env.get("TESSERA_EMBEDDER_BASE_URL") or None,
         index=_choice(env, "TESSERA_INDEX", IndexKind, IndexKind.INPROCESS),
+        llm=llm,
+        llm_model=env.get("TESSERA_LLM_MODEL") or None,
+        llm_api_key=llm_key or None,
+        llm_base_url=env.get("TESSERA_LLM_BASE_URL") or None,
         log_level=env.get("TESSERA_LOG_LEVEL", "INFO").upper(),
         request_log=_choice(env, "TESSERA_REQUEST_LOG", RequestLog, RequestLog.OFF),
         slow_request_ms=_slow_ms(env.get("TESSERA_SLOW_REQUEST_MS", "1000")),

@@ -36,6 +36,7 @@ from entrypoints.http.schemas import (
 )
 from entrypoints.http.status_routes import STATUS_ROUTES
 from entrypoints.recent_errors import watch_recent_errors
+from entrypoints.http.synthesis_routes import SYNTHESIS_ROUTES
 
 __all__ = ["create_app"]
 
@@ -195,6 +196,7 @@ def create_app(
         health,
         *ADMIN_ROUTES,
         *STATUS_ROUTES,
+        *SYNTHESIS_ROUTES,
     ]
     watch_recent_errors()  # from now on, warnings and errors show in GET /api/status
     document_errors(route_handlers)  # every status each route answers, and bearer auth
