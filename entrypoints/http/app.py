@@ -35,8 +35,8 @@ from entrypoints.http.schemas import (
     SearchBody,
 )
 from entrypoints.http.status_routes import STATUS_ROUTES
-from entrypoints.recent_errors import watch_recent_errors
 from entrypoints.http.synthesis_routes import SYNTHESIS_ROUTES
+from entrypoints.recent_errors import watch_recent_errors
 
 __all__ = ["create_app"]
 

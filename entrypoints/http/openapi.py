@@ -32,6 +32,14 @@ _USE_CASE_STATUSES: Mapping[str, frozenset[int]] = {
     "/api/memory/remember": frozenset({409, 502}),  # embedder_mismatch, embedder_failed
     "/api/search": frozenset({502}),
     "/api/context/pack": frozenset({502}),
+    # synthesis: an unknown run (404), a blocked draft or another embedder (409),
+    # the embedder or the language model failed (502)
+    "/api/synthesize": frozenset({409, 502}),
+    "/api/synthesize/plan": frozenset({409, 502}),
+    "/api/synthesize/sections": frozenset({404, 502}),
+    "/api/synthesize/draft": frozenset({404, 502}),
+    "/api/synthesize/verify": frozenset({404, 502}),
+    "/api/synthesize/remember": frozenset({404, 409, 502}),
 }
 _ADMIN_STATUSES = frozenset({404, 409, 422})  # unknown names, already_exists/last_owner_key
 _KEYED_STATUSES = frozenset({401, 403, 503})
@@ -43,11 +51,14 @@ _DESCRIPTIONS = {
     401: "No usable key: missing_api_key, invalid_api_key, revoked_api_key",
     403: "Refused by the memory policy; the reason names the rule",
     404: "not_found: no such record visible to the key (or no such route)",
-    409: "Contradicts what is stored: embedder_mismatch, already_exists, last_owner_key",
+    409: (
+        "Contradicts what is stored: embedder_mismatch, already_exists, last_owner_key,"
+        " synthesis_blocked"
+    ),
     413: "content_too_large",
     415: "unsupported_media_type: the body must be application/json",
     422: "A rule refused the input: empty_content, limit_out_of_range, ...",
-    502: "embedder_failed: the embedding model failed",
+    502: "embedder_failed / llm_failed: the embedding or language model failed",
     503: "store_locked / store_unavailable",
 }
 
