@@ -4,6 +4,7 @@ from datetime import datetime
 
 import msgspec
 
+from domain.lifecycle import RECALL_OPEN, recall_key
 from domain.models import Chunk
 from domain.scopes import LifecycleState, MemoryScope, ScopeRef
 
@@ -54,9 +55,17 @@ class IndexEntry(msgspec.Struct, frozen=True, kw_only=True):
     #: a conversation turn's speaker and position in its episode (the source)
     role: str | None = None
     turn_index: int | None = None
+    #: who may recall it, from domain.lifecycle: open, one owner only, or closed;
+    #: None: as its own lifecycle allows (see ``recall_key``)
+    recall: str | None = None
+
+    @property
+    def recall_key(self) -> str:
+        return recall_key(self.lifecycle, (), None) if self.recall is None else self.recall
 
     @classmethod
-    def of(cls, embedded: EmbeddedChunk) -> "IndexEntry":
+    def of(cls, embedded: EmbeddedChunk, recall: str | None = None) -> "IndexEntry":
+        """The entry of a chunk; ``recall`` is its recall key when the store knows one."""
         c = embedded.chunk
         return cls(
             chunk_id=c.chunk_id,
@@ -69,6 +78,7 @@ class IndexEntry(msgspec.Struct, frozen=True, kw_only=True):
             occurred_at=c.occurred_at,
             role=c.role,
             turn_index=c.turn_index,
+            recall=recall,
         )
 
 
@@ -91,13 +101,16 @@ class CandidateFilter(msgspec.Struct, frozen=True, kw_only=True):
     """Applied inside candidate queries, before ranking.
 
     ``visible`` lists the (scope, key) spaces the caller may read; ``None``
-    means every space of the organisation. Only active chunks are candidates.
+    means every space of the organisation. ``recall`` lists the recall keys
+    (domain.lifecycle) the caller is admitted to: rows open to every reader,
+    and the sensitive rows it owns; closed rows are never candidates.
     """
 
     visible: frozenset[ScopeRef] | None = None
+    recall: frozenset[str] = frozenset({RECALL_OPEN})
 
-    def admits(self, scope: MemoryScope, scope_key: str | None, lifecycle: LifecycleState) -> bool:
-        if lifecycle is not LifecycleState.ACTIVE:
+    def admits(self, scope: MemoryScope, scope_key: str | None, recall: str) -> bool:
+        if recall not in self.recall:
             return False
         return self.visible is None or ScopeRef(scope, scope_key) in self.visible
 

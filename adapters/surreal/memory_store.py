@@ -17,7 +17,7 @@ from typing import Any
 
 from surrealdb import RecordID
 
-from adapters.surreal import codec
+from adapters.surreal import codec, corrections
 from adapters.surreal.connection import SurrealConnection
 from adapters.surreal.schema import load_space, migrate
 from application.memory_checks import check_memory
@@ -29,8 +29,8 @@ from application.records import (
     StoreInfo,
     Vector,
 )
-from domain.errors import ConflictError, UpstreamError
-from domain.models import Chunk, Source
+from domain.errors import ConflictError, NotFoundError, UpstreamError
+from domain.models import Chunk, Source, chunk_recall
 from domain.reasons import ReasonCode
 from domain.scopes import LifecycleState, ScopeRef
 
@@ -143,7 +143,7 @@ class SurrealMemoryStore:
             "BEGIN TRANSACTION;",
             "CREATE $sid CONTENT $source RETURN NONE;",
         ]
-        rows = [codec.chunk_row(c.chunk, c.vector) for c in chunks]
+        rows = [codec.chunk_row(c.chunk, c.vector, chunk_recall(source, c.chunk)) for c in chunks]
         for n, batch in enumerate(_batches(rows)):
             variables[f"rows{n}"] = batch
             statements.append(f"INSERT INTO chunk $rows{n} RETURN NONE;")
@@ -167,6 +167,43 @@ class SurrealMemoryStore:
             operation="reading a source",
         )
         return codec.source_from_row(rows[0]) if rows else None
+
+    async def get_sources(self, org_id: str, source_ids: Sequence[str]) -> dict[str, Source]:
+        rows = await self._select_ids(
+            org_id,
+            _GET_SOURCE.replace("$sid", "$ids"),
+            "source",
+            source_ids,
+            operation="reading sources",
+        )
+        found = (codec.source_from_row(row) for row in rows)
+        return {s.source_id: s for s in found}
+
+    async def update_source(
+        self, source: Source, *, expected_version: int, drop_text: bool
+    ) -> None:
+        namespace, space = await self._writable(source.org_id)
+        if await self.get_source(source.org_id, source.source_id) is None:
+            raise NotFoundError(ReasonCode.NOT_FOUND, f"no source with id {source.source_id!r}")
+        chunks = await self.chunks_of_source(source.org_id, source.source_id)
+        try:
+            await corrections.update_source(
+                self._conn, namespace, space, source, expected_version, drop_text, chunks
+            )
+        except UpstreamError:
+            now = await self.get_source(source.org_id, source.source_id)
+            if now is None or now.version != expected_version:
+                raise ConflictError(
+                    ReasonCode.SOURCE_CHANGED,
+                    f"source {source.source_id} changed since it was read",
+                ) from None
+            raise
+
+    async def linked_sources(self, org_id: str, source_id: str) -> list[str]:
+        namespace = await self._readable(org_id)
+        if namespace is None:
+            return []
+        return await corrections.linked_sources(self._conn, namespace, source_id)
 
     async def _select_ids(
         self, org_id: str, sql: str, table: str, ids: Sequence[str], *, operation: str

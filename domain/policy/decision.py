@@ -26,6 +26,8 @@ POLICY_REASONS = frozenset(
         ReasonCode.AGENT_IDENTITY_REQUIRED,
         ReasonCode.JOB_POLICY_CONTEXT_MISSING,
         ReasonCode.INSUFFICIENT_ROLE,
+        ReasonCode.SOURCE_MARKED_WRONG,
+        ReasonCode.SENSITIVE_SOURCE,
     }
 )
 
