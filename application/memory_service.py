@@ -33,6 +33,7 @@ from application.results import (
     Signals,
 )
 from application.retrieval.grouping import group_by_episode
+from application.retrieval.lifecycle import LifecycleNote, honour_corrections
 from application.retrieval.pipeline import Found, RetrievalMode, RetrievalPipeline, Retrieved
 from application.trust.audit import AuditTrail
 from application.trust.guard import candidate_filter, denied, may_read, require_org, write_target
@@ -158,22 +159,25 @@ class MemoryService:
         request: SearchRequest | ContextRequest,
         policy: MemoryPolicyContext,
         found: Sequence[Found],
-    ) -> tuple[list[Retrieved], int]:
+    ) -> tuple[list[Retrieved], dict[str, LifecycleNote], int]:
         """Load the chunks and authorize each again; also says how many were withheld."""
         chunks = await self._store.get_chunks(request.org_id, [f.chunk_id for f in found])
         resolved = []
         for hit in found:
             chunk = chunks.get(hit.chunk_id)
-            # the policy also refuses every lifecycle but active (hidden, redacted, deleted)
+            # the policy also refuses what the lifecycle withholds (domain.lifecycle)
             if chunk is not None and may_read(policy, chunk):
                 resolved.append(
                     Retrieved(chunk=chunk, score=hit.score, ranks=hit.ranks, reasons=hit.reasons)
                 )
-        return resolved, len(found) - len(resolved)
+        kept, notes, withheld = await honour_corrections(
+            self._store, policy, request.org_id, resolved
+        )
+        return kept, notes, len(found) - len(resolved) + withheld
 
     async def _retrieve(
         self, request: SearchRequest | ContextRequest, policy: MemoryPolicyContext, limit: int
-    ) -> tuple[list[Retrieved], int]:
+    ) -> tuple[list[Retrieved], dict[str, LifecycleNote], int]:
         """Candidates only from the spaces the caller may read (filtered inside the index)."""
         await self._readiness.ensure(request.org_id)
         found = await self._pipeline.run(
@@ -200,7 +204,7 @@ class MemoryService:
     async def search(self, request: SearchRequest, policy: MemoryPolicyContext) -> SearchResults:
         request.validate()
         require_org(policy, request.org_id)
-        found, withheld = await self._retrieve(request, policy, request.limit)
+        found, notes, withheld = await self._retrieve(request, policy, request.limit)
         self._note_read(policy, "search", request.query, [r.chunk for r in found], withheld)
         return SearchResults(
             results=[
@@ -217,6 +221,10 @@ class MemoryService:
                     role=r.chunk.role,
                     turn_index=r.chunk.turn_index,
                     reason=_reason(r),
+                    lifecycle=notes[r.chunk.chunk_id].state,
+                    stale=notes[r.chunk.chunk_id].stale,
+                    superseded_by=notes[r.chunk.chunk_id].superseded_by,
+                    duplicate_of=notes[r.chunk.chunk_id].duplicate_of,
                 )
                 for r in found
             ]
@@ -229,7 +237,7 @@ class MemoryService:
     ) -> ContextPack:
         request.validate()
         require_org(policy, request.org_id)
-        found, withheld = await self._retrieve(request, policy, _PACK_CANDIDATES)
+        found, notes, withheld = await self._retrieve(request, policy, _PACK_CANDIDATES)
         counts = {r.chunk.chunk_id: self._tokens.count(r.chunk.text) for r in found}
         selection = select_within_budget(
             [PackCandidate(item_id=cid, token_count=n) for cid, n in counts.items()],
@@ -252,6 +260,10 @@ class MemoryService:
                 created_at=r.chunk.created_at,
                 role=r.chunk.role,
                 turn_index=r.chunk.turn_index,
+                lifecycle=notes[r.chunk.chunk_id].state,
+                stale=notes[r.chunk.chunk_id].stale,
+                superseded_by=notes[r.chunk.chunk_id].superseded_by,
+                duplicate_of=notes[r.chunk.chunk_id].duplicate_of,
             )
             for group in groups
             for r in group
@@ -270,6 +282,7 @@ class MemoryService:
             encoding=self._tokens.encoding,
             items=items,
             omitted=selection.skipped_over_budget,
+            withheld=withheld,
             episodes=[
                 EpisodeGroup(
                     source_id=group[0].chunk.source_id,

@@ -4,8 +4,11 @@ Surfaces (HTTP, CLI, MCP) hold one of these and nothing else: authenticate
 a key into a policy context, then call a use case with that context.
 """
 
+import secrets
 from typing import TypeVar
 
+from application.corrections.service import CorrectionService
+from application.corrections.tokens import PreviewTokens
 from application.memory_service import MemoryService
 from application.ports import (
     Clock,
@@ -45,6 +48,7 @@ class Services:
         ids: IdGenerator,
         home_org_id: str,
         retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
+        preview_key: bytes | None = None,
     ) -> None:
         self.home_org_id = home_org_id
         self.audit = AuditTrail(audit_log, clock, ids)
@@ -74,6 +78,14 @@ class Services:
         self.spaces = admin(SpaceAdmin)
         self.inspector = MemoryInspector(
             store=store, control=control, access=self.access, audit=self.audit
+        )
+        #: preview tokens are signed with a key of this process unless one is given
+        self.corrections = CorrectionService(
+            store=store,
+            index=index,
+            clock=clock,
+            audit=self.audit,
+            tokens=PreviewTokens(preview_key or secrets.token_bytes(32)),
         )
         self._control_store = control
         #: the owner key made by the first ``open`` of a fresh install (held in memory only)

@@ -73,9 +73,7 @@ class MemoryStoreCorrectionContract:
         assert {c.lifecycle for c in chunks} == {LifecycleState.SUPERSEDED}
         assert await store.linked_sources(ORG, "s2") == ["s1"]
 
-    async def test_a_stale_version_is_refused_and_nothing_changes(
-        self, store: MemoryStore
-    ) -> None:
+    async def test_a_stale_version_is_refused_and_nothing_changes(self, store: MemoryStore) -> None:
         await store.prepare(ORG, SPACE)
         source, _ = await _remember(store, "s1", ["alpha words"])
         hidden = _changed(source, lifecycle=LifecycleState.HIDDEN)

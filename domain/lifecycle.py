@@ -234,9 +234,7 @@ class Transition(msgspec.Struct, frozen=True, kw_only=True):
     reversible: bool
 
 
-def plan(
-    action: CorrectionAction, state: LifecycleState, marks: Iterable[Mark] = ()
-) -> Transition:
+def plan(action: CorrectionAction, state: LifecycleState, marks: Iterable[Mark] = ()) -> Transition:
     """Where ``action`` takes a source in ``state`` with ``marks``; refused when not allowed.
 
     A mark already present, and a restore of an active source without marks,

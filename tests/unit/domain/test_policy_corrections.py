@@ -50,9 +50,7 @@ def test_an_agent_corrects_its_users_memory_only_with_a_live_delegation() -> Non
 def test_space_owners_and_writers_correct_readers_do_not() -> None:
     assert correct(ctx(ALICE, member={PROJECT: SpaceRole.WRITER}), PROJECT) == "allowed"
     assert correct(ctx(ALICE, member={PROJECT: SpaceRole.OWNER}), PROJECT) == "allowed"
-    assert correct(ctx(ALICE, member={PROJECT: SpaceRole.READER}), PROJECT) == (
-        "insufficient_role"
-    )
+    assert correct(ctx(ALICE, member={PROJECT: SpaceRole.READER}), PROJECT) == ("insufficient_role")
     assert correct(ctx(ALICE), PROJECT) == "unverified_membership"
 
 
