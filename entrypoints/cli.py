@@ -18,6 +18,7 @@ from application.limits import DEFAULT_PACK_BUDGET, DEFAULT_SEARCH_LIMIT
 from domain.errors import TesseraError
 from domain.scopes import MemoryScope, SourceType
 from entrypoints.admin_cli import add_admin_parser, run_admin
+from entrypoints.correct_cli import add_correct_parser, run_correct
 from entrypoints.errors import exit_code_for
 from entrypoints.settings import Settings, SettingsError, load_settings
 
@@ -73,6 +74,7 @@ def _parser() -> argparse.ArgumentParser:
     inspect.add_argument("source_id")
 
     add_admin_parser(sub)
+    add_correct_parser(sub)
     return parser
 
 
@@ -108,6 +110,8 @@ async def _run_client(args: argparse.Namespace, settings: Settings) -> int:
     try:
         if args.command == "admin":
             return await run_admin(backend, args)
+        if args.command == "correct":
+            return await run_correct(backend, args)
         if args.command == "inspect":
             result = await backend.call("GET", f"/api/memory/sources/{args.source_id}")
             print(json.dumps(result, indent=2))

@@ -25,6 +25,7 @@ from domain.policy import MemoryPolicyContext, Surface
 from domain.reasons import ReasonCode
 from entrypoints.http.admin_routes import ADMIN_ROUTES
 from entrypoints.http.auth import provide_caller, provide_policy, provide_services
+from entrypoints.http.correction_routes import CORRECTION_ROUTES
 from entrypoints.http.error_handlers import EXCEPTION_HANDLERS
 from entrypoints.http.schemas import (
     AccessPreviewBody,
@@ -192,6 +193,7 @@ def create_app(
             audit,
             health,
             *ADMIN_ROUTES,
+            *CORRECTION_ROUTES,
         ],
         dependencies={
             "services": Provide(provide_services),
