@@ -15,9 +15,18 @@ from application.trust.audit import AuditTrail
 from application.trust.guard import denied, require_org
 from application.trust.lookup import principal_named, space_with_id
 from application.trust.ports import ControlStore
+from application.trust.source_lifecycle import (
+    ActionView,
+    available_actions,
+    history_for,
+    inspect_exposure,
+    is_owner,
+    withheld_reason,
+)
 from domain.errors import NotFoundError, PolicyDeniedError
-from domain.models import MetadataValue, PrincipalKind
-from domain.policy import MemoryPolicyContext, SpaceRole, authorize_read
+from domain.lifecycle import Exposure, Mark
+from domain.models import CorrectionRecord, MetadataValue, PrincipalKind
+from domain.policy import MemoryPolicyContext, SpaceRole, authorize_correct, authorize_read
 from domain.reasons import ReasonCode
 from domain.scopes import LifecycleState, MemoryScope, ScopeRef, SourceType
 
@@ -60,6 +69,16 @@ class SourceView(msgspec.Struct, frozen=True, kw_only=True):
     withheld_reason: ReasonCode | None = None
     #: what was derived from it: the chunks that are embedded and indexed
     derived: list[DerivedChunk] = msgspec.field(default_factory=list)
+    #: how much of it this caller sees (DESIGN.md section 7): text, metadata, summary, tombstone
+    exposure: Exposure = Exposure.TEXT
+    marks: list[Mark] = msgspec.field(default_factory=list)
+    superseded_by: str | None = None
+    duplicate_of: str | None = None
+    #: the sources superseded by, or duplicates of, this one (the other direction of the links)
+    linked_from: list[str] = msgspec.field(default_factory=list)
+    corrections: list[CorrectionRecord] = msgspec.field(default_factory=list)
+    #: the corrections this caller may make now, each previewed first
+    actions: list[ActionView] = msgspec.field(default_factory=list)
 
 
 class AccessPreview(msgspec.Struct, frozen=True, kw_only=True):
@@ -121,7 +140,13 @@ class MemoryInspector:
         if not scope_decision.allowed:
             self._audit.note(ctx, "inspect", scope_decision, ids=[source_id])
             raise denied(scope_decision, "inspecting a source")
-        text_decision = authorize_read(ctx, ref, source.lifecycle)
+        may_correct = authorize_correct(ctx, ref).allowed
+        shown = inspect_exposure(ctx, source, may_correct)
+        if shown is Exposure.NOTHING:
+            # others learn nothing of a hidden, redacted or deleted source, not even that it exists
+            self._audit.note(ctx, "inspect", reason=ReasonCode.NOT_FOUND, ids=[source_id])
+            raise NotFoundError(ReasonCode.NOT_FOUND, f"no source with id {source_id!r}")
+        text = shown in (Exposure.TEXT, Exposure.SUMMARY)
         chunks = await self._store.chunks_of_source(ctx.org_id, source_id)
         self._audit.note(ctx, "inspect", scope_decision, ids=[source_id])
         return SourceView(
@@ -136,10 +161,17 @@ class MemoryInspector:
             created_by=source.created_by,
             created_at=source.created_at,
             occurred_at=source.occurred_at,
-            metadata=source.metadata if text_decision.allowed else {},
+            metadata=source.metadata if shown is Exposure.TEXT else {},
             visible_because=_why(ctx, ref),
-            content=source.content if text_decision.allowed else None,
-            withheld_reason=None if text_decision.allowed else text_decision.reason,
+            content=source.content if text else None,
+            withheld_reason=withheld_reason(source, shown),
+            exposure=shown,
+            marks=sorted(source.marks),
+            superseded_by=source.superseded_by,
+            duplicate_of=source.duplicate_of,
+            linked_from=await self._store.linked_sources(ctx.org_id, source_id),
+            corrections=history_for(source, may_correct or is_owner(ctx, source)),
+            actions=available_actions(source, may_correct),
             derived=[
                 DerivedChunk(
                     chunk_id=c.chunk_id,

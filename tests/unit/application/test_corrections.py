@@ -184,3 +184,39 @@ async def test_requests_are_checked() -> None:
         with pytest.raises(InvalidInputError):
             bad.validate()
     assert Mark.WRONG.value == "wrong"
+
+
+async def test_inspect_shows_lifecycle_links_history_and_actions_per_caller() -> None:
+    world, ana, bob, org = await _setup()
+    team = await world.space(org, MemoryScope.PROJECT, "ops")
+    await world.member(team, ana, SpaceRole.WRITER)
+    await world.member(team, bob, SpaceRole.READER)
+    old = (await world.remember(ana, "deploys on friday", MemoryScope.PROJECT, "ops")).source_id
+    new = (await world.remember(ana, "no deploys on friday", MemoryScope.PROJECT, "ops")).source_id
+    why = CorrectionRequest(action=A.SUPERSEDE, replacement_id=new, reason="policy changed")
+    await _correct(world, ana, old, why)
+    inspect = world.services.inspector.inspect_source
+    as_ana = await inspect(await world.ctx(ana), old)
+    assert as_ana.superseded_by == new and as_ana.content == "deploys on friday"
+    assert [c.reason for c in as_ana.corrections] == ["policy changed"]
+    assert {a.action for a in as_ana.actions} >= {A.RESTORE, A.HIDE, A.DELETE}
+    as_bob = await inspect(await world.ctx(bob), old)
+    assert as_bob.actions == [] and [c.reason for c in as_bob.corrections] == [None]
+    assert (await inspect(await world.ctx(bob), new)).linked_from == [old]
+
+    await _correct(world, ana, new, CorrectionRequest(action=A.MARK_WRONG))
+    wrong = await inspect(await world.ctx(bob), new)
+    assert wrong.content is None and wrong.exposure == "metadata"
+    assert (await inspect(await world.ctx(ana), new)).content == "no deploys on friday"
+
+    await _correct(world, ana, old, CorrectionRequest(action=A.HIDE))
+    with pytest.raises(NotFoundError):  # others learn nothing of a hidden source
+        await inspect(await world.ctx(bob), old)
+    await _correct(world, ana, old, CorrectionRequest(action=A.REDACT, summary="a deploy rule"))
+    redacted = await inspect(await world.ctx(ana), old)
+    assert redacted.content == "a deploy rule" and redacted.exposure == "summary"
+    await _correct(world, ana, new, CorrectionRequest(action=A.DELETE, reason="gone"))
+    tomb = await inspect(await world.ctx(ana), new)
+    assert tomb.content is None and tomb.exposure == "tombstone"
+    assert tomb.content_hash and tomb.corrections[-1].action is A.DELETE
+    assert "friday" not in repr(tomb)
