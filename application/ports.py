@@ -104,6 +104,10 @@ class MemoryStore(Protocol):
         """
         ...
 
+    async def list_sources(self, org_id: str, after: str | None, limit: int) -> list[Source]:
+        """Sources in source-id order, strictly after ``after``, any lifecycle (export, bulk)."""
+        ...
+
     async def linked_sources(self, org_id: str, source_id: str) -> list[str]:
         """Ids of the sources superseded by, or duplicates of, this one (inspect's back links)."""
         ...

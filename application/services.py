@@ -7,6 +7,8 @@ a key into a policy context, then call a use case with that context.
 import secrets
 from typing import TypeVar
 
+from application.corrections.bulk import BulkDelete
+from application.corrections.export import Exporter
 from application.corrections.service import CorrectionService
 from application.corrections.tokens import PreviewTokens
 from application.memory_service import MemoryService
@@ -80,13 +82,14 @@ class Services:
             store=store, control=control, access=self.access, audit=self.audit
         )
         #: preview tokens are signed with a key of this process unless one is given
+        previews = PreviewTokens(preview_key or secrets.token_bytes(32))
         self.corrections = CorrectionService(
-            store=store,
-            index=index,
-            clock=clock,
-            audit=self.audit,
-            tokens=PreviewTokens(preview_key or secrets.token_bytes(32)),
+            store=store, index=index, clock=clock, audit=self.audit, tokens=previews
         )
+        self.bulk_delete = BulkDelete(
+            store=store, index=index, clock=clock, audit=self.audit, tokens=previews
+        )
+        self.exporter = Exporter(store=store, audit=self.audit)
         self._control_store = control
         #: the owner key made by the first ``open`` of a fresh install (held in memory only)
         self.bootstrap_key: IssuedKey | None = None

@@ -73,6 +73,21 @@ class MemoryStoreCorrectionContract:
         assert {c.lifecycle for c in chunks} == {LifecycleState.SUPERSEDED}
         assert await store.linked_sources(ORG, "s2") == ["s1"]
 
+    async def test_list_sources_pages_in_id_order_with_any_lifecycle(
+        self, store: MemoryStore
+    ) -> None:
+        await store.prepare(ORG, SPACE)
+        for sid in ("s3", "s1", "s2"):
+            await _remember(store, sid, [f"words of {sid}"])
+        s2 = await store.get_source(ORG, "s2")
+        assert s2 is not None
+        hidden = _changed(s2, lifecycle=LifecycleState.HIDDEN)
+        await store.update_source(hidden, expected_version=1, drop_text=False)
+        first = await store.list_sources(ORG, None, 2)
+        assert [s.source_id for s in first] == ["s1", "s2"] and first[1] == hidden
+        assert [s.source_id for s in await store.list_sources(ORG, "s2", 10)] == ["s3"]
+        assert await store.list_sources("no-such-org", None, 10) == []
+
     async def test_a_stale_version_is_refused_and_nothing_changes(self, store: MemoryStore) -> None:
         await store.prepare(ORG, SPACE)
         source, _ = await _remember(store, "s1", ["alpha words"])

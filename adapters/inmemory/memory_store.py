@@ -147,6 +147,13 @@ class InMemoryMemoryStore:
             org.chunks[cid] = chunk
             org.recall[cid] = chunk_recall(source, chunk)
 
+    async def list_sources(self, org_id: str, after: str | None, limit: int) -> list[Source]:
+        org = self._orgs.get(org_id)
+        if org is None or limit < 1:
+            return []
+        ids = sorted(s for s in org.sources if after is None or s > after)[:limit]
+        return [copy.deepcopy(org.sources[s]) for s in ids]
+
     async def linked_sources(self, org_id: str, source_id: str) -> list[str]:
         org = self._orgs.get(org_id)
         if org is None:

@@ -56,6 +56,11 @@ _SCAN_AFTER = (
     f"SELECT {codec.ENTRY_FIELDS} FROM chunk WHERE id > $after "  # noqa: S608
     "ORDER BY id LIMIT $limit;"
 )
+_LIST_FIRST = f"SELECT {codec.SOURCE_FIELDS} FROM source ORDER BY id LIMIT $limit;"  # noqa: S608
+_LIST_AFTER = (
+    f"SELECT {codec.SOURCE_FIELDS} FROM source WHERE id > $after "  # noqa: S608
+    "ORDER BY id LIMIT $limit;"
+)
 _CACHE_INSERT = (
     "INSERT INTO embedding_cache $rows{n} ON DUPLICATE KEY UPDATE vec = $input.vec RETURN NONE;"
 )
@@ -198,6 +203,16 @@ class SurrealMemoryStore:
                     f"source {source.source_id} changed since it was read",
                 ) from None
             raise
+
+    async def list_sources(self, org_id: str, after: str | None, limit: int) -> list[Source]:
+        namespace = await self._readable(org_id)
+        if namespace is None or limit < 1:
+            return []
+        sql, variables = _LIST_FIRST, dict[str, Any]({"limit": int(limit)})
+        if after is not None:
+            sql, variables = _LIST_AFTER, {**variables, "after": RecordID("source", after)}
+        (rows,) = await self._conn.query(namespace, sql, variables, operation="listing sources")
+        return [codec.source_from_row(row) for row in rows or []]
 
     async def linked_sources(self, org_id: str, source_id: str) -> list[str]:
         namespace = await self._readable(org_id)

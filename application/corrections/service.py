@@ -136,7 +136,9 @@ class CorrectionService:
             affected_chunk_ids=[c.chunk_id for c in chunks],
             impact=effect,
             audit_action=audit_action(request),
-            preview_token=self._tokens.issue(ctx, source_id, source.version, request.digest()),
+            preview_token=self._tokens.issue(
+                ctx, source_id, f"v{source.version}", request.digest()
+            ),
         )
 
     async def apply(
@@ -149,7 +151,9 @@ class CorrectionService:
         action = audit_action(request)
         source = await self._load(ctx, source_id, request, action)
         try:
-            self._tokens.check(preview_token, ctx, source_id, source.version, request.digest())
+            self._tokens.check(
+                preview_token, ctx, source_id, f"v{source.version}", request.digest()
+            )
         except TesseraError as refusal:
             self._audit.note(ctx, action, reason=refusal.reason, ids=[source_id])
             raise

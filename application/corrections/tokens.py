@@ -24,42 +24,35 @@ class PreviewTokens:
             raise ValueError("a preview token key needs at least 16 bytes")
         self._key = key
 
-    def _mac(self, ctx: MemoryPolicyContext, source_id: str, version: int, digest: str) -> str:
+    def _mac(self, ctx: MemoryPolicyContext, subject: str, state: str, digest: str) -> str:
         message = "\n".join(
-            [ctx.org_id, ctx.user_id or "", ctx.agent_id or "", source_id, str(version), digest]
+            [ctx.org_id, ctx.user_id or "", ctx.agent_id or "", subject, state, digest]
         )
         return hmac.new(self._key, message.encode("utf-8"), hashlib.sha256).hexdigest()
 
-    def issue(self, ctx: MemoryPolicyContext, source_id: str, version: int, digest: str) -> str:
-        return f"v{version}.{self._mac(ctx, source_id, version, digest)}"
+    def issue(self, ctx: MemoryPolicyContext, subject: str, state: str, digest: str) -> str:
+        """A token for ``subject`` (a source id, a bulk selection) in ``state`` (its version)."""
+        if "." in state:
+            raise ValueError("a token state has no '.'")
+        return f"{state}.{self._mac(ctx, subject, state, digest)}"
 
     def check(
-        self,
-        token: str | None,
-        ctx: MemoryPolicyContext,
-        source_id: str,
-        version: int,
-        digest: str,
+        self, token: str | None, ctx: MemoryPolicyContext, subject: str, state: str, digest: str
     ) -> None:
-        """Refuse a missing, foreign or stale token; return when it matches this version."""
+        """Refuse a missing, foreign or stale token; return when it matches ``state``."""
         if not token:
             raise InvalidInputError(
                 ReasonCode.PREVIEW_REQUIRED, "apply needs the preview_token of a preview"
             )
         made_for, _, mac = token.partition(".")
-        try:
-            token_version = int(made_for.removeprefix("v"))
-        except ValueError:
-            token_version = -1
-        expected = self._mac(ctx, source_id, token_version, digest)
-        if not made_for.startswith("v") or not hmac.compare_digest(mac, expected):
+        if not hmac.compare_digest(mac, self._mac(ctx, subject, made_for, digest)):
             raise InvalidInputError(
                 ReasonCode.PREVIEW_INVALID,
-                "the preview_token was not made for this caller, source and request",
+                "the preview_token was not made for this caller, target and request",
             )
-        if token_version != version:
+        if made_for != state:
             raise ConflictError(
                 ReasonCode.SOURCE_CHANGED,
-                f"source {source_id} changed since the preview (version {token_version} "
-                f"previewed, {version} now); preview again",
+                f"{subject} changed since the preview ({made_for} previewed, {state} now); "
+                "preview again",
             )

@@ -25,6 +25,7 @@ from domain.policy import MemoryPolicyContext, Surface
 from domain.reasons import ReasonCode
 from entrypoints.http.admin_routes import ADMIN_ROUTES
 from entrypoints.http.auth import provide_caller, provide_policy, provide_services
+from entrypoints.http.bulk_routes import BULK_ROUTES
 from entrypoints.http.correction_routes import CORRECTION_ROUTES
 from entrypoints.http.error_handlers import EXCEPTION_HANDLERS
 from entrypoints.http.schemas import (
@@ -194,6 +195,7 @@ def create_app(
             health,
             *ADMIN_ROUTES,
             *CORRECTION_ROUTES,
+            *BULK_ROUTES,
         ],
         dependencies={
             "services": Provide(provide_services),

@@ -1,5 +1,6 @@
 """Corrections over HTTP, on the fakes and on embedded SurrealDB: preview, apply, recall after."""
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -93,3 +94,63 @@ def test_delete_leaves_a_tombstone_over_http(http: Site) -> None:
     assert _search(http, ana, "staging password swordfish") == []
     view = http.call(ana, "GET", f"/api/memory/sources/{sid}")
     assert "swordfish" not in view.text
+
+
+def test_bulk_delete_previews_then_tombstones_only_what_is_mine(http: Site) -> None:
+    ana, bob = _user(http, "ana"), _user(http, "bob")
+    mine = [
+        _ok(http.call(ana, "POST", "/api/memory/remember", json={"content": f"ana note {n}"}))[
+            "source_id"
+        ]
+        for n in range(3)
+    ]
+    theirs = _ok(http.call(bob, "POST", "/api/memory/remember", json={"content": "bob note"}))
+    selector = {"mine": True, "reason": "leaving"}
+    preview = _ok(http.call(ana, "POST", "/api/memory/delete/preview", json=selector))
+    assert preview["sources"] == 3 and sorted(preview["source_ids"]) == sorted(mine)
+    assert preview["reversible"] is False
+    stale = preview["preview_token"]
+    _ok(http.call(ana, "POST", "/api/memory/remember", json={"content": "ana note 4"}))
+    changed = http.call(
+        ana, "POST", "/api/memory/delete", json={**selector, "preview_token": stale}
+    )
+    assert changed.status_code == 409 and changed.json()["error"]["reason"] == "source_changed"
+    token = _ok(http.call(ana, "POST", "/api/memory/delete/preview", json=selector))
+    done = _ok(
+        http.call(
+            ana,
+            "POST",
+            "/api/memory/delete",
+            json={**selector, "preview_token": token["preview_token"]},
+        )
+    )
+    assert done["deleted"] == 4
+    assert _search(http, ana, "ana note") == []
+    assert [h["source_id"] for h in _search(http, bob, "bob note")] == [theirs["source_id"]]
+    bad = http.call(ana, "POST", "/api/memory/delete/preview", json={"mine": True, "scope": "team"})
+    assert bad.status_code == 422
+
+
+def test_export_streams_what_the_caller_may_read_without_vectors(http: Site) -> None:
+    ana, bob = _user(http, "ana"), _user(http, "bob")
+    kept = _ok(http.call(ana, "POST", "/api/memory/remember", json={"content": "ana keeps this"}))
+    gone = _ok(http.call(ana, "POST", "/api/memory/remember", json={"content": SECRET}))
+    _ok(http.call(bob, "POST", "/api/memory/remember", json={"content": "bob private"}))
+    base = f"/api/memory/inspect/{gone['source_id']}/corrections"
+    body = {"action": "delete"}
+    token = _ok(http.call(ana, "POST", base + "/preview", json=body))["preview_token"]
+    _ok(http.call(ana, "POST", base, json={**body, "preview_token": token}))
+    preview = _ok(http.call(ana, "POST", "/api/memory/export/preview"))
+    assert preview["sources"] == 2 and preview["with_text"] == 1
+    response = http.call(ana, "POST", "/api/memory/export")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("application/x-ndjson")
+    lines = [json.loads(line) for line in response.text.splitlines()]
+    by_id = {line["source_id"]: line for line in lines}
+    assert set(by_id) == {kept["source_id"], gone["source_id"]}
+    assert by_id[kept["source_id"]]["content"] == "ana keeps this"
+    tomb = by_id[gone["source_id"]]
+    assert tomb["content"] is None and tomb["lifecycle"] == "deleted"
+    assert tomb["corrections"][0]["action"] == "delete"
+    assert "swordfish" not in response.text and "bob private" not in response.text
+    assert all("vec" not in line and "vector" not in line for line in lines)
