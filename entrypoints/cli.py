@@ -18,6 +18,7 @@ from application.limits import DEFAULT_PACK_BUDGET, DEFAULT_SEARCH_LIMIT
 from domain.errors import TesseraError
 from domain.scopes import MemoryScope, SourceType
 from entrypoints.admin_cli import add_admin_parser, run_admin
+from entrypoints.bulk_cli import add_bulk_parsers, run_bulk
 from entrypoints.correct_cli import add_correct_parser, run_correct
 from entrypoints.errors import exit_code_for
 from entrypoints.settings import Settings, SettingsError, load_settings
@@ -75,6 +76,7 @@ def _parser() -> argparse.ArgumentParser:
 
     add_admin_parser(sub)
     add_correct_parser(sub)
+    add_bulk_parsers(sub)
     return parser
 
 
@@ -112,6 +114,8 @@ async def _run_client(args: argparse.Namespace, settings: Settings) -> int:
             return await run_admin(backend, args)
         if args.command == "correct":
             return await run_correct(backend, args)
+        if args.command in ("export", "delete"):
+            return await run_bulk(backend, args)
         if args.command == "inspect":
             result = await backend.call("GET", f"/api/memory/sources/{args.source_id}")
             print(json.dumps(result, indent=2))

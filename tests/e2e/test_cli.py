@@ -188,3 +188,24 @@ def test_correct_previews_and_applies_only_with_apply(tmp_path: Path) -> None:
     assert json.loads(out.stdout)["results"] == []
     out = _run(tmp_path, "correct", source_id, "supersede")
     assert out.returncode == 2 and "invalid_request" in out.stderr
+
+
+def test_export_and_bulk_delete(tmp_path: Path) -> None:
+    for text in ("Plant the tulips in October.", "Water the ferns on Sundays."):
+        assert _run(tmp_path, "remember", text).returncode == 0
+    out_file = tmp_path / "export.jsonl"
+    out = _run(tmp_path, "export", "--out", str(out_file))
+    assert out.returncode == 0, out.stderr
+    lines = [json.loads(line) for line in out_file.read_text().splitlines()]
+    assert {line["content"] for line in lines} == {
+        "Plant the tulips in October.",
+        "Water the ferns on Sundays.",
+    }
+    out = _run(tmp_path, "delete", "--mine")
+    assert out.returncode == 0 and "Would delete 2 source(s)" in out.stdout, out.stderr
+    out = _run(tmp_path, "delete", "--mine", "--apply", "--reason", "spring clean")
+    assert out.returncode == 0 and "Deleted 2 source(s)." in out.stdout, out.stderr
+    out = _run(tmp_path, "recall", "tulips ferns", "--json")
+    assert json.loads(out.stdout)["results"] == []
+    out = _run(tmp_path, "export")
+    assert "tulips" not in out.stdout and out.stdout.count("\n") == 2
