@@ -14,6 +14,7 @@ from application.records import (
     IndexedText,
     IndexEntry,
     ScoredId,
+    SourceLifecycle,
     SourceState,
     StoreInfo,
     Vector,
@@ -89,6 +90,12 @@ class MemoryStore(Protocol):
 
     async def get_sources(self, org_id: str, source_ids: Sequence[str]) -> dict[str, Source]:
         """The sources with these ids that exist (the re-check of a search reads them)."""
+        ...
+
+    async def source_lifecycles(
+        self, org_id: str, source_ids: Sequence[str]
+    ) -> dict[str, SourceLifecycle]:
+        """The lifecycle of the sources with these ids that exist, without their text."""
         ...
 
     async def update_source(

@@ -4,8 +4,8 @@ from datetime import datetime
 
 import msgspec
 
-from domain.lifecycle import RECALL_OPEN, recall_key
-from domain.models import Chunk
+from domain.lifecycle import RECALL_OPEN, Mark, recall_key
+from domain.models import Chunk, Source
 from domain.scopes import LifecycleState, MemoryScope, ScopeRef
 
 __all__ = [
@@ -16,6 +16,7 @@ __all__ = [
     "IndexedText",
     "ScopeRef",
     "ScoredId",
+    "SourceLifecycle",
     "SourceState",
     "StoreInfo",
 ]
@@ -125,6 +126,32 @@ class SourceState(msgspec.Struct, frozen=True):
 
     source_id: str
     lifecycle: LifecycleState
+
+
+class SourceLifecycle(msgspec.Struct, frozen=True, kw_only=True):
+    """A source's lifecycle without its text: what recall re-checks before returning a chunk."""
+
+    source_id: str
+    scope: MemoryScope
+    scope_key: str | None
+    lifecycle: LifecycleState
+    marks: frozenset[Mark] = frozenset()
+    superseded_by: str | None = None
+    duplicate_of: str | None = None
+    owner: str
+
+    @classmethod
+    def of(cls, source: Source) -> "SourceLifecycle":
+        return cls(
+            source_id=source.source_id,
+            scope=source.scope,
+            scope_key=source.scope_key,
+            lifecycle=source.lifecycle,
+            marks=source.marks,
+            superseded_by=source.superseded_by,
+            duplicate_of=source.duplicate_of,
+            owner=source.owner,
+        )
 
 
 class StoreInfo(msgspec.Struct, frozen=True, kw_only=True):

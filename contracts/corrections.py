@@ -17,7 +17,13 @@ import msgspec
 import pytest
 
 from application.ports import MemoryStore, RetrievalIndex
-from application.records import CandidateFilter, EmbeddedChunk, IndexEntry, ScopeRef
+from application.records import (
+    CandidateFilter,
+    EmbeddedChunk,
+    IndexEntry,
+    ScopeRef,
+    SourceLifecycle,
+)
 from contracts.samples import SPACE, embedded, make_chunk, make_source, unit
 from domain.errors import ConflictError, NotFoundError
 from domain.lifecycle import Mark, admitted_keys
@@ -69,6 +75,8 @@ class MemoryStoreCorrectionContract:
         )
         await store.update_source(superseded, expected_version=2, drop_text=False)
         assert (await store.get_sources(ORG, ["s1", "nope"])) == {"s1": superseded}
+        lifecycles = await store.source_lifecycles(ORG, ["s1", "nope"])
+        assert lifecycles == {"s1": SourceLifecycle.of(superseded)}
         chunks = await store.chunks_of_source(ORG, "s1")
         assert {c.lifecycle for c in chunks} == {LifecycleState.SUPERSEDED}
         assert await store.linked_sources(ORG, "s2") == ["s1"]

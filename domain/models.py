@@ -22,6 +22,7 @@ __all__ = [
     "Source",
     "Turn",
     "chunk_recall",
+    "owner_of",
 ]
 
 MetadataValue = str | int | float | bool | None | list[str]
@@ -49,6 +50,13 @@ class Principal(msgspec.Struct, frozen=True, kw_only=True):
             raise ValueError("an agent principal must name the user it acts for")
         if self.kind is PrincipalKind.USER and self.acting_for is not None:
             raise ValueError("a user principal acts for nobody else")
+
+
+def owner_of(scope: MemoryScope, scope_key: str | None, created_by: str) -> str:
+    """Whose memory it is: a private space's owner, else whoever wrote it."""
+    if scope is MemoryScope.PRIVATE and scope_key:
+        return scope_key
+    return created_by
 
 
 def _check_scope(scope: MemoryScope, scope_key: str | None) -> None:
@@ -110,10 +118,7 @@ class Source(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def owner(self) -> str:
-        """Whose memory it is: a private space's owner, else whoever wrote it."""
-        if self.scope is MemoryScope.PRIVATE and self.scope_key:
-            return self.scope_key
-        return self.created_by
+        return owner_of(self.scope, self.scope_key, self.created_by)
 
     @property
     def recall(self) -> str:

@@ -19,6 +19,7 @@ from application.records import (
     EmbeddedChunk,
     EmbeddingSpace,
     IndexEntry,
+    SourceLifecycle,
     SourceState,
     StoreInfo,
     Vector,
@@ -118,6 +119,14 @@ class InMemoryMemoryStore:
         if org is None:
             return {}
         return {s: copy.deepcopy(org.sources[s]) for s in source_ids if s in org.sources}
+
+    async def source_lifecycles(
+        self, org_id: str, source_ids: Sequence[str]
+    ) -> dict[str, SourceLifecycle]:
+        org = self._orgs.get(org_id)
+        if org is None:
+            return {}
+        return {s: SourceLifecycle.of(org.sources[s]) for s in source_ids if s in org.sources}
 
     async def update_source(
         self, source: Source, *, expected_version: int, drop_text: bool

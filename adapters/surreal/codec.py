@@ -24,7 +24,12 @@ from typing import Any
 
 import msgspec
 
-from adapters.surreal.lifecycle_codec import LIFECYCLE_FIELDS, lifecycle_from_row, lifecycle_row
+from adapters.surreal.lifecycle_codec import (
+    LIFECYCLE_FIELDS,
+    lifecycle_from,
+    lifecycle_from_row,
+    lifecycle_row,
+)
 from application.records import IndexedText, IndexEntry, ScopeRef, Vector
 from domain.errors import InvalidInputError, UpstreamError
 from domain.lifecycle import RECALL_OPEN
@@ -35,11 +40,13 @@ from domain.scopes import LifecycleState, MemoryScope, PrivacyClass, SourceType
 __all__ = [
     "CHUNK_FIELDS",
     "ENTRY_FIELDS",
+    "LIFECYCLE_FIELDS",
     "SOURCE_FIELDS",
     "cache_key",
     "chunk_from_row",
     "chunk_row",
     "entry_from_row",
+    "lifecycle_from",
     "namespace_for",
     "pack_vector",
     "ref_code",

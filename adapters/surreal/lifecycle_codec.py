@@ -10,10 +10,14 @@ from typing import Any
 
 import msgspec
 
+from application.records import SourceLifecycle
+from domain.errors import UpstreamError
 from domain.lifecycle import Mark
-from domain.models import CorrectionRecord, Source
+from domain.models import CorrectionRecord, Source, owner_of
+from domain.reasons import ReasonCode
+from domain.scopes import LifecycleState, MemoryScope
 
-__all__ = ["LIFECYCLE_FIELDS", "lifecycle_from_row", "lifecycle_row"]
+__all__ = ["LIFECYCLE_FIELDS", "lifecycle_from", "lifecycle_from_row", "lifecycle_row"]
 
 LIFECYCLE_FIELDS = "marks, superseded_by, duplicate_of, corrections"
 
@@ -39,3 +43,24 @@ def lifecycle_from_row(row: Mapping[str, Any]) -> dict[str, Any]:
         "duplicate_of": row.get("duplicate_of"),
         "corrections": _decode(history) if history else (),
     }
+
+
+def lifecycle_from(row: Mapping[str, Any]) -> SourceLifecycle:
+    """A source's lifecycle from a row of ``_LIFECYCLES`` (no history, no text)."""
+    try:
+        scope, key = MemoryScope(row["scope"]), row.get("scope_key")
+        return SourceLifecycle(
+            source_id=str(row["id"]),
+            scope=scope,
+            scope_key=key,
+            lifecycle=LifecycleState(row["lifecycle"]),
+            marks=frozenset(Mark(m) for m in row.get("marks") or ()),
+            superseded_by=row.get("superseded_by"),
+            duplicate_of=row.get("duplicate_of"),
+            owner=owner_of(scope, key, row["created_by"]),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UpstreamError(
+            ReasonCode.STORE_FAILED,
+            f"a stored source row could not be decoded ({type(exc).__name__})",
+        ) from exc

@@ -25,6 +25,7 @@ from application.records import (
     EmbeddedChunk,
     EmbeddingSpace,
     IndexEntry,
+    SourceLifecycle,
     SourceState,
     StoreInfo,
     Vector,
@@ -60,6 +61,11 @@ _LIST_FIRST = f"SELECT {codec.SOURCE_FIELDS} FROM source ORDER BY id LIMIT $limi
 _LIST_AFTER = (
     f"SELECT {codec.SOURCE_FIELDS} FROM source WHERE id > $after "  # noqa: S608
     "ORDER BY id LIMIT $limit;"
+)
+_LIFECYCLES = (
+    "SELECT meta::id(id) AS id, scope, scope_key, lifecycle, created_by, "  # noqa: S608
+    + codec.LIFECYCLE_FIELDS
+    + " FROM $ids;"
 )
 _CACHE_INSERT = (
     "INSERT INTO embedding_cache $rows{n} ON DUPLICATE KEY UPDATE vec = $input.vec RETURN NONE;"
@@ -182,6 +188,15 @@ class SurrealMemoryStore:
             operation="reading sources",
         )
         found = (codec.source_from_row(row) for row in rows)
+        return {s.source_id: s for s in found}
+
+    async def source_lifecycles(
+        self, org_id: str, source_ids: Sequence[str]
+    ) -> dict[str, SourceLifecycle]:
+        rows = await self._select_ids(
+            org_id, _LIFECYCLES, "source", source_ids, operation="reading source lifecycles"
+        )
+        found = (codec.lifecycle_from(row) for row in rows)
         return {s.source_id: s for s in found}
 
     async def update_source(

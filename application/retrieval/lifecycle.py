@@ -17,10 +17,10 @@ from collections.abc import Sequence
 import msgspec
 
 from application.ports import MemoryStore
+from application.records import SourceLifecycle
 from application.retrieval.pipeline import Retrieved
 from application.trust.guard import may_read
 from domain.lifecycle import Mark, demoted
-from domain.models import Source
 from domain.policy import MemoryPolicyContext
 from domain.scopes import LifecycleState
 
@@ -36,7 +36,7 @@ class LifecycleNote(msgspec.Struct, frozen=True, kw_only=True):
     duplicate_of: str | None = None
 
 
-def _note(source: Source) -> LifecycleNote:
+def _note(source: SourceLifecycle) -> LifecycleNote:
     return LifecycleNote(
         state=source.lifecycle,
         stale=Mark.STALE in source.marks,
@@ -45,7 +45,7 @@ def _note(source: Source) -> LifecycleNote:
     )
 
 
-def _why_lower(source: Source) -> str:
+def _why_lower(source: SourceLifecycle) -> str:
     if source.superseded_by:
         return f"superseded by {source.superseded_by}: ranked below fresh evidence"
     return "stale: ranked below fresh evidence"
@@ -55,15 +55,16 @@ async def honour_corrections(
     store: MemoryStore, ctx: MemoryPolicyContext, org_id: str, found: Sequence[Retrieved]
 ) -> tuple[list[Retrieved], dict[str, LifecycleNote], int]:
     """The chunks the caller may have, fresh first; their notes by chunk id; how many withheld."""
-    sources = await store.get_sources(org_id, [r.chunk.source_id for r in found])
+    # the lifecycle only, never the text: a conversation's source may be long
+    sources = await store.source_lifecycles(org_id, [r.chunk.source_id for r in found])
     targets = {s.superseded_by for s in sources.values() if s.superseded_by} - set(sources)
-    sources |= await store.get_sources(org_id, sorted(targets))
+    sources |= await store.source_lifecycles(org_id, sorted(targets))
 
     def visible(source_id: str | None) -> bool:
         source = sources.get(source_id or "")
         return source is not None and may_read(ctx, source)
 
-    allowed: list[tuple[Retrieved, Source]] = []
+    allowed: list[tuple[Retrieved, SourceLifecycle]] = []
     for r in found:
         source = sources.get(r.chunk.source_id)
         if source is None or not may_read(ctx, source):

@@ -169,9 +169,9 @@ class RetrievalPipeline:
         # a question whose answer spans episodes ("how many", "which first") gets one
         # turn per episode first, so the list shows as many of them as it can
         per_episode = 1 if shape.multi_episode else _TURNS_BEFORE_SPREAD
-        return spread_over_episodes(found, lambda f: chunks[f.chunk_id].source_id, per_episode)[
-            :limit
-        ]
+        return spread_over_episodes(
+            found, lambda f: chunks[f.chunk_id].source_id, per_episode
+        )[:limit]
 
     async def _expand(
         self,

@@ -1,6 +1,6 @@
 """How the use cases apply the memory policy: one place, the same for every surface."""
 
-from application.records import CandidateFilter
+from application.records import CandidateFilter, SourceLifecycle
 from domain.errors import PolicyDeniedError
 from domain.models import Chunk, Source
 from domain.policy import (
@@ -40,13 +40,13 @@ def candidate_filter(ctx: MemoryPolicyContext) -> CandidateFilter:
     return CandidateFilter(visible=readable_spaces(ctx), recall=recall_keys(ctx))
 
 
-def may_read(ctx: MemoryPolicyContext, item: Chunk | Source) -> bool:
+def may_read(ctx: MemoryPolicyContext, item: Chunk | Source | SourceLifecycle) -> bool:
     """The re-check before an item is returned: the index may lag a correction.
 
     A chunk is checked by its own lifecycle; a source also by its marks and owner.
     """
     ref = ScopeRef(item.scope, item.scope_key)
-    if isinstance(item, Source):
+    if isinstance(item, Source | SourceLifecycle):
         return authorize_read(ctx, ref, item.lifecycle, item.marks, item.owner).allowed
     return authorize_read(ctx, ref, item.lifecycle).allowed
 
