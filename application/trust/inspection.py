@@ -15,17 +15,20 @@ from application.trust.audit import AuditTrail
 from application.trust.guard import denied, require_org
 from application.trust.lookup import principal_named, space_with_id
 from application.trust.ports import ControlStore
+from application.trust.records import AuditReceipt
 from application.trust.source_lifecycle import (
     ActionView,
+    Visibility,
     available_actions,
     history_for,
     inspect_exposure,
     is_owner,
+    visibility,
     withheld_reason,
 )
 from domain.errors import NotFoundError, PolicyDeniedError
 from domain.lifecycle import Exposure, Mark
-from domain.models import CorrectionRecord, MetadataValue, PrincipalKind
+from domain.models import Chunk, CorrectionRecord, MetadataValue, PrincipalKind
 from domain.policy import MemoryPolicyContext, SpaceRole, authorize_correct, authorize_read
 from domain.reasons import ReasonCode
 from domain.scopes import LifecycleState, MemoryScope, ScopeRef, SourceType
@@ -34,6 +37,9 @@ __all__ = ["AccessPreview", "DerivedChunk", "MemoryInspector", "SourceView", "Sp
 
 #: an access preview looks at no more than this many sources of a space
 PREVIEW_LIMIT = 10_000
+#: inspect looks for a source's receipts among this many recent ones, and shows this many
+RECEIPTS_SCANNED = 500
+RECEIPTS_SHOWN = 20
 
 
 class DerivedChunk(msgspec.Struct, frozen=True, kw_only=True):
@@ -79,6 +85,10 @@ class SourceView(msgspec.Struct, frozen=True, kw_only=True):
     corrections: list[CorrectionRecord] = msgspec.field(default_factory=list)
     #: the corrections this caller may make now, each previewed first
     actions: list[ActionView] = msgspec.field(default_factory=list)
+    #: who can read it (its space's readers, narrowed by its lifecycle)
+    visibility: Visibility | None = None
+    #: recent audit receipts naming it or its chunks (to its owner and correctors only)
+    receipts: list[AuditReceipt] = msgspec.field(default_factory=list)
 
 
 class AccessPreview(msgspec.Struct, frozen=True, kw_only=True):
@@ -148,6 +158,8 @@ class MemoryInspector:
             raise NotFoundError(ReasonCode.NOT_FOUND, f"no source with id {source_id!r}")
         text = shown in (Exposure.TEXT, Exposure.SUMMARY)
         chunks = await self._store.chunks_of_source(ctx.org_id, source_id)
+        privileged = may_correct or is_owner(ctx, source)
+        receipts = await self._receipts(ctx, source_id, chunks) if privileged else []
         self._audit.note(ctx, "inspect", scope_decision, ids=[source_id])
         return SourceView(
             source_id=source.source_id,
@@ -170,8 +182,10 @@ class MemoryInspector:
             superseded_by=source.superseded_by,
             duplicate_of=source.duplicate_of,
             linked_from=await self._store.linked_sources(ctx.org_id, source_id),
-            corrections=history_for(source, may_correct or is_owner(ctx, source)),
+            corrections=history_for(source, privileged),
             actions=available_actions(source, may_correct),
+            visibility=visibility(source),
+            receipts=receipts,
             derived=[
                 DerivedChunk(
                     chunk_id=c.chunk_id,
@@ -185,6 +199,14 @@ class MemoryInspector:
                 for c in chunks
             ],
         )
+
+    async def _receipts(
+        self, ctx: MemoryPolicyContext, source_id: str, chunks: list[Chunk]
+    ) -> list[AuditReceipt]:
+        """Who read or changed it lately: receipts naming the source or one of its chunks."""
+        names = {source_id, *(c.chunk_id for c in chunks)}
+        recent = await self._audit.recent(ctx.org_id, RECEIPTS_SCANNED)
+        return [r for r in recent if names.intersection(r.ids)][:RECEIPTS_SHOWN]
 
     async def access_preview(
         self, ctx: MemoryPolicyContext, space_id: str, principal: str

@@ -12,14 +12,16 @@ from domain.lifecycle import CorrectionAction, Exposure, Purpose, exposure, plan
 from domain.models import CorrectionRecord, Source
 from domain.policy import MemoryPolicyContext, recall_owners
 from domain.reasons import ReasonCode
-from domain.scopes import LifecycleState
+from domain.scopes import LifecycleState, MemoryScope
 
 __all__ = [
     "ActionView",
+    "Visibility",
     "available_actions",
     "history_for",
     "inspect_exposure",
     "is_owner",
+    "visibility",
     "withheld_reason",
 ]
 
@@ -90,3 +92,30 @@ def history_for(source: Source, privileged: bool) -> list[CorrectionRecord]:
     if privileged:
         return list(source.corrections)
     return [msgspec.structs.replace(c, reason=None) for c in source.corrections]
+
+
+class Visibility(msgspec.Struct, frozen=True, kw_only=True):
+    """Who can read a source, in words: its space's readers, narrowed by its lifecycle."""
+
+    space: str
+    readers: list[str]
+
+
+_SPACE_READERS = {
+    MemoryScope.PRIVATE: ["its owner", "the owner's agents while a delegation is live"],
+    MemoryScope.DELEGATED: ["members of the space", "their agents while a delegation is live"],
+    MemoryScope.ORGANIZATION: ["every principal of the organisation"],
+    MemoryScope.PUBLIC: ["every principal of the organisation"],
+}
+_MEMBERS = ["members of the space", "agents of members while a delegation is live"]
+
+
+def visibility(source: Source) -> Visibility:
+    space = str(source.scope) + (f"/{source.scope_key}" if source.scope_key else "")
+    readers = list(_SPACE_READERS.get(source.scope, _MEMBERS))
+    recall = exposure(source.lifecycle, source.marks, Purpose.RECALL)
+    if recall in (Exposure.NOTHING, Exposure.WITHHELD):
+        readers = ["nobody through search or packs", "its owner and correctors through inspect"]
+    elif recall is Exposure.OWNER_ONLY:
+        readers = ["its owner only (sensitive)"]
+    return Visibility(space=space, readers=readers)

@@ -200,8 +200,11 @@ async def test_inspect_shows_lifecycle_links_history_and_actions_per_caller() ->
     assert as_ana.superseded_by == new and as_ana.content == "deploys on friday"
     assert [c.reason for c in as_ana.corrections] == ["policy changed"]
     assert {a.action for a in as_ana.actions} >= {A.RESTORE, A.HIDE, A.DELETE}
+    assert "correct:supersede" in {r.action for r in as_ana.receipts}
+    assert as_ana.visibility is not None and as_ana.visibility.space == "project/ops"
     as_bob = await inspect(await world.ctx(bob), old)
     assert as_bob.actions == [] and [c.reason for c in as_bob.corrections] == [None]
+    assert as_bob.receipts == []
     assert (await inspect(await world.ctx(bob), new)).linked_from == [old]
 
     await _correct(world, ana, new, CorrectionRequest(action=A.MARK_WRONG))
