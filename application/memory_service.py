@@ -161,7 +161,9 @@ class MemoryService:
         found: Sequence[Found],
     ) -> tuple[list[Retrieved], dict[str, LifecycleNote], int]:
         """Load the chunks and authorize each again; also says how many were withheld."""
-        chunks = await self._store.get_chunks(request.org_id, [f.chunk_id for f in found])
+        chunks, sources = await self._store.chunks_with_sources(
+            request.org_id, [f.chunk_id for f in found]
+        )
         resolved = []
         for hit in found:
             chunk = chunks.get(hit.chunk_id)
@@ -171,7 +173,7 @@ class MemoryService:
                     Retrieved(chunk=chunk, score=hit.score, ranks=hit.ranks, reasons=hit.reasons)
                 )
         kept, notes, withheld = await honour_corrections(
-            self._store, policy, request.org_id, resolved
+            self._store, policy, request.org_id, resolved, sources
         )
         return kept, notes, len(found) - len(resolved) + withheld
 

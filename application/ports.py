@@ -92,6 +92,13 @@ class MemoryStore(Protocol):
         """The sources with these ids that exist (the re-check of a search reads them)."""
         ...
 
+    async def chunks_with_sources(
+        self, org_id: str, chunk_ids: Sequence[str]
+    ) -> tuple[dict[str, Chunk], dict[str, SourceLifecycle]]:
+        """``get_chunks`` and the ``source_lifecycles`` of their sources, in one round trip:
+        what a search reads back to re-check what it returns."""
+        ...
+
     async def source_lifecycles(
         self, org_id: str, source_ids: Sequence[str]
     ) -> dict[str, SourceLifecycle]:

@@ -77,6 +77,9 @@ class MemoryStoreCorrectionContract:
         assert (await store.get_sources(ORG, ["s1", "nope"])) == {"s1": superseded}
         lifecycles = await store.source_lifecycles(ORG, ["s1", "nope"])
         assert lifecycles == {"s1": SourceLifecycle.of(superseded)}
+        read, sources = await store.chunks_with_sources(ORG, ["s1-1", "s1-0", "nope"])
+        assert set(read) == {"s1-0", "s1-1"} and sources == lifecycles
+        assert await store.chunks_with_sources(ORG, []) == ({}, {})
         chunks = await store.chunks_of_source(ORG, "s1")
         assert {c.lifecycle for c in chunks} == {LifecycleState.SUPERSEDED}
         assert await store.linked_sources(ORG, "s2") == ["s1"]

@@ -120,6 +120,13 @@ class InMemoryMemoryStore:
             return {}
         return {s: copy.deepcopy(org.sources[s]) for s in source_ids if s in org.sources}
 
+    async def chunks_with_sources(
+        self, org_id: str, chunk_ids: Sequence[str]
+    ) -> tuple[dict[str, Chunk], dict[str, SourceLifecycle]]:
+        chunks = await self.get_chunks(org_id, chunk_ids)
+        sources = await self.source_lifecycles(org_id, [c.source_id for c in chunks.values()])
+        return chunks, sources
+
     async def source_lifecycles(
         self, org_id: str, source_ids: Sequence[str]
     ) -> dict[str, SourceLifecycle]:

@@ -62,10 +62,15 @@ _LIST_AFTER = (
     f"SELECT {codec.SOURCE_FIELDS} FROM source WHERE id > $after "  # noqa: S608
     "ORDER BY id LIMIT $limit;"
 )
-_LIFECYCLES = (
-    "SELECT meta::id(id) AS id, scope, scope_key, lifecycle, created_by, "  # noqa: S608
-    + codec.LIFECYCLE_FIELDS
-    + " FROM $ids;"
+_LIFECYCLE_OF = (
+    "meta::id(id) AS id, scope, scope_key, lifecycle, created_by, marks, superseded_by, "
+    "duplicate_of"
+)
+_LIFECYCLES = f"SELECT {_LIFECYCLE_OF} FROM $ids;"  # noqa: S608
+_CHUNKS_WITH_SOURCES = (
+    f"LET $c = (SELECT {codec.CHUNK_FIELDS}, "  # noqa: S608
+    "type::record('source', source_id) AS src FROM $ids);\n"
+    f"RETURN {{chunks: $c, sources: (SELECT {_LIFECYCLE_OF} FROM array::distinct($c.src))}};"
 )
 _CACHE_INSERT = (
     "INSERT INTO embedding_cache $rows{n} ON DUPLICATE KEY UPDATE vec = $input.vec RETURN NONE;"
@@ -189,6 +194,23 @@ class SurrealMemoryStore:
         )
         found = (codec.source_from_row(row) for row in rows)
         return {s.source_id: s for s in found}
+
+    async def chunks_with_sources(
+        self, org_id: str, chunk_ids: Sequence[str]
+    ) -> tuple[dict[str, Chunk], dict[str, SourceLifecycle]]:
+        wanted = list(dict.fromkeys(chunk_ids))
+        namespace = await self._readable(org_id) if wanted else None
+        if namespace is None:
+            return {}, {}
+        *_, answer = await self._conn.query(
+            namespace,
+            _CHUNKS_WITH_SOURCES,
+            {"ids": [RecordID("chunk", key) for key in wanted]},
+            operation="reading chunks and their sources",
+        )
+        chunks = (codec.chunk_from_row(row) for row in answer["chunks"] or [])
+        sources = (codec.lifecycle_from(row) for row in answer["sources"] or [])
+        return {c.chunk_id: c for c in chunks}, {s.source_id: s for s in sources}
 
     async def source_lifecycles(
         self, org_id: str, source_ids: Sequence[str]

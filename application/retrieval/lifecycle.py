@@ -52,13 +52,20 @@ def _why_lower(source: SourceLifecycle) -> str:
 
 
 async def honour_corrections(
-    store: MemoryStore, ctx: MemoryPolicyContext, org_id: str, found: Sequence[Retrieved]
+    store: MemoryStore,
+    ctx: MemoryPolicyContext,
+    org_id: str,
+    found: Sequence[Retrieved],
+    sources: dict[str, SourceLifecycle],
 ) -> tuple[list[Retrieved], dict[str, LifecycleNote], int]:
-    """The chunks the caller may have, fresh first; their notes by chunk id; how many withheld."""
-    # the lifecycle only, never the text: a conversation's source may be long
-    sources = await store.source_lifecycles(org_id, [r.chunk.source_id for r in found])
+    """The chunks the caller may have, fresh first; their notes by chunk id; how many withheld.
+
+    ``sources``: the lifecycles of the found chunks' sources, read with the chunks (never
+    their text: a conversation's source may be long); replacements are read here if needed.
+    """
     targets = {s.superseded_by for s in sources.values() if s.superseded_by} - set(sources)
-    sources |= await store.source_lifecycles(org_id, sorted(targets))
+    if targets:
+        sources = sources | await store.source_lifecycles(org_id, sorted(targets))
 
     def visible(source_id: str | None) -> bool:
         source = sources.get(source_id or "")
