@@ -27,6 +27,8 @@ from domain.scopes import LifecycleState
 __all__ = ["InProcessIndex"]
 
 _INITIAL_ROWS = 1024
+#: a filter keeping fewer than 1/_GATHER_BELOW of the rows gathers them before the product
+_GATHER_BELOW = 4
 
 
 class _OrgIndex:
@@ -161,6 +163,10 @@ class _OrgIndex:
         rows = np.flatnonzero(live)
         if len(rows) == self.size:  # no filter: a contiguous slice avoids a gather copy
             return rows, self.vectors[: self.size] @ query
+        if len(rows) * _GATHER_BELOW > self.size:
+            # most rows live (a few corrected or in other spaces): one product over the
+            # contiguous matrix, then pick, costs less than copying the live rows out first
+            return rows, (self.vectors[: self.size] @ query)[rows]
         return rows, self.vectors[rows] @ query
 
 
