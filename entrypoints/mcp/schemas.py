@@ -9,11 +9,13 @@ from typing import Annotated, Any
 
 import msgspec
 
+from application.corrections.bulk import BulkSelector
 from application.corrections.commands import CorrectionRequest
 from application.trust.inspection import SpaceView
 
 __all__ = [
     "AccessPreviewArgs",
+    "BulkDeleteArgs",
     "CorrectApplyArgs",
     "CorrectPreviewArgs",
     "InspectSourceArgs",
@@ -42,6 +44,12 @@ class CorrectApplyArgs(CorrectionRequest, frozen=True, kw_only=True, forbid_unkn
     source_id: Annotated[str, msgspec.Meta(min_length=1, description="The source to correct.")]
     preview_token: Annotated[
         str, msgspec.Meta(min_length=1, description="The token memory_correct_preview returned.")
+    ]
+
+
+class BulkDeleteArgs(BulkSelector, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    preview_token: Annotated[
+        str, msgspec.Meta(min_length=1, description="The token memory_delete_preview returned.")
     ]
 
 

@@ -14,12 +14,14 @@ from urllib.parse import quote
 
 import msgspec
 
+from application.corrections.bulk import BulkDeletePreview, BulkDeleteResult, BulkSelector
 from application.corrections.results import CorrectionApplied, CorrectionPreview
 from application.results import ContextPack, RememberResult, SearchResults
 from application.trust.inspection import AccessPreview, SourceView
 from entrypoints.http.schemas import ContextBody, RememberBody, SearchBody
 from entrypoints.mcp.schemas import (
     AccessPreviewArgs,
+    BulkDeleteArgs,
     CorrectApplyArgs,
     CorrectPreviewArgs,
     InspectSourceArgs,
@@ -167,6 +169,30 @@ TOOLS: tuple[ToolSpec, ...] = (
         arguments=CorrectApplyArgs,
         result=CorrectionApplied,
         route=_correction(""),
+        read_only=False,
+    ),
+    ToolSpec(
+        name="memory_delete_preview",
+        title="Preview deleting many sources",
+        description=(
+            "Preview deleting every source of a space, a list of ids, an import or all of the "
+            "user's own memory, with a preview_token; nothing is deleted yet. Use it only when "
+            "the user asks to forget a whole set of memories."
+        ),
+        arguments=BulkSelector,
+        result=BulkDeletePreview,
+        route=_post("/api/memory/delete/preview"),
+    ),
+    ToolSpec(
+        name="memory_delete_apply",
+        title="Delete many sources",
+        description=(
+            "Delete for good the sources memory_delete_preview selected, with the same "
+            "arguments and its preview_token. Use it once the user confirms the preview."
+        ),
+        arguments=BulkDeleteArgs,
+        result=BulkDeleteResult,
+        route=_post("/api/memory/delete"),
         read_only=False,
     ),
 )

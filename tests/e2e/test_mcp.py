@@ -32,6 +32,8 @@ TOOLS = {
     "access_preview",
     "memory_correct_preview",
     "memory_correct_apply",
+    "memory_delete_preview",
+    "memory_delete_apply",
 }
 
 
