@@ -1,5 +1,7 @@
 """The corrections use case over the reference adapters: preview, apply, and recall after."""
 
+import logging
+
 import pytest
 
 from application.corrections.commands import CorrectionRequest, Span
@@ -148,7 +150,10 @@ async def test_duplicates_collapse_under_their_canonical_source() -> None:
     assert [h.source_id for h in hits] == [first]
 
 
-async def test_redact_and_delete_remove_text_everywhere() -> None:
+async def test_redact_and_delete_remove_text_everywhere(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
     world, ana, _, org = await _setup()
     red = (await world.remember(ana, "my password is hunter2, keep it safe")).source_id
     gone = (await world.remember(ana, "delete me: hunter3 secret note")).source_id
@@ -170,6 +175,8 @@ async def test_redact_and_delete_remove_text_everywhere() -> None:
         )
     receipts = await world.services.audit.recent(org, 100)
     assert "hunter" not in repr(receipts)
+    corrections_logged = [r for r in caplog.records if "correct" in r.getMessage()]
+    assert corrections_logged and "hunter" not in caplog.text  # no text in any log line
     assert {"correct:redact", "preview_correct:delete"} <= {r.action for r in receipts}
 
 
