@@ -154,6 +154,7 @@ async def test_redact_and_delete_remove_text_everywhere(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)
+    caplog.set_level(logging.INFO, logger="tessera.audit")  # another test may have quietened it
     world, ana, _, org = await _setup()
     red = (await world.remember(ana, "my password is hunter2, keep it safe")).source_id
     gone = (await world.remember(ana, "delete me: hunter3 secret note")).source_id
