@@ -152,9 +152,13 @@ async def test_duplicates_collapse_under_their_canonical_source() -> None:
 
 async def test_redact_and_delete_remove_text_everywhere(
     caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    caplog.set_level(logging.DEBUG)
-    caplog.set_level(logging.INFO, logger="tessera.audit")  # another test may have quietened it
+    # another test in the same process may have quietened or disabled the audit logger
+    audit_log = logging.getLogger("tessera.audit")
+    monkeypatch.setattr(audit_log, "disabled", False)
+    monkeypatch.setattr(audit_log, "propagate", True)
+    caplog.set_level(logging.INFO, logger="tessera.audit")
     world, ana, _, org = await _setup()
     red = (await world.remember(ana, "my password is hunter2, keep it safe")).source_id
     gone = (await world.remember(ana, "delete me: hunter3 secret note")).source_id
