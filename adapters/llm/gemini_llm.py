@@ -13,9 +13,8 @@ which may echo the prompt.
 from typing import TYPE_CHECKING
 
 from adapters.embedders.remote import SAFE_IDENTIFIER
-from application.llm import LLMRequest, LLMResponse, decode_json
-from domain.errors import UpstreamError
-from domain.reasons import ReasonCode
+from adapters.llm.remote import RemoteLLM
+from application.llm import LLMRequest, LLMResponse
 
 if TYPE_CHECKING:
     from google.genai import Client
@@ -36,7 +35,7 @@ def _describe(exc: Exception) -> str:
     return name
 
 
-class GeminiLLM:
+class GeminiLLM(RemoteLLM):
     """Creates its SDK client on first use, so constructing one is free."""
 
     provider = "gemini generate_content"
@@ -50,23 +49,14 @@ class GeminiLLM:
         timeout: float = 60.0,
         max_retries: int = 2,
     ) -> None:
-        if not model:
-            raise ValueError("model must not be empty")
-        if timeout <= 0 or max_retries < 0:
-            raise ValueError("timeout must be > 0 and max_retries >= 0")
-        self._api_key = api_key
-        self._model = model
-        self._base_url = base_url
-        self._timeout = timeout
-        self._max_retries = max_retries
+        super().__init__(
+            api_key=api_key,
+            model=model,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+        )
         self._client: Client | None = None
-
-    def __repr__(self) -> str:  # never show the key
-        return f"{type(self).__name__}(model={self._model!r})"
-
-    @property
-    def model(self) -> str:
-        return self._model
 
     def _get_client(self) -> "Client":
         if self._client is None:
@@ -105,13 +95,8 @@ class GeminiLLM:
             text = response.text
         except Exception as exc:
             # APIError for HTTP failures; httpx/OS errors for transport ones
-            raise UpstreamError(
-                ReasonCode.LLM_FAILED, f"{self.provider}: {_describe(exc)}"
-            ) from None
-        if not text:
-            raise UpstreamError(ReasonCode.LLM_BAD_OUTPUT, f"{self.provider}: an empty answer")
-        data = decode_json(text, self.provider) if request.schema is not None else None
-        return LLMResponse(text=text, model=response.model_version or self._model, data=data)
+            raise self._failure(_describe(exc)) from None
+        return self._answer(request, text, response.model_version)
 
     async def aclose(self) -> None:
         """Close the SDK's HTTP clients, if they were opened."""

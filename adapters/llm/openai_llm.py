@@ -14,9 +14,8 @@ status and error type only: SDK messages can quote the key or echo the prompt.
 from typing import TYPE_CHECKING, Any, Literal
 
 from adapters.embedders.remote import SAFE_IDENTIFIER
-from application.llm import LLMRequest, LLMResponse, decode_json
-from domain.errors import UpstreamError
-from domain.reasons import ReasonCode
+from adapters.llm.remote import RemoteLLM
+from application.llm import LLMRequest, LLMResponse
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -39,7 +38,7 @@ def _describe(exc: Exception) -> str:
     return name
 
 
-class OpenAILLM:
+class OpenAILLM(RemoteLLM):
     """Creates its HTTP client on first use, so constructing one is free."""
 
     provider = "openai chat"
@@ -54,24 +53,15 @@ class OpenAILLM:
         max_retries: int = 2,
         json_mode: Literal["json_schema", "json_object"] = "json_schema",
     ) -> None:
-        if not model:
-            raise ValueError("model must not be empty")
-        if timeout <= 0 or max_retries < 0:
-            raise ValueError("timeout must be > 0 and max_retries >= 0")
-        self._api_key = api_key
-        self._model = model
-        self._base_url = base_url
-        self._timeout = timeout
-        self._max_retries = max_retries
+        super().__init__(
+            api_key=api_key,
+            model=model,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+        )
         self._json_mode = json_mode
         self._client: AsyncOpenAI | None = None
-
-    def __repr__(self) -> str:  # never show the key
-        return f"{type(self).__name__}(model={self._model!r})"
-
-    @property
-    def model(self) -> str:
-        return self._model
 
     def _get_client(self) -> "AsyncOpenAI":
         if self._client is None:
@@ -115,17 +105,12 @@ class OpenAILLM:
                 **extra,
             )
         except openai.OpenAIError as exc:
-            raise UpstreamError(
-                ReasonCode.LLM_FAILED, f"{self.provider}: {_describe(exc)}"
-            ) from None
+            raise self._failure(_describe(exc)) from None
         try:
             text = completion.choices[0].message.content
         except (AttributeError, IndexError, TypeError):
             text = None
-        if not text:
-            raise UpstreamError(ReasonCode.LLM_BAD_OUTPUT, f"{self.provider}: an empty answer")
-        data = decode_json(text, self.provider) if request.schema is not None else None
-        return LLMResponse(text=text, model=completion.model or self._model, data=data)
+        return self._answer(request, text, completion.model)
 
     async def aclose(self) -> None:
         """Close the HTTP client, if one was opened."""
