@@ -16,6 +16,7 @@ from application.ports import (
     TokenCounter,
 )
 from application.retrieval.pipeline import RetrievalMode
+from application.sources.import_jobs import ImportJobs, ImportSetup
 from application.trust.access import AccessResolver, Caller
 from application.trust.admin import ControlService
 from application.trust.admin_base import AdminBase
@@ -45,6 +46,7 @@ class Services:
         ids: IdGenerator,
         home_org_id: str,
         retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
+        imports: ImportSetup | None = None,
     ) -> None:
         self.home_org_id = home_org_id
         self.audit = AuditTrail(audit_log, clock, ids)
@@ -76,6 +78,18 @@ class Services:
             store=store, control=control, access=self.access, audit=self.audit
         )
         self._control_store = control
+        #: archive imports, when the composition root configured them
+        self.imports: ImportJobs | None = None
+        if imports is not None:
+            self.imports = ImportJobs(
+                imports,
+                memory=self.memory,
+                control=control,
+                access=self.access,
+                audit=self.audit,
+                ids=ids,
+                clock=clock,
+            )
         #: the owner key made by the first ``open`` of a fresh install (held in memory only)
         self.bootstrap_key: IssuedKey | None = None
 
@@ -105,5 +119,7 @@ class Services:
         return issued
 
     async def close(self) -> None:
+        if self.imports is not None:
+            await self.imports.close()  # running imports pause between batches first
         await self.memory.close()  # flushes the audit trail, then closes the store
         await self._control_store.close()

@@ -10,6 +10,7 @@ from application.memory_service import MemoryService
 from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.retrieval.pipeline import RetrievalMode
 from application.services import Services
+from application.sources.import_jobs import ImportSetup
 from application.trust.ports import AuditLog, ControlStore
 from entrypoints.settings import EmbedderKind, IndexKind, Settings, SettingsError
 
@@ -117,6 +118,7 @@ def make_services(
     audit_log: AuditLog,
     home_org_id: str,
     retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
+    imports: ImportSetup | None = None,
 ) -> Services:
     """Every use case over the given ports, with the system clock, ids and token counter.
 
@@ -137,6 +139,7 @@ def make_services(
         ids=TimeOrderedIds(),
         home_org_id=home_org_id,
         retrieval_mode=retrieval_mode,
+        imports=imports,
     )
 
 
@@ -165,6 +168,21 @@ def _home_org(settings: Settings) -> str:
     return settings.org_id
 
 
+def _imports(settings: Settings, store: MemoryStore, anywhere: bool) -> ImportSetup:
+    """``anywhere``: the CLI in its own process reads any path its user can (no root)."""
+    from adapters.sources.registry import source_adapters
+    from adapters.surreal.import_store import SurrealImportStore
+    from adapters.surreal.memory_store import SurrealMemoryStore
+
+    assert isinstance(store, SurrealMemoryStore)
+    return ImportSetup(
+        store=SurrealImportStore(store.connection),
+        adapters=source_adapters(),
+        root=None if anywhere else settings.imports_dir,
+        max_upload_bytes=settings.import_max_upload_bytes,
+    )
+
+
 class Container(containers.DeclarativeContainer):
     settings = providers.Dependency(instance_of=Settings)
     store = providers.Singleton(_store, settings)
@@ -173,8 +191,10 @@ class Container(containers.DeclarativeContainer):
     control = providers.Singleton(make_control_store, store)
     audit_log = providers.Singleton(make_audit_log, store)
     home_org = providers.Callable(_home_org, settings)
+    imports_anywhere = providers.Object(False)
+    imports = providers.Singleton(_imports, settings, store, imports_anywhere)
     services = providers.Singleton(
-        make_services, store, index, embedder, control, audit_log, home_org
+        make_services, store, index, embedder, control, audit_log, home_org, imports=imports
     )
 
 

@@ -16,6 +16,9 @@ __all__ = ["EmbedderKind", "IndexKind", "Settings", "SettingsError", "load_setti
 
 E = TypeVar("E", bound=StrEnum)
 
+#: an upload limit large enough for a mailbox or chat export, small enough to hold in memory
+DEFAULT_MAX_UPLOAD_MB = 256
+
 
 class EmbedderKind(StrEnum):
     ONNX = "onnx"
@@ -50,6 +53,16 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     embedder_base_url: str | None = None
     index: IndexKind = IndexKind.INPROCESS
     log_level: str = "INFO"
+    #: imports may name paths under this folder only (TESSERA_IMPORT_ROOT; default
+    #: <data dir>/imports); uploads are saved there too
+    import_root: Path | None = None
+    #: the largest archive an HTTP upload may send (TESSERA_IMPORT_MAX_UPLOAD_MB)
+    import_max_upload_bytes: int = DEFAULT_MAX_UPLOAD_MB * 1024 * 1024
+
+    @property
+    def imports_dir(self) -> Path:
+        """The import root: the configured one, else ``imports`` under the data directory."""
+        return self.import_root if self.import_root is not None else self.data_dir / "imports"
 
     @property
     def url_kind(self) -> str:
@@ -96,6 +109,12 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         raise SettingsError(f"TESSERA_PORT={port_raw!r} is not a number") from None
     if not 0 < port < 65536:
         raise SettingsError(f"TESSERA_PORT={port} is out of range")
+    upload_raw = env.get("TESSERA_IMPORT_MAX_UPLOAD_MB") or str(DEFAULT_MAX_UPLOAD_MB)
+    if not (upload_raw.isdigit() and int(upload_raw) > 0):
+        raise SettingsError(
+            f"TESSERA_IMPORT_MAX_UPLOAD_MB={upload_raw!r} is not a positive number"
+        )
+    import_root = env.get("TESSERA_IMPORT_ROOT") or None
     embedder = _choice(env, "TESSERA_EMBEDDER", EmbedderKind, EmbedderKind.ONNX)
     dims_raw = env.get("TESSERA_EMBEDDER_DIMENSIONS") or None
     if dims_raw is not None and not (dims_raw.isdigit() and int(dims_raw) > 0):
@@ -122,4 +141,6 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         embedder_base_url=env.get("TESSERA_EMBEDDER_BASE_URL") or None,
         index=_choice(env, "TESSERA_INDEX", IndexKind, IndexKind.INPROCESS),
         log_level=env.get("TESSERA_LOG_LEVEL", "INFO").upper(),
+        import_root=Path(import_root).expanduser().resolve() if import_root else None,
+        import_max_upload_bytes=int(upload_raw) * 1024 * 1024,
     )

@@ -97,7 +97,7 @@ class ImportService:
         adapter = self._adapters.get(name)
         if adapter is None:
             raise InvalidInputError(
-                ReasonCode.INVALID_REQUEST,
+                ReasonCode.UNKNOWN_ADAPTER,
                 f"adapter must be one of {', '.join(sorted(self._adapters))}",
             )
         return adapter
@@ -157,11 +157,15 @@ class ImportService:
         import_id: str,
         progress: Callable[[ImportJob], None] | None = None,
         max_batches: int | None = None,
+        stop: Callable[[], bool] | None = None,
     ) -> ImportJob:
         """Run (or resume) the import from its checkpoint until done, failed or interrupted.
 
         With ``max_batches`` it stops ``paused`` after that many batches, so a
         caller (an HTTP request, a CLI drawing progress) can advance it in steps.
+        ``stop`` is asked before each batch: when it answers True the import
+        stops ``paused`` between batches (a background runner shutting down),
+        never in the middle of a write.
         """
         job = await self.get(org_id, import_id)
         if job.status in FINISHED:
@@ -172,7 +176,7 @@ class ImportService:
         space = f"{job.scope}/{job.scope_key or ''}"
         batches = 0
         try:
-            while max_batches is None or batches < max_batches:
+            while (max_batches is None or batches < max_batches) and not (stop and stop()):
                 batches += 1
                 batch = await asyncio.to_thread(_take, items, self._batch)
                 if not batch:

@@ -26,6 +26,7 @@ from domain.reasons import ReasonCode
 from entrypoints.http.admin_routes import ADMIN_ROUTES
 from entrypoints.http.auth import provide_caller, provide_policy, provide_services
 from entrypoints.http.error_handlers import EXCEPTION_HANDLERS
+from entrypoints.http.import_routes import IMPORT_ROUTES
 from entrypoints.http.schemas import (
     AccessPreviewBody,
     ContextBody,
@@ -192,6 +193,7 @@ def create_app(
             audit,
             health,
             *ADMIN_ROUTES,
+            *IMPORT_ROUTES,
         ],
         dependencies={
             "services": Provide(provide_services),
