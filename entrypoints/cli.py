@@ -19,6 +19,7 @@ from domain.errors import TesseraError
 from domain.scopes import MemoryScope, SourceType
 from entrypoints.admin_cli import add_admin_parser, run_admin
 from entrypoints.errors import exit_code_for
+from entrypoints.import_cli import add_import_parser, run_import
 from entrypoints.settings import Settings, SettingsError, load_settings
 
 __all__ = ["MCP_PORT", "main", "run_and_exit"]
@@ -73,6 +74,7 @@ def _parser() -> argparse.ArgumentParser:
     inspect.add_argument("source_id")
 
     add_admin_parser(sub)
+    add_import_parser(sub)
     return parser
 
 
@@ -108,6 +110,8 @@ async def _run_client(args: argparse.Namespace, settings: Settings) -> int:
     try:
         if args.command == "admin":
             return await run_admin(backend, args)
+        if args.command == "import":
+            return await run_import(backend, args, settings)
         if args.command == "inspect":
             result = await backend.call("GET", f"/api/memory/sources/{args.source_id}")
             print(json.dumps(result, indent=2))
