@@ -23,7 +23,17 @@ from tests.e2e.conftest import ROOT, TESSERA, free_port, start_listening, tesser
 
 pytestmark = pytest.mark.slow
 
-TOOLS = {"remember", "recall", "context", "inspect_source", "list_spaces", "access_preview"}
+TOOLS = {
+    "remember",
+    "recall",
+    "context",
+    "inspect_source",
+    "list_spaces",
+    "access_preview",
+    "source_import_start",
+    "source_import_status",
+    "source_import_list",
+}
 
 
 @dataclass(frozen=True)
