@@ -183,6 +183,8 @@ async def run_import(backend: "Backend", args: argparse.Namespace, settings: Set
         return 0
     if command == "resume":
         record = await backend.call("POST", f"{path_of}/resume")
+        if not args.json:
+            print(f"Resuming import {record['id']} via {backend.description}", file=sys.stderr)
         total = await _total(record["adapter"], Path(record["path"]))
         return await _follow(backend, record, args.json, total)
     _print(await backend.call("POST", f"{path_of}/{command}"), args.json)  # pause, cancel
