@@ -17,9 +17,10 @@ from application.limits import (
     MIN_PACK_BUDGET,
 )
 from domain.errors import InvalidInputError
-from domain.models import TURN_ROLES, MetadataValue, Turn
+from domain.models import TURN_ROLES, MetadataValue, Turn, speaker_problem
 from domain.reasons import ReasonCode
 from domain.scopes import KEYED_SCOPES, MemoryScope, SourceType
+from domain.visible_text import has_visible_text
 
 #: one space each per organisation
 UNKEYED_SCOPES = frozenset({MemoryScope.ORGANIZATION, MemoryScope.PUBLIC})
@@ -28,8 +29,8 @@ __all__ = ["ContextRequest", "RememberRequest", "SearchRequest"]
 
 
 def _check_query(query: str) -> None:
-    if not query.strip():
-        raise InvalidInputError(ReasonCode.EMPTY_QUERY, "query must contain non-whitespace text")
+    if not has_visible_text(query):
+        raise InvalidInputError(ReasonCode.EMPTY_QUERY, "query must contain visible text")
     if len(query) > MAX_QUERY_CHARS:
         raise InvalidInputError(
             ReasonCode.CONTENT_TOO_LARGE, f"query is longer than {MAX_QUERY_CHARS} characters"
@@ -57,12 +58,17 @@ def _check_turns(turns: list[Turn]) -> None:
                 ReasonCode.INVALID_TURN,
                 f"turn {n}: role must be one of {', '.join(sorted(TURN_ROLES))}",
             )
-        if not turn.content.strip():
+        if not has_visible_text(turn.content):
             raise InvalidInputError(
-                ReasonCode.INVALID_TURN, f"turn {n}: content must contain non-whitespace text"
+                ReasonCode.INVALID_TURN, f"turn {n}: content must contain visible text"
             )
+        problem = speaker_problem(turn.speaker)
+        if problem:
+            raise InvalidInputError(ReasonCode.INVALID_TURN, f"turn {n}: {problem}")
         _check_aware(turn.occurred_at, f"turn {n}: occurred_at")
         total += len(turn.content) + len(turn.role) + 4
+        if turn.speaker:  # the source writes "speaker (role): "
+            total += len(turn.speaker) + 3
     if total > MAX_CONTENT_CHARS:
         raise InvalidInputError(
             ReasonCode.CONTENT_TOO_LARGE,
@@ -90,9 +96,11 @@ class RememberRequest(msgspec.Struct, frozen=True, kw_only=True):
                     ReasonCode.INVALID_REQUEST, "give content or turns, not both"
                 )
             _check_turns(self.turns)
-        elif not self.content.strip():
+        elif not has_visible_text(self.content):
             raise InvalidInputError(
-                ReasonCode.EMPTY_CONTENT, "content must contain non-whitespace text"
+                ReasonCode.EMPTY_CONTENT,
+                "content must contain visible text (not only spaces, zero-width or format "
+                "characters)",
             )
         if len(self.content) > MAX_CONTENT_CHARS:
             raise InvalidInputError(

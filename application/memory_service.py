@@ -7,7 +7,7 @@ store or a model directly.
 from collections.abc import Mapping, Sequence
 
 from application.commands import ContextRequest, RememberRequest, SearchRequest
-from application.embedding import QueryVectorCache, embed_for_memory
+from application.embedding import embed_for_memory
 from application.ports import (
     Clock,
     Embedder,
@@ -16,7 +16,6 @@ from application.ports import (
     RetrievalIndex,
     TokenCounter,
 )
-from application.readiness import OrgReadiness
 from application.records import (
     EmbeddedChunk,
     EmbeddingSpace,
@@ -32,10 +31,11 @@ from application.results import (
     SearchResults,
     Signals,
 )
-from application.retrieval.grouping import group_by_episode
-from application.retrieval.pipeline import Found, RetrievalMode, RetrievalPipeline, Retrieved
+from application.retrieval.grouping import group_by_episode, render_groups
+from application.retrieval.pipeline import RetrievalMode, Retrieved
+from application.retrieval.recall import Recall
 from application.trust.audit import AuditTrail
-from application.trust.guard import candidate_filter, denied, may_read, require_org, write_target
+from application.trust.guard import denied, require_org, write_target
 from domain.chunking import ChunkingRules
 from domain.composition import compose_memory
 from domain.explain import inclusion_reason
@@ -65,6 +65,7 @@ class MemoryService:
         chunking: ChunkingRules | None = None,
         retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
         rank_weights: RankWeights | None = None,
+        recall: Recall | None = None,
     ) -> None:
         self._store = store
         self._index = index
@@ -74,14 +75,16 @@ class MemoryService:
         self._ids = ids
         self._audit = audit
         self._chunking = chunking or ChunkingRules()
-        self._readiness = OrgReadiness(store, index, embedder)
-        self._query_vectors = QueryVectorCache(embedder)
-        self._pipeline = RetrievalPipeline(
+        # retrieve-then-recheck is injected by the composition root; built here only
+        # for callers (tests, tools) that construct the service alone
+        self._recall = recall or Recall(
+            store=store,
             index=index,
-            query_vector=self._query_vectors.vector_for,
-            mode=retrieval_mode,
-            weights=rank_weights,
+            embedder=embedder,
+            retrieval_mode=retrieval_mode,
+            rank_weights=rank_weights,
         )
+        self._readiness = self._recall.readiness
 
     # -- facts for health checks ------------------------------------------
 
@@ -153,34 +156,6 @@ class MemoryService:
 
     # -- search ------------------------------------------------------------
 
-    async def _resolve(
-        self,
-        request: SearchRequest | ContextRequest,
-        policy: MemoryPolicyContext,
-        found: Sequence[Found],
-    ) -> tuple[list[Retrieved], int]:
-        """Load the chunks and authorize each again; also says how many were withheld."""
-        chunks = await self._store.get_chunks(request.org_id, [f.chunk_id for f in found])
-        resolved = []
-        for hit in found:
-            chunk = chunks.get(hit.chunk_id)
-            # the policy also refuses every lifecycle but active (hidden, redacted, deleted)
-            if chunk is not None and may_read(policy, chunk):
-                resolved.append(
-                    Retrieved(chunk=chunk, score=hit.score, ranks=hit.ranks, reasons=hit.reasons)
-                )
-        return resolved, len(found) - len(resolved)
-
-    async def _retrieve(
-        self, request: SearchRequest | ContextRequest, policy: MemoryPolicyContext, limit: int
-    ) -> tuple[list[Retrieved], int]:
-        """Candidates only from the spaces the caller may read (filtered inside the index)."""
-        await self._readiness.ensure(request.org_id)
-        found = await self._pipeline.run(
-            request.org_id, request.query, limit, candidate_filter(policy), request.as_of
-        )
-        return await self._resolve(request, policy, found)
-
     def _note_read(
         self,
         policy: MemoryPolicyContext,
@@ -200,7 +175,7 @@ class MemoryService:
     async def search(self, request: SearchRequest, policy: MemoryPolicyContext) -> SearchResults:
         request.validate()
         require_org(policy, request.org_id)
-        found, withheld = await self._retrieve(request, policy, request.limit)
+        found, withheld = await self._recall.retrieve(request, policy, request.limit)
         self._note_read(policy, "search", request.query, [r.chunk for r in found], withheld)
         return SearchResults(
             results=[
@@ -216,6 +191,7 @@ class MemoryService:
                     created_at=r.chunk.created_at,
                     role=r.chunk.role,
                     turn_index=r.chunk.turn_index,
+                    speaker=r.chunk.speaker,
                     reason=_reason(r),
                 )
                 for r in found
@@ -229,7 +205,7 @@ class MemoryService:
     ) -> ContextPack:
         request.validate()
         require_org(policy, request.org_id)
-        found, withheld = await self._retrieve(request, policy, _PACK_CANDIDATES)
+        found, withheld = await self._recall.retrieve(request, policy, _PACK_CANDIDATES)
         counts = {r.chunk.chunk_id: self._tokens.count(r.chunk.text) for r in found}
         selection = select_within_budget(
             [PackCandidate(item_id=cid, token_count=n) for cid, n in counts.items()],
@@ -252,6 +228,7 @@ class MemoryService:
                 created_at=r.chunk.created_at,
                 role=r.chunk.role,
                 turn_index=r.chunk.turn_index,
+                speaker=r.chunk.speaker,
             )
             for group in groups
             for r in group
@@ -263,6 +240,7 @@ class MemoryService:
             [r.chunk for r in found if r.chunk.chunk_id in chosen],
             withheld,
         )
+        rendered = render_groups(groups)
         return ContextPack(
             query=request.query,
             token_budget=request.token_budget,
@@ -281,6 +259,8 @@ class MemoryService:
                 )
                 for group in groups
             ],
+            rendered=rendered,
+            rendered_token_count=self._tokens.count(rendered),
         )
 
     async def drop_organization(self, org_id: str) -> None:

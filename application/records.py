@@ -4,7 +4,7 @@ from datetime import datetime
 
 import msgspec
 
-from domain.models import Chunk
+from domain.models import Chunk, spoken_text
 from domain.scopes import LifecycleState, MemoryScope, ScopeRef
 
 __all__ = [
@@ -51,9 +51,16 @@ class IndexEntry(msgspec.Struct, frozen=True, kw_only=True):
     scope_key: str | None
     lifecycle: LifecycleState = LifecycleState.ACTIVE
     occurred_at: datetime | None = None
-    #: a conversation turn's speaker and position in its episode (the source)
+    #: a conversation turn's role and position in its episode (the source)
     role: str | None = None
     turn_index: int | None = None
+    #: the turn's speaker by name; ``text`` stays the chunk's verbatim text
+    speaker: str | None = None
+
+    @property
+    def ranker_text(self) -> str:
+        """What the ranker reads (``spoken_text``): the speaker's name before the words."""
+        return spoken_text(self.text, self.speaker)
 
     @classmethod
     def of(cls, embedded: EmbeddedChunk) -> "IndexEntry":
@@ -69,6 +76,7 @@ class IndexEntry(msgspec.Struct, frozen=True, kw_only=True):
             occurred_at=c.occurred_at,
             role=c.role,
             turn_index=c.turn_index,
+            speaker=c.speaker,
         )
 
 
@@ -81,10 +89,12 @@ class IndexedText(msgspec.Struct, frozen=True, kw_only=True):
 
     chunk_id: str
     source_id: str
+    #: a turn's speaker's name before its words (``spoken_text``); the searches saw the words
     text: str
     role: str | None = None
     turn_index: int | None = None
     occurred_at: datetime | None = None
+    speaker: str | None = None
 
 
 class CandidateFilter(msgspec.Struct, frozen=True, kw_only=True):

@@ -48,6 +48,8 @@ class SearchHit(msgspec.Struct, frozen=True, kw_only=True):
     created_at: datetime
     role: str | None = None
     turn_index: int | None = None
+    #: who said it, by name, when the turn was remembered with a speaker
+    speaker: str | None = None
     #: why it ranks here, in words (signals and ranker rules)
     reason: str = ""
 
@@ -70,6 +72,8 @@ class ContextItem(msgspec.Struct, frozen=True, kw_only=True):
     created_at: datetime
     role: str | None = None
     turn_index: int | None = None
+    #: who said it, by name, when the turn was remembered with a speaker
+    speaker: str | None = None
 
 
 class EpisodeGroup(msgspec.Struct, frozen=True, kw_only=True):
@@ -90,3 +94,8 @@ class ContextPack(msgspec.Struct, frozen=True, kw_only=True):
     #: relevant items left out because they did not fit the budget
     omitted: int = 0
     episodes: list[EpisodeGroup] = msgspec.field(default_factory=list)
+    #: the items as a reader reads them: per episode its date, then ``speaker: words``
+    #: in spoken order, "…" between turns not chosen together (``domain.rendering``)
+    rendered: str = ""
+    #: tokens of ``rendered``: the items' tokens (``token_count``) plus headers and names
+    rendered_token_count: int = 0

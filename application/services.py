@@ -6,6 +6,8 @@ a key into a policy context, then call a use case with that context.
 
 from typing import TypeVar
 
+from application.diagnostics import StatusReporter
+from application.llm import LanguageModel
 from application.memory_service import MemoryService
 from application.ports import (
     Clock,
@@ -16,7 +18,11 @@ from application.ports import (
     TokenCounter,
 )
 from application.retrieval.pipeline import RetrievalMode
+from application.retrieval.recall import Recall
 from application.sources.import_jobs import ImportJobs, ImportSetup
+from application.synthesis.audience import AudienceResolver
+from application.synthesis.ports import SynthesisRunStore
+from application.synthesis.service import SynthesisService
 from application.trust.access import AccessResolver, Caller
 from application.trust.admin import ControlService
 from application.trust.admin_base import AdminBase
@@ -45,10 +51,17 @@ class Services:
         clock: Clock,
         ids: IdGenerator,
         home_org_id: str,
+        synthesis_runs: SynthesisRunStore,
         retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
+        recall: Recall | None = None,
+        llm: LanguageModel | None = None,
         imports: ImportSetup | None = None,
     ) -> None:
         self.home_org_id = home_org_id
+        #: retrieve-then-recheck, shared by search, context packs and synthesis
+        self.recall = recall or Recall(
+            store=store, index=index, embedder=embedder, retrieval_mode=retrieval_mode
+        )
         self.audit = AuditTrail(audit_log, clock, ids)
         self.access = AccessResolver(control, clock)
         self.memory = MemoryService(
@@ -59,7 +72,7 @@ class Services:
             clock=clock,
             ids=ids,
             audit=self.audit,
-            retrieval_mode=retrieval_mode,
+            recall=self.recall,
         )
 
         def admin(kind: type[_Admin]) -> _Admin:
@@ -75,9 +88,28 @@ class Services:
         self.control = admin(ControlService)
         self.spaces = admin(SpaceAdmin)
         self.inspector = MemoryInspector(
-            store=store, control=control, access=self.access, audit=self.audit
+            store=store,
+            control=control,
+            access=self.access,
+            audit=self.audit,
+            synthesis_runs=synthesis_runs,
+        )
+        self.synthesis = SynthesisService(
+            recall=self.recall,
+            store=store,
+            memory=self.memory,
+            embedder=embedder,
+            runs=synthesis_runs,
+            audience=AudienceResolver(control=control, access=self.access),
+            audit=self.audit,
+            clock=clock,
+            ids=ids,
+            llm=llm,
         )
         self._control_store = control
+        self.status = StatusReporter(
+            store=store, memory=self.memory, control=control, audit=self.audit, admin=self.control
+        )
         #: archive imports, when the composition root configured them
         self.imports: ImportJobs | None = None
         if imports is not None:

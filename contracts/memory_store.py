@@ -141,7 +141,15 @@ class MemoryStoreContract(MemoryStoreIsolationContract):
             "s1", ORG_A, occurred_at=datetime(2024, 2, 29, 8, 0, 0, 1, tzinfo=OCCURRED_OFFSET)
         )
         chunks = [
-            make_chunk("c-0", source, text="first ✓ slice", ordinal=0, role="user", turn_index=0),
+            make_chunk(
+                "c-0",
+                source,
+                text="first ✓ slice",
+                ordinal=0,
+                role="user",
+                turn_index=0,
+                speaker="Zoë O'Neil",
+            ),
             make_chunk(
                 "c-1",
                 source,

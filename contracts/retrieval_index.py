@@ -309,3 +309,35 @@ class RetrievalIndexContract:
         assert text.occurred_at is None
         assert await index.candidate_texts(A, [], ALL) == {}
         assert await index.candidate_texts("index-org-unknown", ["e1-t1"], ALL) == {}
+
+    async def test_the_ranker_reads_a_turns_speaker_the_searches_its_words(
+        self, pair: Pair
+    ) -> None:
+        """The ranker sees "Maya: I ran ..."; BM25 and the vector see the words alone."""
+        store, index = pair
+        await store.prepare(A, SPACE)
+        source = make_source(f"{A}-talk", A)
+        said = [
+            ("Maya", "I ran my first marathon last weekend"),
+            ("Sam", "I keep saying I will start running"),
+        ]
+        chunks = [
+            embedded(
+                make_chunk(
+                    f"talk-t{n}", source, text=text, ordinal=n, role="user", turn_index=n,
+                    speaker=speaker,
+                )
+            )
+            for n, (speaker, text) in enumerate(said)
+        ]
+        await store.save_memory(source, chunks)
+        await index.add(A, [IndexEntry.of(c) for c in chunks])
+        await index.mark_ready(A)
+        assert await index.lexical(A, "maya", 10, ALL) == []
+        assert _ids(await index.lexical(A, "marathon", 10, ALL)) == ["talk-t0"]
+        got = await index.candidate_texts(A, ["talk-t0"], ALL)
+        assert got["talk-t0"].speaker == "Maya"
+        assert got["talk-t0"].text == "Maya: I ran my first marathon last weekend"
+        # the store keeps the words verbatim
+        stored = await store.get_chunks(A, ["talk-t0"])
+        assert stored["talk-t0"].text == "I ran my first marathon last weekend"

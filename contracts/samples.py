@@ -75,6 +75,7 @@ def make_chunk(
     scope_key: str | None = None,
     role: str | None = None,
     turn_index: int | None = None,
+    speaker: str | None = None,
 ) -> Chunk:
     body = text if text is not None else f"chunk {chunk_id} of {source.source_id}"
     return Chunk(
@@ -93,6 +94,7 @@ def make_chunk(
         lifecycle=lifecycle,
         role=role,
         turn_index=turn_index,
+        speaker=speaker,
     )
 
 

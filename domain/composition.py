@@ -4,10 +4,11 @@ One rule for every writer (the remember use case, importers, benchmarks), so
 a chunk always carries its source's id, scope and times.
 
 A conversation is one source (the episode) whose content is its turns, each
-written as ``role: text`` and separated by a blank line; every turn becomes
-one or more chunks that keep the turn's role, index and time, so retrieval
-can tell what the user said from what the assistant answered and find a
-turn's neighbours.
+written as ``role: text`` (``speaker (role): text`` when the turn names its
+speaker) and separated by a blank line; every turn becomes one or more
+chunks that keep the turn's role, speaker, index and time, so retrieval can
+tell what the user said from what the assistant answered, who said it, and
+find a turn's neighbours.
 """
 
 from collections.abc import Callable, Mapping, Sequence
@@ -24,15 +25,21 @@ _TURN_SEPARATOR = "\n\n"
 
 
 class _Piece:
-    __slots__ = ("occurred_at", "role", "span", "turn_index")
+    __slots__ = ("occurred_at", "role", "span", "speaker", "turn_index")
 
     def __init__(
-        self, span: TextSpan, role: str | None, turn_index: int | None, occurred_at: datetime | None
+        self,
+        span: TextSpan,
+        role: str | None,
+        turn_index: int | None,
+        occurred_at: datetime | None,
+        speaker: str | None = None,
     ) -> None:
         self.span = span
         self.role = role
         self.turn_index = turn_index
         self.occurred_at = occurred_at
+        self.speaker = speaker
 
 
 def conversation_text(turns: Sequence[Turn]) -> tuple[str, list[int]]:
@@ -41,7 +48,7 @@ def conversation_text(turns: Sequence[Turn]) -> tuple[str, list[int]]:
     starts: list[int] = []
     offset = 0
     for turn in turns:
-        prefix = f"{turn.role}: "
+        prefix = f"{turn.speaker} ({turn.role}): " if turn.speaker else f"{turn.role}: "
         starts.append(offset + len(prefix))
         part = prefix + turn.content
         parts.append(part)
@@ -62,7 +69,8 @@ def _pieces(
     for index, (turn, start) in enumerate(zip(turns, starts, strict=True)):
         for span in split_into_chunks(turn.content, rules):
             moved = TextSpan(start=start + span.start, end=start + span.end, text=span.text)
-            pieces.append(_Piece(moved, turn.role, index, turn.occurred_at or occurred_at))
+            when = turn.occurred_at or occurred_at
+            pieces.append(_Piece(moved, turn.role, index, when, turn.speaker))
     return pieces
 
 
@@ -118,6 +126,7 @@ def compose_memory(
             occurred_at=piece.occurred_at,
             role=piece.role,
             turn_index=piece.turn_index,
+            speaker=piece.speaker,
         )
         for ordinal, piece in enumerate(_pieces(content, turns, starts, occurred_at, rules))
     ]

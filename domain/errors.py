@@ -6,15 +6,21 @@ it names fields, limits and ids, not content.
 
 from domain.reasons import ReasonCode
 
+#: no detail is longer than this: a 1 MB name must not come back as a 1 MB error
+MAX_DETAIL_CHARS = 300
+
 __all__ = [
+    "MAX_DETAIL_CHARS",
     "AuthenticationError",
     "ConflictError",
     "InvalidInputError",
+    "MalformedRequestError",
     "NotFoundError",
     "PolicyDeniedError",
     "StoreUnavailableError",
     "TesseraError",
     "UpstreamError",
+    "bounded_detail",
 ]
 
 
@@ -22,13 +28,25 @@ class TesseraError(Exception):
     """Base of every failure Tessera reports on purpose."""
 
     def __init__(self, reason: ReasonCode, detail: str) -> None:
+        detail = bounded_detail(detail)
         super().__init__(f"{reason}: {detail}")
         self.reason = reason
         self.detail = detail
 
 
+def bounded_detail(detail: str, limit: int = MAX_DETAIL_CHARS) -> str:
+    """Cut a detail to ``limit`` characters: a 1 MB name must not come back as a 1 MB error."""
+    if len(detail) <= limit:
+        return detail
+    return detail[: limit - 1] + "…"
+
+
 class InvalidInputError(TesseraError):
     """The caller sent something we refuse; fixing the input fixes it."""
+
+
+class MalformedRequestError(InvalidInputError):
+    """The request cannot be read as the route's body: not JSON, wrong types (HTTP 400)."""
 
 
 class NotFoundError(TesseraError):

@@ -12,6 +12,7 @@ import msgspec
 from domain.scopes import KEYED_SCOPES, LifecycleState, MemoryScope, PrivacyClass, SourceType
 
 __all__ = [
+    "MAX_SPEAKER_CHARS",
     "TURN_ROLES",
     "Chunk",
     "MetadataValue",
@@ -19,12 +20,43 @@ __all__ = [
     "PrincipalKind",
     "Source",
     "Turn",
+    "speaker_problem",
+    "spoken_text",
 ]
 
 MetadataValue = str | int | float | bool | None | list[str]
 
 #: who spoke a conversation turn; a closed set so rankers can rely on it
 TURN_ROLES = frozenset({"user", "assistant", "system"})
+#: a speaker is a display name ("Maya"), not a text: one short line
+MAX_SPEAKER_CHARS = 100
+
+
+def speaker_problem(speaker: str | None) -> str | None:
+    """Why ``speaker`` is not a usable display name, or None when it is (or is absent)."""
+    if speaker is None:
+        return None
+    if not speaker.strip():
+        return "speaker must contain non-whitespace text"
+    if len(speaker) > MAX_SPEAKER_CHARS:
+        return f"speaker is longer than {MAX_SPEAKER_CHARS} characters"
+    if speaker != speaker.strip() or any(not ch.isprintable() for ch in speaker):
+        return "speaker must be one line without leading or trailing spaces"
+    return None
+
+
+def spoken_text(text: str, speaker: str | None) -> str:
+    """What the ranker reads of a turn: its speaker's name before its words.
+
+    A first-person turn ("I ran my first marathon") never names who said it;
+    with the name in what the ranker reads, "When did Maya run a marathon?"
+    covers it. The candidate searches (BM25, vector) see the verbatim words:
+    in a two-person conversation every question names one of the two, and
+    the name in every turn made half the conversation a lexical candidate
+    and pulled short turns' vectors toward the name (measured on the
+    conversation fixture: benchmarks/RESULTS.md). The stored text stays verbatim.
+    """
+    return f"{speaker}: {text}" if speaker else text
 
 
 class PrincipalKind(StrEnum):
@@ -99,10 +131,15 @@ class Chunk(msgspec.Struct, frozen=True, kw_only=True):
     #: for a conversation turn: who spoke it and its position in the episode (the source)
     role: str | None = None
     turn_index: int | None = None
+    #: the turn's speaker by name ("Maya"), beside its role
+    speaker: str | None = None
 
     def __post_init__(self) -> None:
         if self.role is not None and self.role not in TURN_ROLES:
             raise ValueError(f"role must be one of {sorted(TURN_ROLES)}")
+        problem = speaker_problem(self.speaker)
+        if problem:
+            raise ValueError(problem)
         if self.turn_index is not None and self.turn_index < 0:
             raise ValueError("turn_index must be >= 0")
         if not self.text:
@@ -120,3 +157,5 @@ class Turn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     role: str
     content: str
     occurred_at: datetime | None = None
+    #: who said it, by name ("Maya"); the role stays user, assistant or system
+    speaker: str | None = None

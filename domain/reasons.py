@@ -11,6 +11,7 @@ __all__ = ["ReasonCode"]
 class ReasonCode(StrEnum):
     # request validation
     MALFORMED_JSON = "malformed_json"
+    UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
     INVALID_REQUEST = "invalid_request"
     UNKNOWN_FIELD = "unknown_field"
     EMPTY_CONTENT = "empty_content"
@@ -31,6 +32,11 @@ class ReasonCode(StrEnum):
     # storage and models
     EMBEDDER_MISMATCH = "embedder_mismatch"
     EMBEDDER_FAILED = "embedder_failed"
+    LLM_FAILED = "llm_failed"
+    LLM_BAD_OUTPUT = "llm_bad_output"
+    # synthesis
+    LLM_NOT_CONFIGURED = "llm_not_configured"
+    SYNTHESIS_BLOCKED = "synthesis_blocked"
     STORE_LOCKED = "store_locked"
     STORE_UNAVAILABLE = "store_unavailable"
     STORE_FAILED = "store_failed"
@@ -60,3 +66,4 @@ class ReasonCode(StrEnum):
     REVOKED_API_KEY = "revoked_api_key"
     # control plane
     ALREADY_EXISTS = "already_exists"
+    LAST_OWNER_KEY = "last_owner_key"

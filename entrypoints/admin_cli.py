@@ -12,6 +12,7 @@ from typing import Any
 from domain.policy import OrgRole, SpaceRole
 from domain.scopes import MemoryScope
 from entrypoints.backends import Backend
+from entrypoints.paths import path_segment
 
 __all__ = ["add_admin_parser", "run_admin"]
 
@@ -48,6 +49,11 @@ def add_admin_parser(sub: Any) -> None:
     key_create.add_argument("--principal", required=True)
     key.add_parser("revoke", help="revoke an API key").add_argument("key_id")
     key.add_parser("list").add_argument("--org")
+
+    nouns.add_parser(
+        "recover-owner-key",
+        help="issue a new owner key from the data directory (service stopped; audited)",
+    )
 
     space = nouns.add_parser("space").add_subparsers(dest="verb", required=True)
     space_create = space.add_parser("create", help="create a memory space")
@@ -97,7 +103,8 @@ async def _call(backend: Backend, args: argparse.Namespace) -> Any:
             body = _with_org({"principal": args.principal}, args)
             return await backend.call("POST", "/api/admin/keys", body)
         if verb == "revoke":
-            return await backend.call("POST", f"/api/admin/keys/{args.key_id}/revoke")
+            key_id = path_segment(args.key_id)
+            return await backend.call("POST", f"/api/admin/keys/{key_id}/revoke")
         return await backend.call("GET", "/api/admin/keys", params=_org_params(args))
     if verb == "create":
         body = {"scope": args.scope, "writes_enabled": args.enable_writes}
@@ -107,10 +114,12 @@ async def _call(backend: Backend, args: argparse.Namespace) -> Any:
         return await backend.call("POST", "/api/admin/spaces", _with_org(body, args))
     if verb == "add-member":
         body = _with_org({"principal": args.principal, "role": args.role}, args)
-        return await backend.call("POST", f"/api/admin/spaces/{args.space_id}/members", body)
+        space_id = path_segment(args.space_id)
+        return await backend.call("POST", f"/api/admin/spaces/{space_id}/members", body)
     if verb == "writes":
         body = _with_org({"enabled": args.state == "on"}, args)
-        return await backend.call("POST", f"/api/admin/spaces/{args.space_id}/writes", body)
+        space_id = path_segment(args.space_id)
+        return await backend.call("POST", f"/api/admin/spaces/{space_id}/writes", body)
     return await backend.call("GET", "/api/admin/spaces", params=_org_params(args))
 
 

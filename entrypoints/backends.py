@@ -6,7 +6,9 @@ runs the very same HTTP app in-process (no socket). Either way a request
 carries the CLI's key and meets the same authentication and policy.
 """
 
+import contextlib
 import json
+import logging
 import os
 import sys
 from typing import Any, NamedTuple, Protocol
@@ -31,6 +33,8 @@ from entrypoints.settings import Settings
 __all__ = ["Backend", "Credentials", "HttpBackend", "choose_backend", "running_server"]
 
 Json = Any
+
+_log = logging.getLogger("tessera.cli")
 
 _ERRORS: dict[int, type[TesseraError]] = {
     401: AuthenticationError,
@@ -184,7 +188,30 @@ async def choose_backend(settings: Settings, surface: Surface = Surface.CLI) -> 
     running service records its own (``api``).
     """
     url = running_server(settings)
+    if url is not None and not await _answers(url):
+        # a crash left server.json behind and its pid now belongs to someone else
+        _log.warning(
+            "no Tessera service answers at %s: removing the stale %s",
+            url,
+            settings.server_file.name,
+        )
+        with contextlib.suppress(FileNotFoundError):
+            settings.server_file.unlink()
+        url = None
     if url is not None:
         client = httpx.AsyncClient(base_url=url, timeout=60.0)
         return HttpBackend(client, f"service at {url}", _own(settings))
     return await _local(settings, surface)
+
+
+async def _answers(url: str) -> bool:
+    """False only when nothing accepts a connection there; a slow service still answers."""
+    timeout = httpx.Timeout(30.0, connect=3.0)
+    try:
+        async with httpx.AsyncClient(base_url=url, timeout=timeout) as client:
+            await client.get("/api/health")
+    except (httpx.ConnectError, httpx.ConnectTimeout):
+        return False
+    except httpx.HTTPError:
+        return True
+    return True

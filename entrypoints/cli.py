@@ -20,7 +20,9 @@ from domain.scopes import MemoryScope, SourceType
 from entrypoints.admin_cli import add_admin_parser, run_admin
 from entrypoints.errors import exit_code_for
 from entrypoints.import_cli import add_import_parser, run_import
+from entrypoints.paths import path_segment
 from entrypoints.settings import Settings, SettingsError, load_settings
+from entrypoints.synthesis_cli import add_synthesis_parser, run_synthesis
 
 __all__ = ["MCP_PORT", "main", "run_and_exit"]
 
@@ -73,7 +75,11 @@ def _parser() -> argparse.ArgumentParser:
     inspect = sub.add_parser("inspect", help="what a source is and why you can see it")
     inspect.add_argument("source_id")
 
+    status = sub.add_parser("status", help="operator diagnostics (the install's owner)")
+    status.add_argument("--json", action="store_true", help="print JSON")
+
     add_admin_parser(sub)
+    add_synthesis_parser(sub)
     add_import_parser(sub)
     return parser
 
@@ -90,7 +96,8 @@ def _print_search(result: dict[str, Any]) -> None:
             if signals.get(key) is not None
         )
         print(f"{n}. [{hit['score']:.4f}] source {hit['source_id']} ({ranks})")
-        print("   " + " ".join(hit["text"].split())[:300])
+        said = f"{hit['speaker']}: " if hit.get("speaker") else ""
+        print("   " + said + " ".join(hit["text"].split())[:300])
 
 
 def _print_context(pack: dict[str, Any]) -> None:
@@ -100,7 +107,8 @@ def _print_context(pack: dict[str, Any]) -> None:
     )
     for item in pack["items"]:
         print(f"\n[source {item['source_id']}] {item['reason']}")
-        print(item["text"].strip())
+        said = f"{item['speaker']}: " if item.get("speaker") else ""
+        print(said + item["text"].strip())
 
 
 async def _run_client(args: argparse.Namespace, settings: Settings) -> int:
@@ -110,10 +118,18 @@ async def _run_client(args: argparse.Namespace, settings: Settings) -> int:
     try:
         if args.command == "admin":
             return await run_admin(backend, args)
+        if args.command == "status":
+            from entrypoints.status_cli import print_status
+
+            print_status(await backend.call("GET", "/api/status"), as_json=args.json)
+            return 0
+        if args.command == "synthesize":
+            return await run_synthesis(backend, args)
         if args.command == "import":
             return await run_import(backend, args, settings)
         if args.command == "inspect":
-            result = await backend.call("GET", f"/api/memory/sources/{args.source_id}")
+            source = path_segment(args.source_id)
+            result = await backend.call("GET", f"/api/memory/sources/{source}")
             print(json.dumps(result, indent=2))
         elif args.command == "remember":
             text = sys.stdin.read() if args.text == "-" else args.text
@@ -153,6 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         logging.basicConfig(
             level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
         )
+        _owner_only(settings)
         if args.command == "serve":
             from entrypoints.serve import run
 
@@ -167,6 +184,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # nor a line per call to the service
         for name in ("tessera.audit", "httpx"):
             logging.getLogger(name).setLevel(max(logging.WARNING, logging.root.level))
+        if args.command == "admin" and args.noun == "recover-owner-key":
+            from entrypoints.recovery import recover_owner_key
+
+            return asyncio.run(recover_owner_key(settings))
         return asyncio.run(_run_client(args, settings))
     except TesseraError as exc:
         print(f"tessera: {exc.detail} [{exc.reason}]", file=sys.stderr)
@@ -176,6 +197,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _closed_pipe()
+
+
+def _owner_only(settings: Settings) -> None:
+    """Everything Tessera writes is for its owner: 0700 directories, 0600 files (issue 14)."""
+    os.umask(0o077)
+    try:
+        settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if settings.data_dir.stat().st_mode & 0o077:
+            os.chmod(settings.data_dir, 0o700)
+    except OSError as exc:  # the store reports its own failure to open, with its reason
+        logging.getLogger("tessera.cli").warning(
+            "could not make %s owner-only: %s", settings.data_dir, type(exc).__name__
+        )
+
+
+def _closed_pipe() -> int:
+    """The reader left (``tessera ... | head``): stop quietly, as a SIGPIPE'd tool does."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # the last flush goes nowhere instead of failing
+    return 141
 
 
 def _run_mcp(args: argparse.Namespace, settings: Settings) -> int:
@@ -210,7 +253,10 @@ def run_and_exit() -> NoReturn:
     """
     code = main()
     logging.shutdown()
-    sys.stdout.flush()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        code = _closed_pipe()
     sys.stderr.flush()
     os._exit(code)
 

@@ -6,11 +6,14 @@ import onnxruntime, and nothing heavy happens at import time.
 
 from dependency_injector import containers, providers
 
+from application.llm import LanguageModel
 from application.memory_service import MemoryService
 from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.retrieval.pipeline import RetrievalMode
+from application.retrieval.recall import Recall
 from application.services import Services
 from application.sources.import_jobs import ImportSetup
+from application.synthesis.ports import SynthesisRunStore
 from application.trust.ports import AuditLog, ControlStore
 from entrypoints.settings import EmbedderKind, IndexKind, Settings, SettingsError
 
@@ -22,6 +25,7 @@ __all__ = [
     "make_index",
     "make_service",
     "make_services",
+    "make_synthesis_runs",
 ]
 
 
@@ -110,6 +114,19 @@ def make_audit_log(store: MemoryStore) -> AuditLog:
     return SurrealAuditLog(store.connection)
 
 
+def make_synthesis_runs(store: MemoryStore) -> SynthesisRunStore:
+    """Synthesis runs beside the memory they cite: SurrealDB when the store is, else in memory."""
+    from adapters.surreal.memory_store import SurrealMemoryStore
+
+    if isinstance(store, SurrealMemoryStore):
+        from adapters.surreal.synthesis_runs import SurrealSynthesisRuns
+
+        return SurrealSynthesisRuns(store.connection)
+    from adapters.inmemory.synthesis_runs import InMemorySynthesisRuns
+
+    return InMemorySynthesisRuns()
+
+
 def make_services(
     store: MemoryStore,
     index: RetrievalIndex,
@@ -118,6 +135,7 @@ def make_services(
     audit_log: AuditLog,
     home_org_id: str,
     retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
+    llm: LanguageModel | None = None,
     imports: ImportSetup | None = None,
 ) -> Services:
     """Every use case over the given ports, with the system clock, ids and token counter.
@@ -138,7 +156,10 @@ def make_services(
         clock=SystemClock(),
         ids=TimeOrderedIds(),
         home_org_id=home_org_id,
-        retrieval_mode=retrieval_mode,
+        # the one retrieve-then-recheck seam every reading use case shares
+        recall=Recall(store=store, index=index, embedder=embedder, retrieval_mode=retrieval_mode),
+        synthesis_runs=make_synthesis_runs(store),
+        llm=llm,
         imports=imports,
     )
 
@@ -162,6 +183,12 @@ def make_service(
         "local",
         retrieval_mode,
     ).memory
+
+
+def _llm(settings: Settings) -> LanguageModel | None:
+    from entrypoints.llm_factory import make_llm
+
+    return make_llm(settings)
 
 
 def _home_org(settings: Settings) -> str:
@@ -193,8 +220,17 @@ class Container(containers.DeclarativeContainer):
     home_org = providers.Callable(_home_org, settings)
     imports_anywhere = providers.Object(False)
     imports = providers.Singleton(_imports, settings, store, imports_anywhere)
+    llm = providers.Singleton(_llm, settings)
     services = providers.Singleton(
-        make_services, store, index, embedder, control, audit_log, home_org, imports=imports
+        make_services,
+        store,
+        index,
+        embedder,
+        control,
+        audit_log,
+        home_org,
+        llm=llm,
+        imports=imports,
     )
 
 

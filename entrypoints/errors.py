@@ -4,6 +4,7 @@ from domain.errors import (
     AuthenticationError,
     ConflictError,
     InvalidInputError,
+    MalformedRequestError,
     NotFoundError,
     PolicyDeniedError,
     StoreUnavailableError,
@@ -17,9 +18,11 @@ __all__ = ["exit_code_for", "status_for"]
 _BY_REASON: dict[ReasonCode, int] = {
     ReasonCode.CONTENT_TOO_LARGE: 413,
     ReasonCode.MALFORMED_JSON: 400,
+    ReasonCode.UNSUPPORTED_MEDIA_TYPE: 415,
 }
 
 _BY_CLASS: list[tuple[type[TesseraError], int]] = [
+    (MalformedRequestError, 400),
     (InvalidInputError, 422),
     (AuthenticationError, 401),
     (PolicyDeniedError, 403),

@@ -20,6 +20,8 @@ from domain.policy import Surface
 from entrypoints.container import build_container
 from entrypoints.credentials import save_owner_key
 from entrypoints.http.app import create_app
+from entrypoints.http.slow_log import SlowRequestLog
+from entrypoints.request_log import ACCESS_LOGGER, AUDIT_LOGGER, apply_request_log
 from entrypoints.settings import Settings
 
 __all__ = ["announce_owner_key", "serve"]
@@ -55,6 +57,7 @@ def announce_owner_key(settings: Settings, issued: IssuedKey, stream: TextIO | N
 async def serve(settings: Settings) -> None:
     container = build_container(settings)
     services = container.services()
+    apply_request_log(settings, AUDIT_LOGGER)
     try:
         _log.info("opening %s store and warming the retrieval index", settings.url_kind)
         issued = await services.open(Surface.API)
@@ -63,7 +66,11 @@ async def serve(settings: Settings) -> None:
         service = services.memory
         # uvicorn re-raises SIGTERM/SIGINT after its graceful shutdown, so cleanup
         # that must happen on a signal runs in the app's shutdown hooks
-        app = create_app(services, on_shutdown=[lambda: _remove_server_file(settings)])
+        app = create_app(
+            services,
+            on_shutdown=[lambda: _remove_server_file(settings)],
+            middleware=[SlowRequestLog(settings.slow_request_ms)],
+        )
         config = uvicorn.Config(
             app,
             host=settings.host,
@@ -71,6 +78,7 @@ async def serve(settings: Settings) -> None:
             log_level=settings.log_level.lower(),
             lifespan="on",
         )
+        apply_request_log(settings, ACCESS_LOGGER)  # uvicorn.Config set it up anew
         server = uvicorn.Server(config)
         url = f"http://{settings.host}:{settings.port}"
         if settings.url_kind in {"surrealkv", "file"}:

@@ -12,7 +12,15 @@ from typing import TypeVar
 
 import msgspec
 
-__all__ = ["EmbedderKind", "IndexKind", "Settings", "SettingsError", "load_settings"]
+__all__ = [
+    "EmbedderKind",
+    "IndexKind",
+    "LLMKind",
+    "RequestLog",
+    "Settings",
+    "SettingsError",
+    "load_settings",
+]
 
 E = TypeVar("E", bound=StrEnum)
 
@@ -27,11 +35,30 @@ class EmbedderKind(StrEnum):
     GEMINI = "gemini"
 
 
+class LLMKind(StrEnum):
+    #: no language model: every default path (the extractive drafter) works without one
+    NONE = "none"
+    OPENAI = "openai"
+    GEMINI = "gemini"
+    #: llama.cpp, Ollama, vLLM or any server speaking Chat Completions at TESSERA_LLM_BASE_URL
+    OPENAI_COMPATIBLE = "openai-compatible"
+
+
 class IndexKind(StrEnum):
     #: numpy exact vector scan + in-memory BM25, rebuilt from SurrealDB (default)
     INPROCESS = "inprocess"
     #: SurrealDB's own FULLTEXT BM25 and HNSW indexes
     SURREAL = "surreal"
+
+
+class RequestLog(StrEnum):
+    """Where ``serve`` writes one access line and one audit line per request."""
+
+    #: nowhere (default): the console shows start-up, warnings and the first owner key
+    OFF = "off"
+    CONSOLE = "console"
+    #: ``$TESSERA_DATA_DIR/logs/requests.log``, owner-only
+    FILE = "file"
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
@@ -52,7 +79,14 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     embedder_dimensions: int | None = None
     embedder_base_url: str | None = None
     index: IndexKind = IndexKind.INPROCESS
+    llm: LLMKind = LLMKind.NONE
+    llm_model: str | None = None
+    llm_api_key: str | None = None
+    llm_base_url: str | None = None
     log_level: str = "INFO"
+    request_log: RequestLog = RequestLog.OFF
+    #: requests slower than this leave a tessera.slow warning (shape and timing only)
+    slow_request_ms: int = 1000
     #: imports may name paths under this folder only (TESSERA_IMPORT_ROOT; default
     #: <data dir>/imports); uploads are saved there too
     import_root: Path | None = None
@@ -124,6 +158,12 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         api_key = env.get("OPENAI_API_KEY")
     if api_key is None and embedder is EmbedderKind.GEMINI:
         api_key = env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY")
+    llm = _choice(env, "TESSERA_LLM", LLMKind, LLMKind.NONE)
+    llm_key = env.get("TESSERA_LLM_API_KEY")
+    if llm_key is None and llm is LLMKind.OPENAI:
+        llm_key = env.get("OPENAI_API_KEY")
+    if llm_key is None and llm is LLMKind.GEMINI:
+        llm_key = env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY")
     return Settings(
         data_dir=data_dir,
         db_url=db_url,
@@ -140,7 +180,19 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         embedder_dimensions=int(dims_raw) if dims_raw else None,
         embedder_base_url=env.get("TESSERA_EMBEDDER_BASE_URL") or None,
         index=_choice(env, "TESSERA_INDEX", IndexKind, IndexKind.INPROCESS),
+        llm=llm,
+        llm_model=env.get("TESSERA_LLM_MODEL") or None,
+        llm_api_key=llm_key or None,
+        llm_base_url=env.get("TESSERA_LLM_BASE_URL") or None,
         log_level=env.get("TESSERA_LOG_LEVEL", "INFO").upper(),
+        request_log=_choice(env, "TESSERA_REQUEST_LOG", RequestLog, RequestLog.OFF),
+        slow_request_ms=_slow_ms(env.get("TESSERA_SLOW_REQUEST_MS", "1000")),
         import_root=Path(import_root).expanduser().resolve() if import_root else None,
         import_max_upload_bytes=int(upload_raw) * 1024 * 1024,
     )
+
+
+def _slow_ms(raw: str) -> int:
+    if not raw.strip().isdigit():
+        raise SettingsError(f"TESSERA_SLOW_REQUEST_MS={raw!r} is not a whole number of ms")
+    return int(raw)

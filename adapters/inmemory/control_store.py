@@ -116,18 +116,14 @@ class InMemoryControlStore:
         if space.space_id in self._spaces or any(
             s.org_id == space.org_id and s.ref == space.ref for s in self._spaces.values()
         ):
-            raise _conflict(
-                "a space with this id, or with this scope and key in the organisation,"
-            )
+            raise _conflict("a space with this id, or with this scope and key in the organisation,")
         self._spaces[space.space_id] = space
 
     async def get_space(self, org_id: str, space_id: str) -> SpaceRecord | None:
         return _in_org(self._spaces.get(space_id), org_id)
 
     async def find_space(self, org_id: str, ref: ScopeRef) -> SpaceRecord | None:
-        return next(
-            (s for s in self._spaces.values() if s.org_id == org_id and s.ref == ref), None
-        )
+        return next((s for s in self._spaces.values() if s.org_id == org_id and s.ref == ref), None)
 
     async def list_spaces(self, org_id: str) -> list[SpaceRecord]:
         return [s for _, s in sorted(self._spaces.items()) if s.org_id == org_id]

@@ -98,10 +98,11 @@ class _OrgIndex:
                 IndexedText(
                     chunk_id=entry.chunk_id,
                     source_id=entry.source_id,
-                    text=entry.text,
+                    text=entry.ranker_text,
                     role=entry.role,
                     turn_index=entry.turn_index,
                     occurred_at=entry.occurred_at,
+                    speaker=entry.speaker,
                 )
             )
         self.lexical.extend(start, [e.text for e in entries])

@@ -26,7 +26,7 @@ import msgspec
 
 from application.records import IndexedText, IndexEntry, ScopeRef, Vector
 from domain.errors import InvalidInputError, UpstreamError
-from domain.models import Chunk, MetadataValue, Source
+from domain.models import Chunk, MetadataValue, Source, spoken_text
 from domain.reasons import ReasonCode
 from domain.scopes import LifecycleState, MemoryScope, PrivacyClass, SourceType
 
@@ -58,11 +58,11 @@ SOURCE_FIELDS = (
 CHUNK_FIELDS = (
     "meta::id(id) AS id, source_id, org_id, ordinal, text, span_start, span_end, content_hash, "
     "scope, scope_key, created_at, created_tz, occurred_at, occurred_tz, lifecycle, role, "
-    "turn_index"
+    "turn_index, speaker"
 )
 ENTRY_FIELDS = (
     "meta::id(id) AS id, source_id, text, vec, scope, scope_key, lifecycle, occurred_at, "
-    "occurred_tz, role, turn_index"
+    "occurred_tz, role, turn_index, speaker"
 )
 
 _metadata_encoder = msgspec.json.Encoder()
@@ -189,6 +189,7 @@ def chunk_row(chunk: Chunk, vector: Sequence[float]) -> dict[str, Any]:
         "vec": pack_vector(vector),
         "role": chunk.role,
         "turn_index": chunk.turn_index,
+        "speaker": chunk.speaker,
     }
     _put_datetimes(row, chunk.created_at, chunk.occurred_at)
     return row
@@ -241,6 +242,7 @@ def chunk_from_row(row: Mapping[str, Any]) -> Chunk:
             lifecycle=LifecycleState(row["lifecycle"]),
             role=row.get("role"),
             turn_index=row.get("turn_index"),
+            speaker=row.get("speaker"),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise _decode_failure("chunk", exc) from exc
@@ -259,6 +261,7 @@ def entry_from_row(row: Mapping[str, Any]) -> IndexEntry:
             occurred_at=_optional_dt(row, "occurred_at"),
             role=row.get("role"),
             turn_index=row.get("turn_index"),
+            speaker=row.get("speaker"),
         )
     except (KeyError, TypeError, ValueError, struct.error) as exc:
         raise _decode_failure("chunk", exc) from exc
@@ -269,10 +272,11 @@ def text_from_row(row: Mapping[str, Any]) -> IndexedText:
         return IndexedText(
             chunk_id=str(row["id"]),
             source_id=row["source_id"],
-            text=row["text"],
+            text=spoken_text(row["text"], row.get("speaker")),
             role=row.get("role"),
             turn_index=row.get("turn_index"),
             occurred_at=_optional_dt(row, "occurred_at"),
+            speaker=row.get("speaker"),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise _decode_failure("chunk", exc) from exc

@@ -19,11 +19,13 @@ import logging
 import re
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 from surrealdb import AsyncSurreal
 from surrealdb.errors import SurrealError, TransportError, UnsupportedEngineError
 
+from adapters.surreal.permissions import make_owner_only
 from domain.errors import StoreUnavailableError, TesseraError, UpstreamError
 from domain.reasons import ReasonCode
 
@@ -108,9 +110,13 @@ class SurrealConnection:
         kind = self.url_kind
         db: Any = None
         try:
+            if kind in _ON_DISK:
+                make_owner_only(Path(_data_dir(self._url)))
             # The embedded engine opens (and locks) its data directory in this constructor.
             db = AsyncSurreal(self._url)
             await db.connect()
+            if kind in _ON_DISK:  # the engine makes some directories (wal/) 0750 itself
+                make_owner_only(Path(_data_dir(self._url)))
             if self._username is not None:
                 await db.signin({"username": self._username, "password": self._password or ""})
         except UnsupportedEngineError as exc:

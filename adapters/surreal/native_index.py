@@ -59,7 +59,8 @@ _MEMBERS = (
     "WHERE source_id IN $sids AND <FILTER> ORDER BY source_id, turn_index, ordinal;"
 )
 _TEXTS = (
-    "SELECT meta::id(id) AS id, source_id, text, role, turn_index, occurred_at, occurred_tz "
+    "SELECT meta::id(id) AS id, source_id, text, role, turn_index, occurred_at, occurred_tz, "
+    "speaker "
     "FROM $ids WHERE <FILTER>;"
 )
 #: chunk hits read per requested episode when episodes are scored from chunk hits

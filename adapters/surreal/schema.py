@@ -100,6 +100,11 @@ DEFINE FIELD IF NOT EXISTS role ON chunk TYPE option<string>;
 DEFINE FIELD IF NOT EXISTS turn_index ON chunk TYPE option<int>;
 """
 
+# Speakers (issue 16): a turn may name who said it ("Maya"), beside its role.
+_V3_SPEAKERS = """
+DEFINE FIELD IF NOT EXISTS speaker ON chunk TYPE option<string>;
+"""
+
 _RECORD_ORG = """
 UPSERT meta:org SET org_id = $org RETURN NONE;
 SELECT model, dimension FROM meta:embedding;
@@ -109,6 +114,9 @@ _PREPARE = _BOOTSTRAP + _RECORD_ORG
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(version=1, name="sources, chunks, embedding cache", script=_V1),
     Migration(version=2, name="conversation turns: chunk role and turn index", script=_V2_TURNS),
+    Migration(
+        version=3, name="speakers: a turn's speaker by name", script=_V3_SPEAKERS
+    ),
 )
 
 

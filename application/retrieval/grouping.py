@@ -8,8 +8,9 @@ comes first and its turns keep the order they were spoken in.
 from collections.abc import Sequence
 
 from application.retrieval.pipeline import Retrieved
+from domain.rendering import PackEpisode, PackLine, render_pack
 
-__all__ = ["group_by_episode"]
+__all__ = ["group_by_episode", "render_groups"]
 
 
 def group_by_episode(ranked: Sequence[Retrieved]) -> list[list[Retrieved]]:
@@ -27,3 +28,29 @@ def group_by_episode(ranked: Sequence[Retrieved]) -> list[list[Retrieved]]:
         )
         for members in groups.values()
     ]
+
+
+def render_groups(groups: Sequence[Sequence[Retrieved]]) -> str:
+    """The grouped pack as text a reader can answer from (``domain.rendering``)."""
+    return render_pack(
+        [
+            PackEpisode(
+                source_id=group[0].chunk.source_id,
+                occurred_at=min(
+                    (r.chunk.occurred_at for r in group if r.chunk.occurred_at), default=None
+                ),
+                lines=[
+                    PackLine(
+                        text=r.chunk.text,
+                        role=r.chunk.role,
+                        speaker=r.chunk.speaker,
+                        turn_index=r.chunk.turn_index,
+                        occurred_at=r.chunk.occurred_at,
+                    )
+                    for r in group
+                ],
+            )
+            for group in groups
+            if group
+        ]
+    )

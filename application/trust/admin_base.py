@@ -15,6 +15,7 @@ from application.trust.records import Organization, PrincipalRecord, SpaceRecord
 from domain.errors import InvalidInputError, PolicyDeniedError
 from domain.policy import MemoryPolicyContext, OrgRole, Surface
 from domain.reasons import ReasonCode
+from domain.visible_text import unsafe_name_character
 
 __all__ = ["AdminBase", "check_name"]
 
@@ -26,6 +27,12 @@ def check_name(name: str, what: str) -> str:
     if not name or len(name) > _MAX_NAME:
         raise InvalidInputError(
             ReasonCode.INVALID_REQUEST, f"{what} name must be 1 to {_MAX_NAME} characters"
+        )
+    bad = unsafe_name_character(name)
+    if bad is not None:
+        raise InvalidInputError(
+            ReasonCode.INVALID_REQUEST,
+            f"{what} name holds {bad}: names take no control, format or bidi-override characters",
         )
     return name
 

@@ -44,6 +44,11 @@ class AuditTrail:
     def new_id(self) -> str:
         return self._ids.new_id()
 
+    @property
+    def pending(self) -> int:
+        """Receipts noted but not yet written (operator diagnostics)."""
+        return len(self._pending)
+
     def note(
         self,
         ctx: MemoryPolicyContext,

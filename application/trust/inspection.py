@@ -10,9 +10,10 @@ from datetime import datetime
 import msgspec
 
 from application.ports import MemoryStore
+from application.synthesis.ports import SynthesisRunStore
 from application.trust.access import AccessResolver
 from application.trust.audit import AuditTrail
-from application.trust.guard import denied, require_org
+from application.trust.guard import denied, may_read, require_org
 from application.trust.lookup import principal_named, space_with_id
 from application.trust.ports import ControlStore
 from domain.errors import NotFoundError, PolicyDeniedError
@@ -60,6 +61,8 @@ class SourceView(msgspec.Struct, frozen=True, kw_only=True):
     withheld_reason: ReasonCode | None = None
     #: what was derived from it: the chunks that are embedded and indexed
     derived: list[DerivedChunk] = msgspec.field(default_factory=list)
+    #: remembered synthesis artifacts (source ids) that cite it, those the caller may read
+    cited_by: list[str] = msgspec.field(default_factory=list)
 
 
 class AccessPreview(msgspec.Struct, frozen=True, kw_only=True):
@@ -104,11 +107,13 @@ class MemoryInspector:
         control: ControlStore,
         access: AccessResolver,
         audit: AuditTrail,
+        synthesis_runs: SynthesisRunStore | None = None,
     ) -> None:
         self._store = store
         self._control = control
         self._access = access
         self._audit = audit
+        self._synthesis_runs = synthesis_runs
 
     async def inspect_source(self, ctx: MemoryPolicyContext, source_id: str) -> SourceView:
         require_org(ctx, ctx.org_id)
@@ -124,7 +129,7 @@ class MemoryInspector:
         text_decision = authorize_read(ctx, ref, source.lifecycle)
         chunks = await self._store.chunks_of_source(ctx.org_id, source_id)
         self._audit.note(ctx, "inspect", scope_decision, ids=[source_id])
-        return SourceView(
+        view = SourceView(
             source_id=source.source_id,
             scope=source.scope,
             scope_key=source.scope_key,
@@ -153,6 +158,20 @@ class MemoryInspector:
                 for c in chunks
             ],
         )
+        return await self._with_citations(ctx, view)
+
+    async def _with_citations(self, ctx: MemoryPolicyContext, view: SourceView) -> SourceView:
+        """Add the readable artifacts that cite the source (synthesis provenance)."""
+        if self._synthesis_runs is None:
+            return view
+        runs = await self._synthesis_runs.runs_citing(ctx.org_id, view.source_id)
+        cited_by = []
+        for run in runs:
+            assert run.artifact_source_id is not None  # runs_citing returns remembered runs
+            artifact = await self._store.get_source(ctx.org_id, run.artifact_source_id)
+            if artifact is not None and may_read(ctx, artifact):
+                cited_by.append(artifact.source_id)
+        return msgspec.structs.replace(view, cited_by=cited_by)
 
     async def access_preview(
         self, ctx: MemoryPolicyContext, space_id: str, principal: str

@@ -11,7 +11,6 @@ from typing import Any
 from litestar import Litestar, get, post
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
-from litestar.openapi import OpenAPIConfig
 from litestar.params import FromPath, FromQuery, JSONBody
 
 from application.commands import ContextRequest, RememberRequest, SearchRequest
@@ -25,8 +24,10 @@ from domain.policy import MemoryPolicyContext, Surface
 from domain.reasons import ReasonCode
 from entrypoints.http.admin_routes import ADMIN_ROUTES
 from entrypoints.http.auth import provide_caller, provide_policy, provide_services
+from entrypoints.http.bodies import check_json_body
 from entrypoints.http.error_handlers import EXCEPTION_HANDLERS
 from entrypoints.http.import_routes import IMPORT_ROUTES
+from entrypoints.http.openapi import docs_assets_router, document_errors, openapi_config
 from entrypoints.http.schemas import (
     AccessPreviewBody,
     ContextBody,
@@ -34,6 +35,9 @@ from entrypoints.http.schemas import (
     RememberBody,
     SearchBody,
 )
+from entrypoints.http.status_routes import STATUS_ROUTES
+from entrypoints.http.synthesis_routes import SYNTHESIS_ROUTES
+from entrypoints.recent_errors import watch_recent_errors
 
 __all__ = ["create_app"]
 
@@ -182,19 +186,24 @@ def create_app(
         # closing twice is harmless
         await services.close()
 
+    route_handlers = [
+        remember,
+        search,
+        context_pack,
+        inspect_source,
+        list_spaces,
+        access_preview,
+        audit,
+        health,
+        *ADMIN_ROUTES,
+        *STATUS_ROUTES,
+        *SYNTHESIS_ROUTES,
+        *IMPORT_ROUTES,
+    ]
+    watch_recent_errors()  # from now on, warnings and errors show in GET /api/status
+    document_errors(route_handlers)  # every status each route answers, and bearer auth
     return Litestar(
-        route_handlers=[
-            remember,
-            search,
-            context_pack,
-            inspect_source,
-            list_spaces,
-            access_preview,
-            audit,
-            health,
-            *ADMIN_ROUTES,
-            *IMPORT_ROUTES,
-        ],
+        route_handlers=[*route_handlers, docs_assets_router()],
         dependencies={
             "services": Provide(provide_services),
             "caller": Provide(provide_caller),
@@ -202,8 +211,10 @@ def create_app(
         },
         state=State({"services": services, "surface": surface}),
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
+        # strict JSON bodies: a malformed one is a 4xx before any parameter is parsed
+        before_request=check_json_body,
         request_max_body_size=_MAX_BODY_BYTES,
-        openapi_config=OpenAPIConfig(title="Tessera", version=_tessera_version()),
+        openapi_config=openapi_config(_tessera_version()),
         on_startup=[_open],
         # the caller's hooks first: they may still need the service
         on_shutdown=[*on_shutdown, _close],

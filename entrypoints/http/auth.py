@@ -13,7 +13,7 @@ from application.trust.access import Caller
 from domain.policy import MemoryPolicyContext, Surface
 from entrypoints.headers import AGENT_HEADER, bearer_key
 
-__all__ = ["provide_caller", "provide_policy", "provide_services"]
+__all__ = ["authenticate", "provide_caller", "provide_policy", "provide_services"]
 
 
 async def provide_services(state: State) -> Services:
@@ -34,6 +34,11 @@ async def _session(request: Request[object, object, State]) -> tuple[Caller, Mem
     )
     request.scope.setdefault("state", {})["tessera_session"] = session
     return session
+
+
+async def authenticate(request: Request[object, object, State]) -> None:
+    """Check the key now (401s first); the dependencies reuse the cached session."""
+    await _session(request)
 
 
 async def provide_caller(request: Request[object, object, State]) -> Caller:

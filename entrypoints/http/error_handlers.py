@@ -10,7 +10,7 @@ from typing import Any
 from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
-from domain.errors import TesseraError
+from domain.errors import TesseraError, bounded_detail
 from domain.reasons import ReasonCode
 from entrypoints.errors import status_for
 
@@ -21,7 +21,7 @@ _log = logging.getLogger("tessera.http")
 
 def error_response(status: int, reason: ReasonCode | str, detail: str) -> Response[object]:
     return Response(
-        {"error": {"reason": str(reason), "detail": detail}},
+        {"error": {"reason": str(reason), "detail": bounded_detail(detail)}},
         status_code=status,
         media_type=MediaType.JSON,
     )

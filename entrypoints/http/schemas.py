@@ -58,7 +58,8 @@ class RememberBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
         list[Turn] | None,
         msgspec.Meta(
             description="A conversation (one episode): turns of role user, assistant or system,"
-            " each with content and an optional occurred_at. Replaces content."
+            " each with content, an optional occurred_at and an optional speaker (a display"
+            " name, searched with the turn's words). Replaces content."
         ),
     ] = None
 

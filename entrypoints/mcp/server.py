@@ -32,6 +32,7 @@ from domain.errors import TesseraError
 from domain.reasons import ReasonCode
 from entrypoints.backends import Backend, Credentials
 from entrypoints.mcp.schemas import object_schema
+from entrypoints.mcp.synthesis_tools import SYNTHESIS_TOOLS
 from entrypoints.mcp.tools import TOOLS, ToolSpec
 
 __all__ = ["CredentialSource", "build_server", "tool_error"]
@@ -105,14 +106,19 @@ async def _call(
         _log.error("tool %s failed: %s", spec.name, type(exc).__name__)
         return tool_error(ReasonCode.INTERNAL_ERROR, "internal error")
     result = spec.shape(answer)
+    text = spec.text(args, result)
     return CallToolResult(
-        content=[TextContent(text=json.dumps(result, ensure_ascii=False))],
+        content=[
+            TextContent(text=json.dumps(result, ensure_ascii=False) if text is None else text)
+        ],
         structured_content=result,
     )
 
 
 def build_server(
-    backend: Backend, credentials: CredentialSource, tools: Sequence[ToolSpec] = TOOLS
+    backend: Backend,
+    credentials: CredentialSource,
+    tools: Sequence[ToolSpec] = (*TOOLS, *SYNTHESIS_TOOLS),
 ) -> Server[Any]:
     """An MCP server whose every tool call goes through ``backend`` as the caller's key."""
     by_name = {spec.name: spec for spec in tools}

@@ -45,6 +45,8 @@ class ToolSpec:
     read_only: bool = True
     #: shapes the route's JSON into the result object (MCP results are objects)
     shape: Callable[[Json], Json] = lambda answer: answer
+    #: the text content, when it is not the result's JSON (e.g. a document as Markdown)
+    text: Callable[[Any, Json], str | None] = lambda args, result: None
 
 
 def _path(value: str) -> str:

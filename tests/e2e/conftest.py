@@ -16,6 +16,7 @@ from adapters.inmemory.audit_log import InMemoryAuditLog
 from adapters.inmemory.control_store import InMemoryControlStore
 from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inmemory.memory_store import InMemoryMemoryStore
+from adapters.inmemory.synthesis_runs import InMemorySynthesisRuns
 from adapters.inprocess.index import InProcessIndex
 from adapters.system.clock import SystemClock
 from adapters.system.ids import TimeOrderedIds
@@ -38,6 +39,7 @@ def services_over_fakes() -> Services:
         clock=SystemClock(),
         ids=TimeOrderedIds(),
         home_org_id="local",
+        synthesis_runs=InMemorySynthesisRuns(),
     )
 
 

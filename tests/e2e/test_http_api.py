@@ -109,6 +109,12 @@ def test_openapi_schema_is_served(client: Any) -> None:
             400,
             "unknown_field",
         ),
+        (
+            "/api/memory/remember",
+            b'{"turns": [{"role": "user", "content": "y", "speaker": " "}]}',
+            422,
+            "invalid_turn",
+        ),
         ("/api/memory/remember", b'{"content": ""}', 422, "empty_content"),
         ("/api/memory/remember", b'{"content": "   "}', 422, "empty_content"),
         ("/api/memory/remember", b'{"content": 5}', 400, "invalid_request"),
@@ -186,3 +192,27 @@ def test_a_conversation_is_one_source_whose_turns_keep_role_and_order(client: An
     pack = client.post("/api/context/pack", json={"query": "when is the cello recital"}).json()
     assert [e["source_id"] for e in pack["episodes"]] == [body["source_id"]]
     assert [(i["role"], i["turn_index"]) for i in pack["items"]] == [("user", 0), ("assistant", 1)]
+
+
+def test_turns_keep_their_speakers_on_hits_and_pack_items(client: Any) -> None:
+    response = client.post(
+        "/api/memory/remember",
+        json={
+            "source_type": "conversation",
+            "turns": [
+                {"role": "user", "speaker": "Sam", "content": "Did you adopt the cat?"},
+                {"role": "assistant", "speaker": "Maya", "content": "Yes!! We called him Pixel."},
+            ],
+        },
+    )
+    assert response.status_code == 201, response.text
+    hits = client.post("/api/search", json={"query": "Did Maya adopt a cat?"}).json()["results"]
+    assert {h["text"]: h["speaker"] for h in hits} == {
+        "Did you adopt the cat?": "Sam",
+        "Yes!! We called him Pixel.": "Maya",
+    }
+    pack = client.post("/api/context/pack", json={"query": "Maya's cat"}).json()
+    assert {(i["speaker"], i["role"]) for i in pack["items"]} == {
+        ("Sam", "user"),
+        ("Maya", "assistant"),
+    }

@@ -16,6 +16,7 @@ from adapters.inmemory.control_store import InMemoryControlStore
 from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inmemory.import_store import InMemoryImportStore
 from adapters.inmemory.memory_store import InMemoryMemoryStore
+from adapters.inmemory.synthesis_runs import InMemorySynthesisRuns
 from adapters.inprocess.index import InProcessIndex
 from adapters.sources.registry import source_adapters
 from adapters.system.clock import SystemClock
@@ -77,6 +78,7 @@ def _fakes(root: Path) -> Services:
         clock=SystemClock(),
         ids=TimeOrderedIds(),
         home_org_id="local",
+        synthesis_runs=InMemorySynthesisRuns(),
         imports=setup,
     )
 

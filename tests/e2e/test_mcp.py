@@ -23,13 +23,11 @@ from tests.e2e.conftest import ROOT, TESSERA, free_port, start_listening, tesser
 
 pytestmark = pytest.mark.slow
 
-TOOLS = {
-    "remember",
-    "recall",
-    "context",
-    "inspect_source",
-    "list_spaces",
-    "access_preview",
+TOOLS = {"remember", "recall", "context", "inspect_source", "list_spaces", "access_preview"} | {
+    "synthesize_plan",
+    "synthesize_draft",
+    "synthesize_verify",
+    "synthesize_remember",
     "source_import_start",
     "source_import_status",
     "source_import_list",

@@ -11,6 +11,7 @@ from adapters.inmemory.audit_log import InMemoryAuditLog
 from adapters.inmemory.control_store import InMemoryControlStore
 from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inmemory.memory_store import InMemoryMemoryStore
+from adapters.inmemory.synthesis_runs import InMemorySynthesisRuns
 from adapters.inprocess.index import InProcessIndex
 from adapters.system.clock import FixedClock
 from adapters.system.ids import TimeOrderedIds
@@ -45,6 +46,7 @@ class World:
             clock=self.clock,
             ids=TimeOrderedIds(),
             home_org_id=home_org_id,
+            synthesis_runs=InMemorySynthesisRuns(),
         )
 
     # -- people and spaces (as the operator) ----------------------------------

@@ -94,3 +94,34 @@ def test_content_and_turns_together_are_refused() -> None:
             now=NOW,
             turns=[Turn(role="user", content="hi")],
         )
+
+
+def test_a_turns_speaker_is_kept_beside_its_role_and_its_text_stays_verbatim() -> None:
+    from domain.models import Turn
+
+    ids = count()
+    source, chunks = compose_memory(
+        new_id=lambda: f"id{next(ids)}",
+        org_id="acme",
+        actor_id="ana",
+        content="",
+        now=NOW,
+        source_type=SourceType.CONVERSATION,
+        turns=[
+            Turn(role="user", content="Did you adopt the cat?", speaker="Sam"),
+            Turn(role="assistant", content="Yes!! We called him Pixel.", speaker="Maya"),
+            Turn(role="system", content="(session ended)"),
+        ],
+    )
+    assert source.content == (
+        "Sam (user): Did you adopt the cat?\n\n"
+        "Maya (assistant): Yes!! We called him Pixel.\n\n"
+        "system: (session ended)"
+    )
+    assert [(c.role, c.speaker) for c in chunks] == [
+        ("user", "Sam"),
+        ("assistant", "Maya"),
+        ("system", None),
+    ]
+    assert all(source.content[c.start : c.end] == c.text for c in chunks)
+    assert chunks[1].text == "Yes!! We called him Pixel."

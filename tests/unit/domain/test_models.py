@@ -51,7 +51,15 @@ def test_chunk_invariants() -> None:
         created_at=NOW,
     )
     Chunk(**base)  # type: ignore[arg-type]
-    for bad in ({"text": ""}, {"start": 2, "end": 1}, {"ordinal": -1}, {"scope": MemoryScope.TEAM}):
+    bad_values: tuple[dict[str, object], ...] = (
+        {"text": ""},
+        {"start": 2, "end": 1},
+        {"ordinal": -1},
+        {"scope": MemoryScope.TEAM},
+        {"speaker": " "},
+        {"speaker": "Maya\n"},
+    )
+    for bad in bad_values:
         with pytest.raises(ValueError):
             Chunk(**{**base, **bad})  # type: ignore[arg-type]
 
@@ -71,3 +79,34 @@ def test_principal_agent_needs_a_user() -> None:
 def test_content_hash_is_stable_sha256() -> None:
     assert content_hash("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     assert content_hash("é") != content_hash("e")
+
+
+@pytest.mark.parametrize(
+    ("speaker", "problem"),
+    [
+        (None, None),
+        ("Maya", None),
+        ("Zoë O'Neil-Ødegård", None),
+        ("", "non-whitespace"),
+        ("   ", "non-whitespace"),
+        (" Maya", "one line"),
+        ("Maya\nSam", "one line"),
+        ("M" * 101, "longer than 100"),
+    ],
+)
+def test_a_speaker_is_a_short_one_line_name(speaker: str | None, problem: str | None) -> None:
+    from domain.models import speaker_problem
+
+    found = speaker_problem(speaker)
+    if problem is None:
+        assert found is None
+    else:
+        assert found is not None
+        assert problem in found
+
+
+def test_what_the_ranker_reads_names_the_speaker() -> None:
+    from domain.models import spoken_text
+
+    assert spoken_text("I ran a marathon", "Maya") == "Maya: I ran a marathon"
+    assert spoken_text("I ran a marathon", None) == "I ran a marathon"

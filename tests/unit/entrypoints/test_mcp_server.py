@@ -192,3 +192,11 @@ async def test_access_preview_through_mcp_for_a_space_owner_only() -> None:
         assert denied.structured_content["error"]["reason"] == "admin_required"
     finally:
         await driver.close()
+
+
+def test_remember_turns_take_an_optional_speaker() -> None:
+    schema = object_schema(RememberBody)
+    turn = schema["$defs"]["Turn"]
+    assert "speaker" in turn["properties"]
+    assert "speaker" not in turn.get("required", [])
+    jsonschema.validate({"turns": [{"role": "user", "content": "hi", "speaker": "Maya"}]}, schema)

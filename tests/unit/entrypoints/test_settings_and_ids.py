@@ -76,3 +76,11 @@ def test_error_table() -> None:
     assert exit_code_for(InvalidInputError(ReasonCode.EMPTY_CONTENT, "")) == 2
     assert exit_code_for(StoreUnavailableError(ReasonCode.STORE_LOCKED, "")) == 3
     assert exit_code_for(UpstreamError(ReasonCode.EMBEDDER_FAILED, "")) == 1
+
+
+def test_the_slow_request_threshold_is_a_whole_number_of_ms() -> None:
+    assert load_settings({"TESSERA_DATA_DIR": "/tmp/x"}).slow_request_ms == 1000
+    env = {"TESSERA_DATA_DIR": "/tmp/x", "TESSERA_SLOW_REQUEST_MS": "250"}
+    assert load_settings(env).slow_request_ms == 250
+    with pytest.raises(SettingsError):
+        load_settings({"TESSERA_DATA_DIR": "/tmp/x", "TESSERA_SLOW_REQUEST_MS": "fast"})

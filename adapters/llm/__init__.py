@@ -1,0 +1,1 @@
+"""Language-model adapters: OpenAI, Gemini, and any OpenAI-compatible server."""

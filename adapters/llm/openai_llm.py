@@ -1,0 +1,162 @@
+"""Text generation through the official ``openai`` SDK: OpenAI, or any compatible server.
+
+``OpenAILLM`` calls the Chat Completions route, which OpenAI, Azure and the
+local servers offline users run (llama.cpp's ``llama-server``, Ollama, vLLM)
+all speak; ``OpenAICompatibleLLM`` is the same adapter pointed at a base URL
+with the API key optional, since local servers rarely check one. Structured
+output uses ``response_format={"type": "json_schema", ...}``; servers that
+only know JSON mode can be given ``json_mode="json_object"``.
+
+Failures become ``UpstreamError(llm_failed)`` whose detail names the HTTP
+status and error type only: SDK messages can quote the key or echo the prompt.
+"""
+
+from typing import TYPE_CHECKING, Any, Literal
+
+from adapters.embedders.remote import SAFE_IDENTIFIER
+from application.llm import LLMRequest, LLMResponse, decode_json
+from domain.errors import UpstreamError
+from domain.reasons import ReasonCode
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+__all__ = ["DEFAULT_MODEL", "OpenAICompatibleLLM", "OpenAILLM"]
+
+DEFAULT_MODEL = "gpt-4.1-mini"
+
+
+def _describe(exc: Exception) -> str:
+    """Status, error type and error code of an SDK exception; never its message."""
+    import openai
+
+    name = type(exc).__name__
+    if isinstance(exc, openai.APIStatusError):
+        code = (
+            exc.code if isinstance(exc.code, str) and SAFE_IDENTIFIER.fullmatch(exc.code) else None
+        )
+        return f"HTTP {exc.status_code} {name}" + (f" ({code})" if code else "")
+    return name
+
+
+class OpenAILLM:
+    """Creates its HTTP client on first use, so constructing one is free."""
+
+    provider = "openai chat"
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        model: str = DEFAULT_MODEL,
+        base_url: str | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 2,
+        json_mode: Literal["json_schema", "json_object"] = "json_schema",
+    ) -> None:
+        if not model:
+            raise ValueError("model must not be empty")
+        if timeout <= 0 or max_retries < 0:
+            raise ValueError("timeout must be > 0 and max_retries >= 0")
+        self._api_key = api_key
+        self._model = model
+        self._base_url = base_url
+        self._timeout = timeout
+        self._max_retries = max_retries
+        self._json_mode = json_mode
+        self._client: AsyncOpenAI | None = None
+
+    def __repr__(self) -> str:  # never show the key
+        return f"{type(self).__name__}(model={self._model!r})"
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    def _get_client(self) -> "AsyncOpenAI":
+        if self._client is None:
+            from openai import AsyncOpenAI
+
+            self._client = AsyncOpenAI(
+                api_key=self._api_key,
+                base_url=self._base_url,
+                timeout=self._timeout,
+                max_retries=self._max_retries,
+            )
+        return self._client
+
+    def _response_format(self, request: LLMRequest) -> dict[str, Any] | None:
+        if request.schema is None:
+            return None
+        if self._json_mode == "json_object":
+            return {"type": "json_object"}
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": "answer", "schema": request.schema, "strict": False},
+        }
+
+    async def generate(self, request: LLMRequest) -> LLMResponse:
+        import openai
+
+        messages: list[Any] = []
+        if request.system:
+            messages.append({"role": "system", "content": request.system})
+        messages.append({"role": "user", "content": request.prompt})
+        extra: dict[str, Any] = {}
+        response_format = self._response_format(request)
+        if response_format is not None:
+            extra["response_format"] = response_format
+        try:
+            completion = await self._get_client().chat.completions.create(
+                model=self._model,
+                messages=messages,
+                max_tokens=request.max_tokens,
+                temperature=request.temperature,
+                **extra,
+            )
+        except openai.OpenAIError as exc:
+            raise UpstreamError(
+                ReasonCode.LLM_FAILED, f"{self.provider}: {_describe(exc)}"
+            ) from None
+        try:
+            text = completion.choices[0].message.content
+        except (AttributeError, IndexError, TypeError):
+            text = None
+        if not text:
+            raise UpstreamError(ReasonCode.LLM_BAD_OUTPUT, f"{self.provider}: an empty answer")
+        data = decode_json(text, self.provider) if request.schema is not None else None
+        return LLMResponse(text=text, model=completion.model or self._model, data=data)
+
+    async def aclose(self) -> None:
+        """Close the HTTP client, if one was opened."""
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.close()
+
+
+class OpenAICompatibleLLM(OpenAILLM):
+    """A local or self-hosted server (llama.cpp, Ollama, vLLM) that speaks Chat Completions."""
+
+    provider = "openai-compatible chat"
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        timeout: float = 120.0,
+        max_retries: int = 1,
+        json_mode: Literal["json_schema", "json_object"] = "json_schema",
+    ) -> None:
+        if not base_url:
+            raise ValueError("an OpenAI-compatible server needs its base URL")
+        super().__init__(
+            # the SDK insists on a key; local servers ignore it
+            api_key=api_key or "not-needed",
+            model=model,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            json_mode=json_mode,
+        )

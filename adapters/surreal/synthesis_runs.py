@@ -1,0 +1,117 @@
+"""The SynthesisRunStore port on SurrealDB 3: runs in each organisation's own namespace.
+
+A run is stored as its JSON encoding (``body``) beside the few fields a
+query needs (who cited what, when): runs are read whole by id and replaced
+whole after each stage, so a flexible nested schema would buy nothing and
+JSON keeps datetimes exact (msgspec writes RFC 3339 with the offset). The
+namespace goes with the organisation (``drop_organization`` removes it).
+Reads of an organisation with no namespace answer from ``INFO FOR ROOT``
+without creating it, as the audit log does.
+"""
+
+import asyncio
+from datetime import UTC
+
+import msgspec
+from surrealdb import RecordID
+
+from adapters.surreal.codec import namespace_for
+from adapters.surreal.connection import SurrealConnection
+from application.synthesis.records import SynthesisRun
+
+__all__ = ["SurrealSynthesisRuns"]
+
+_SCHEMA = """
+DEFINE TABLE IF NOT EXISTS synthesis_run SCHEMAFULL;
+DEFINE FIELD IF NOT EXISTS run_id ON synthesis_run TYPE string;
+DEFINE FIELD IF NOT EXISTS created_at ON synthesis_run TYPE string;
+DEFINE FIELD IF NOT EXISTS artifact_source_id ON synthesis_run TYPE option<string>;
+DEFINE FIELD IF NOT EXISTS cited_source_ids ON synthesis_run TYPE array<string>;
+DEFINE FIELD IF NOT EXISTS body ON synthesis_run TYPE string;
+DEFINE INDEX IF NOT EXISTS synthesis_run_cites ON synthesis_run FIELDS cited_source_ids;
+"""
+
+_CITING = (
+    "SELECT body, created_at, run_id FROM synthesis_run WHERE artifact_source_id != NONE "
+    "AND cited_source_ids CONTAINS $sid ORDER BY created_at, run_id;"
+)
+
+
+class SurrealSynthesisRuns:
+    def __init__(self, connection: SurrealConnection) -> None:
+        self._conn = connection
+        self._defined: set[str] = set()
+        self._defining = asyncio.Lock()
+
+    async def _ensure_table(self, namespace: str) -> None:
+        if namespace in self._defined:
+            return
+        async with self._defining:
+            if namespace not in self._defined:
+                await self._conn.query(
+                    namespace, _SCHEMA, operation="defining synthesis runs", write=True
+                )
+                self._defined.add(namespace)
+
+    async def _exists(self, namespace: str) -> bool:
+        (root,) = await self._conn.query(None, "INFO FOR ROOT;", operation="listing namespaces")
+        if namespace in (root or {}).get("namespaces", {}):
+            return True
+        self._defined.discard(namespace)
+        return False
+
+    async def save_run(self, run: SynthesisRun) -> None:
+        namespace = namespace_for(run.org_id)
+        await self._ensure_table(namespace)
+        row = {
+            "run_id": run.run_id,
+            # RFC 3339 in UTC sorts as text
+            "created_at": run.created_at.astimezone(UTC).isoformat(),
+            "artifact_source_id": run.artifact_source_id,
+            "cited_source_ids": list(run.cited_source_ids),
+            "body": msgspec.json.encode(run).decode(),
+        }
+        await self._conn.query(
+            namespace,
+            "UPSERT $id CONTENT $row RETURN NONE;",
+            {"id": RecordID("synthesis_run", run.run_id), "row": row},
+            operation="saving a synthesis run",
+            write=True,
+        )
+
+    async def get_run(self, org_id: str, run_id: str) -> SynthesisRun | None:
+        namespace = namespace_for(org_id)
+        if not await self._exists(namespace):
+            return None
+        await self._ensure_table(namespace)
+        (rows,) = await self._conn.query(
+            namespace,
+            "SELECT body FROM $id;",
+            {"id": RecordID("synthesis_run", run_id)},
+            operation="reading a synthesis run",
+        )
+        if not rows:
+            return None
+        return msgspec.json.decode(rows[0]["body"], type=SynthesisRun)
+
+    async def runs_citing(self, org_id: str, source_id: str) -> list[SynthesisRun]:
+        namespace = namespace_for(org_id)
+        if not await self._exists(namespace):
+            return []
+        await self._ensure_table(namespace)
+        (rows,) = await self._conn.query(
+            namespace, _CITING, {"sid": source_id}, operation="finding citing artifacts"
+        )
+        return [msgspec.json.decode(r["body"], type=SynthesisRun) for r in rows or []]
+
+    async def drop_runs(self, org_id: str) -> None:
+        namespace = namespace_for(org_id)
+        if not await self._exists(namespace):
+            return
+        await self._ensure_table(namespace)
+        await self._conn.query(
+            namespace,
+            "DELETE synthesis_run RETURN NONE;",
+            operation="dropping synthesis runs",
+            write=True,
+        )

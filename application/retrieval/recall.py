@@ -1,0 +1,87 @@
+"""Retrieve, then re-check under the policy: the one seam search, packs and synthesis share.
+
+The pipeline ranks candidates inside the caller's ``CandidateFilter``; this
+class then loads each chunk from the store (the truth) and authorizes it
+again, so a chunk hidden, redacted or moved since the index saw it is
+withheld and counted. It is built once in the composition root and handed to
+every use case that reads memory (DESIGN.md §12: collaborators injected), so
+they share one query-vector cache and one readiness state.
+"""
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Protocol
+
+from application.embedding import QueryVectorCache
+from application.ports import Embedder, MemoryStore, RetrievalIndex
+from application.readiness import OrgReadiness
+from application.retrieval.pipeline import Found, RetrievalMode, RetrievalPipeline, Retrieved
+from application.trust.guard import candidate_filter, may_read
+from domain.policy import MemoryPolicyContext
+from domain.ranking.ranker import RankWeights
+
+__all__ = ["Recall", "RecallQuery"]
+
+
+class RecallQuery(Protocol):
+    """What a read request must say: which organisation, what to look for, as of when."""
+
+    @property
+    def org_id(self) -> str: ...
+
+    @property
+    def query(self) -> str: ...
+
+    @property
+    def as_of(self) -> datetime | None: ...
+
+
+class Recall:
+    def __init__(
+        self,
+        *,
+        store: MemoryStore,
+        index: RetrievalIndex,
+        embedder: Embedder,
+        readiness: OrgReadiness | None = None,
+        retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
+        rank_weights: RankWeights | None = None,
+    ) -> None:
+        self._store = store
+        #: shared with the write path: an organisation is prepared once per process
+        self.readiness = readiness or OrgReadiness(store, index, embedder)
+        self.query_vectors = QueryVectorCache(embedder)
+        self._pipeline = RetrievalPipeline(
+            index=index,
+            query_vector=self.query_vectors.vector_for,
+            mode=retrieval_mode,
+            weights=rank_weights,
+        )
+
+    async def resolve(
+        self,
+        request: RecallQuery,
+        policy: MemoryPolicyContext,
+        found: Sequence[Found],
+    ) -> tuple[list[Retrieved], int]:
+        """Load the chunks and authorize each again; also says how many were withheld."""
+        chunks = await self._store.get_chunks(request.org_id, [f.chunk_id for f in found])
+        resolved = []
+        for hit in found:
+            chunk = chunks.get(hit.chunk_id)
+            # the policy also refuses every lifecycle but active (hidden, redacted, deleted)
+            if chunk is not None and may_read(policy, chunk):
+                resolved.append(
+                    Retrieved(chunk=chunk, score=hit.score, ranks=hit.ranks, reasons=hit.reasons)
+                )
+        return resolved, len(found) - len(resolved)
+
+    async def retrieve(
+        self, request: RecallQuery, policy: MemoryPolicyContext, limit: int
+    ) -> tuple[list[Retrieved], int]:
+        """Candidates only from the spaces the caller may read (filtered inside the index)."""
+        await self.readiness.ensure(request.org_id)
+        found = await self._pipeline.run(
+            request.org_id, request.query, limit, candidate_filter(policy), request.as_of
+        )
+        return await self.resolve(request, policy, found)

@@ -1,0 +1,86 @@
+"""Everyday small talk between the facts: written by hand, with slots for variety.
+
+``a`` and ``b`` are the two speakers in either order. Some exchanges share
+words with the questions on purpose (cats, running, flights, the kitchen),
+so a question cannot be answered by matching one distinctive word.
+"""
+
+__all__ = ["FILLER", "FILLER_SLOTS", "OPENERS"]
+
+OPENERS: tuple[tuple[tuple[str, str], ...], ...] = (
+    (("a", "Hey you! How's your week going?"), ("b", "Long. But better now it's {day}.")),
+    (("a", "Morning! Got a minute?"), ("b", "Always. What's up?")),
+    (("a", "Hiya, sorry I went quiet, work has been mad."), ("b", "No worries at all.")),
+    (("a", "Evening! Are you surviving?"), ("b", "Just about. Kettle's on.")),
+    (("a", "Hello stranger!"), ("b", "I know, I know. I'm terrible at replying.")),
+    (("a", "Hey, quick one before I forget."), ("b", "Go on.")),
+)
+
+FILLER: tuple[tuple[tuple[str, str], ...], ...] = (
+    (("a", "Is it {weather} where you are too?"), ("b", "Yep. I've given up on the washing.")),
+    (("a", "Have you started watching {show}?"), ("b", "Two episodes in. No spoilers!"),
+     ("a", "My lips are sealed.")),
+    (("a", "What are you having for dinner?"),
+     ("b", "Probably {food}, I can't be bothered to cook."),
+     ("a", "Honestly, same.")),
+    (("a", "The bus was late again this morning."), ("b", "Every single day. They should pay us.")),
+    (("a", "Did you see the football last night?"), ("b", "Fell asleep at half time, who won?"),
+     ("a", "Nobody, it was nil-nil.")),
+    (("a", "I need a holiday."), ("b", "Don't we all. Somewhere hot with no emails.")),
+    (("a", "My neighbour's cat keeps sitting on my car."), ("b", "Ha, it's claimed you.")),
+    (("a", "I bought a plant and it's already dying."), ("b", "Water it less, that's usually it.")),
+    (("a", "Do you fancy a coffee on {day}?"), ("b", "Yes please. The usual place?"),
+     ("a", "Perfect. Ten-ish?"), ("b", "Ten-ish.")),
+    (("a", "Ugh, I've got a dentist appointment tomorrow."), ("b", "Good luck, be brave.")),
+    (("a", "The kids have been bouncing off the walls."), ("b", "It's the half term energy.")),
+    (("a", "I tried that new bakery on the corner."), ("b", "And?"),
+     ("a", "The cinnamon buns are dangerous.")),
+    (("a", "Work is so quiet this week it's eerie."), ("b", "Enjoy it while it lasts.")),
+    (("a", "I've got a cold coming, I can feel it."), ("b", "Lemon, honey, early night.")),
+    (("a", "Have you booked anything for the summer yet?"),
+     ("b", "Not yet, still arguing about it.")),
+    (("a", "I went for a run and regretted every step."), ("b", "That still counts!")),
+    (("a", "My phone screen cracked again."), ("b", "You need one of those chunky cases.")),
+    (("a", "Mum called, she says hello."), ("b", "Aw, say hi back from me.")),
+    (("a", "I'm so tired today."), ("b", "Same. Early night for both of us then.")),
+    (("a", "The traffic on the ring road was a nightmare."), ("b", "Roadworks again, I bet.")),
+    (("a", "Any plans for the weekend?"), ("b", "Sofa, {show}, maybe a walk if it's nice.")),
+    (("a", "Did you get my voice note?"), ("b", "I did, sorry, I'll listen properly tonight.")),
+    (("a", "I finally cleaned out the fridge."), ("b", "Brave. What did you find?"),
+     ("a", "Things I can't name.")),
+    (("a", "We should do a proper catch-up soon."), ("b", "Definitely. Dinner next month?")),
+    (("a", "My back is killing me after the garden."), ("b", "Hot bath. Trust me.")),
+    (("a", "The flight prices this year are ridiculous."), ("b", "I know, I just checked too.")),
+    (("a", "Have you heard from {friend} lately?"), ("b", "Not for ages, I should message her.")),
+    (("a", "It's {friend}'s birthday on {day}, don't forget."), ("b", "Thanks for the reminder!")),
+    (("a", "I'm trying to drink more water."), ("b", "How's that going?"),
+     ("a", "Two glasses and a lot of tea.")),
+    (("a", "The kitchen tap is dripping again."), ("b", "Landlord's problem, not yours.")),
+    (("a", "Do you know a good electrician?"), ("b", "I'll send you my guy's number.")),
+    (("a", "I'm making {food} tonight, want the recipe?"), ("b", "Always.")),
+    (("a", "Is the market on this Saturday?"), ("b", "I think so, from nine.")),
+    (("a", "I can't believe it's {month} already."), ("b", "This year is flying by.")),
+    (("a", "The dog next door barked all night."), ("b", "Earplugs. Life changing.")),
+    (("a", "I signed up for a newsletter and now I get ten emails a day."), ("b", "Unsubscribe!")),
+    (("a", "Do you still have my umbrella?"), ("b", "Oops. Yes. It's by the door.")),
+    (("a", "I watched a documentary about octopuses."), ("b", "They're so clever, it's spooky.")),
+    (("a", "My manager wants everything by {day}."), ("b", "Of course they do.")),
+    (("a", "We had a power cut last night."), ("b", "Candles and board games?"),
+     ("a", "Candles and an early night.")),
+    (("a", "Someone parked across my drive again."), ("b", "Leave a note. A polite one.")),
+    (("a", "I've got so much laundry."), ("b", "It breeds, I swear.")),
+    (("a", "How's your mum getting on?"), ("b", "Much better, thanks for asking.")),
+    (("a", "Can you recommend a podcast?"), ("b", "Try the one about history mysteries."),
+     ("a", "Adding it now.")),
+    (("a", "Sorry, got to run, meeting in five."), ("b", "Go go go! Talk later.")),
+)
+
+FILLER_SLOTS: dict[str, tuple[str, ...]] = {
+    "day": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
+    "weather": ("pouring", "freezing", "boiling", "foggy", "windy"),
+    "show": ("the baking show", "that Danish crime drama", "the new sci-fi series",
+             "the house renovation programme"),
+    "food": ("beans on toast", "pasta", "a stir fry", "soup", "a takeaway curry", "fish fingers"),
+    "friend": ("Jess", "Ellie", "Nina", "Kate", "Sophie"),
+    "month": ("March", "June", "September", "November"),
+}

@@ -1,0 +1,1 @@
+"""Synthesis rules that need no I/O: outlines, sentences, support and the verdict."""

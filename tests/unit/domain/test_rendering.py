@@ -1,0 +1,47 @@
+from datetime import UTC, datetime, timedelta, timezone
+
+from domain.rendering import GAP, PackEpisode, PackLine, render_pack
+
+MAY_8 = datetime(2023, 5, 8, 19, 42, tzinfo=UTC)
+
+
+def test_turns_read_as_an_exchange_with_speaker_role_and_the_episodes_date() -> None:
+    text = render_pack(
+        [
+            PackEpisode(
+                source_id="s1",
+                occurred_at=MAY_8,
+                lines=[
+                    PackLine(text="Did you adopt\nthe cat?", role="user", speaker="Sam",
+                             turn_index=3, occurred_at=MAY_8),
+                    PackLine(text="Yes!! Pixel.", role="assistant", speaker="Maya",
+                             turn_index=4, occurred_at=MAY_8),
+                    PackLine(text="I ran a marathon last weekend", role="assistant",
+                             speaker="Maya", turn_index=9, occurred_at=MAY_8),
+                    PackLine(text="(ended)", role="system", turn_index=10,
+                             occurred_at=MAY_8 + timedelta(hours=1)),
+                ],
+            ),
+            PackEpisode(source_id="n1", occurred_at=None, lines=[PackLine(text="A note.")]),
+        ]
+    )
+    assert text == (
+        "## Conversation of Monday 2023-05-08 19:42 +0000 [source s1]\n"
+        "Sam: Did you adopt the cat?\n"
+        "Maya: Yes!! Pixel.\n"
+        f"{GAP}\n"
+        "Maya: I ran a marathon last weekend\n"
+        "[Monday 2023-05-08 20:42 +0000] system: (ended)\n"
+        "\n"
+        "## Source (date unknown) [source n1]\n"
+        "A note."
+    )
+
+
+def test_a_date_keeps_its_offset_and_an_empty_pack_is_empty() -> None:
+    lisbon = datetime(2023, 6, 12, 9, 5, tzinfo=timezone(timedelta(hours=1)))
+    text = render_pack(
+        [PackEpisode(source_id="s", occurred_at=lisbon, lines=[PackLine(text="hi", role="user")])]
+    )
+    assert text.splitlines()[0] == "## Conversation of Monday 2023-06-12 09:05 +0100 [source s]"
+    assert render_pack([]) == ""
