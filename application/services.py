@@ -24,6 +24,7 @@ from application.ports import (
 )
 from application.retrieval.pipeline import RetrievalMode
 from application.retrieval.recall import Recall
+from application.sources.import_jobs import ImportJobs, ImportSetup
 from application.synthesis.audience import AudienceResolver
 from application.synthesis.ports import SynthesisRunStore
 from application.synthesis.service import SynthesisService
@@ -60,6 +61,7 @@ class Services:
         recall: Recall | None = None,
         llm: LanguageModel | None = None,
         preview_key: bytes | None = None,
+        imports: ImportSetup | None = None,
     ) -> None:
         self.home_org_id = home_org_id
         #: retrieve-then-recheck, shared by search, context packs and synthesis
@@ -123,6 +125,18 @@ class Services:
         self.status = StatusReporter(
             store=store, memory=self.memory, control=control, audit=self.audit, admin=self.control
         )
+        #: archive imports, when the composition root configured them
+        self.imports: ImportJobs | None = None
+        if imports is not None:
+            self.imports = ImportJobs(
+                imports,
+                memory=self.memory,
+                control=control,
+                access=self.access,
+                audit=self.audit,
+                ids=ids,
+                clock=clock,
+            )
         #: the owner key made by the first ``open`` of a fresh install (held in memory only)
         self.bootstrap_key: IssuedKey | None = None
 
@@ -152,5 +166,7 @@ class Services:
         return issued
 
     async def close(self) -> None:
+        if self.imports is not None:
+            await self.imports.close()  # running imports pause between batches first
         await self.memory.close()  # flushes the audit trail, then closes the store
         await self._control_store.close()

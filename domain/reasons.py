@@ -25,6 +25,10 @@ class ReasonCode(StrEnum):
     NOT_FOUND = "not_found"
     #: a resume token the source adapter did not issue
     INVALID_CHECKPOINT = "invalid_checkpoint"
+    #: an import names an archive format Tessera has no adapter for
+    UNKNOWN_ADAPTER = "unknown_adapter"
+    #: an import names a path outside the configured import root (symlinks resolved)
+    PATH_OUTSIDE_IMPORT_ROOT = "path_outside_import_root"
     # storage and models
     EMBEDDER_MISMATCH = "embedder_mismatch"
     EMBEDDER_FAILED = "embedder_failed"

@@ -176,7 +176,10 @@ async def _local(settings: Settings, surface: Surface) -> HttpBackend:
     from entrypoints.http.app import create_app
     from entrypoints.serve import announce_owner_key
 
-    services = build_container(settings).services()
+    container = build_container(settings)
+    # the CLI in its own process imports any path its user can read; MCP stays under the root
+    container.imports_anywhere.override(surface is Surface.CLI)
+    services = container.services()
     try:
         issued = await services.open(surface)
     except BaseException:

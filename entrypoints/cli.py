@@ -21,6 +21,7 @@ from entrypoints.admin_cli import add_admin_parser, run_admin
 from entrypoints.bulk_cli import add_bulk_parsers, run_bulk
 from entrypoints.correct_cli import add_correct_parser, run_correct
 from entrypoints.errors import exit_code_for
+from entrypoints.import_cli import add_import_parser, run_import
 from entrypoints.paths import path_segment
 from entrypoints.settings import Settings, SettingsError, load_settings
 from entrypoints.synthesis_cli import add_synthesis_parser, run_synthesis
@@ -83,6 +84,7 @@ def _parser() -> argparse.ArgumentParser:
     add_synthesis_parser(sub)
     add_correct_parser(sub)
     add_bulk_parsers(sub)
+    add_import_parser(sub)
     return parser
 
 
@@ -131,6 +133,8 @@ async def _run_client(args: argparse.Namespace, settings: Settings) -> int:
             return await run_correct(backend, args)
         if args.command in ("export", "delete"):
             return await run_bulk(backend, args)
+        if args.command == "import":
+            return await run_import(backend, args, settings)
         if args.command == "inspect":
             source = path_segment(args.source_id)
             result = await backend.call("GET", f"/api/memory/sources/{source}")

@@ -12,6 +12,7 @@ from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.retrieval.pipeline import RetrievalMode
 from application.retrieval.recall import Recall
 from application.services import Services
+from application.sources.import_jobs import ImportSetup
 from application.synthesis.ports import SynthesisRunStore
 from application.trust.ports import AuditLog, ControlStore
 from entrypoints.settings import EmbedderKind, IndexKind, Settings, SettingsError
@@ -135,6 +136,7 @@ def make_services(
     home_org_id: str,
     retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
     llm: LanguageModel | None = None,
+    imports: ImportSetup | None = None,
 ) -> Services:
     """Every use case over the given ports, with the system clock, ids and token counter.
 
@@ -158,6 +160,7 @@ def make_services(
         recall=Recall(store=store, index=index, embedder=embedder, retrieval_mode=retrieval_mode),
         synthesis_runs=make_synthesis_runs(store),
         llm=llm,
+        imports=imports,
     )
 
 
@@ -192,6 +195,21 @@ def _home_org(settings: Settings) -> str:
     return settings.org_id
 
 
+def _imports(settings: Settings, store: MemoryStore, anywhere: bool) -> ImportSetup:
+    """``anywhere``: the CLI in its own process reads any path its user can (no root)."""
+    from adapters.sources.registry import source_adapters
+    from adapters.surreal.import_store import SurrealImportStore
+    from adapters.surreal.memory_store import SurrealMemoryStore
+
+    assert isinstance(store, SurrealMemoryStore)
+    return ImportSetup(
+        store=SurrealImportStore(store.connection),
+        adapters=source_adapters(),
+        root=None if anywhere else settings.imports_dir,
+        max_upload_bytes=settings.import_max_upload_bytes,
+    )
+
+
 class Container(containers.DeclarativeContainer):
     settings = providers.Dependency(instance_of=Settings)
     store = providers.Singleton(_store, settings)
@@ -200,6 +218,8 @@ class Container(containers.DeclarativeContainer):
     control = providers.Singleton(make_control_store, store)
     audit_log = providers.Singleton(make_audit_log, store)
     home_org = providers.Callable(_home_org, settings)
+    imports_anywhere = providers.Object(False)
+    imports = providers.Singleton(_imports, settings, store, imports_anywhere)
     llm = providers.Singleton(_llm, settings)
     services = providers.Singleton(
         make_services,
@@ -210,6 +230,7 @@ class Container(containers.DeclarativeContainer):
         audit_log,
         home_org,
         llm=llm,
+        imports=imports,
     )
 
 

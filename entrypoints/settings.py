@@ -24,6 +24,9 @@ __all__ = [
 
 E = TypeVar("E", bound=StrEnum)
 
+#: an upload limit large enough for a mailbox or chat export, small enough to hold in memory
+DEFAULT_MAX_UPLOAD_MB = 256
+
 
 class EmbedderKind(StrEnum):
     ONNX = "onnx"
@@ -84,6 +87,16 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     request_log: RequestLog = RequestLog.OFF
     #: requests slower than this leave a tessera.slow warning (shape and timing only)
     slow_request_ms: int = 1000
+    #: imports may name paths under this folder only (TESSERA_IMPORT_ROOT; default
+    #: <data dir>/imports); uploads are saved there too
+    import_root: Path | None = None
+    #: the largest archive an HTTP upload may send (TESSERA_IMPORT_MAX_UPLOAD_MB)
+    import_max_upload_bytes: int = DEFAULT_MAX_UPLOAD_MB * 1024 * 1024
+
+    @property
+    def imports_dir(self) -> Path:
+        """The import root: the configured one, else ``imports`` under the data directory."""
+        return self.import_root if self.import_root is not None else self.data_dir / "imports"
 
     @property
     def url_kind(self) -> str:
@@ -130,6 +143,12 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         raise SettingsError(f"TESSERA_PORT={port_raw!r} is not a number") from None
     if not 0 < port < 65536:
         raise SettingsError(f"TESSERA_PORT={port} is out of range")
+    upload_raw = env.get("TESSERA_IMPORT_MAX_UPLOAD_MB") or str(DEFAULT_MAX_UPLOAD_MB)
+    if not (upload_raw.isdigit() and int(upload_raw) > 0):
+        raise SettingsError(
+            f"TESSERA_IMPORT_MAX_UPLOAD_MB={upload_raw!r} is not a positive number"
+        )
+    import_root = env.get("TESSERA_IMPORT_ROOT") or None
     embedder = _choice(env, "TESSERA_EMBEDDER", EmbedderKind, EmbedderKind.ONNX)
     dims_raw = env.get("TESSERA_EMBEDDER_DIMENSIONS") or None
     if dims_raw is not None and not (dims_raw.isdigit() and int(dims_raw) > 0):
@@ -168,6 +187,8 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         log_level=env.get("TESSERA_LOG_LEVEL", "INFO").upper(),
         request_log=_choice(env, "TESSERA_REQUEST_LOG", RequestLog, RequestLog.OFF),
         slow_request_ms=_slow_ms(env.get("TESSERA_SLOW_REQUEST_MS", "1000")),
+        import_root=Path(import_root).expanduser().resolve() if import_root else None,
+        import_max_upload_bytes=int(upload_raw) * 1024 * 1024,
     )
 
 

@@ -1,14 +1,19 @@
 """The reference ``ImportStore``: import records and dedupe ledgers in dictionaries."""
 
 from collections.abc import Iterable
+from datetime import datetime
 
+from adapters.inmemory.memory_store import InMemoryMemoryStore
 from application.sources.jobs import ImportJob
 
 __all__ = ["InMemoryImportStore"]
 
 
 class InMemoryImportStore:
-    def __init__(self) -> None:
+    """``memory``: the memory store imports write to, for ``written_since`` (else it answers [])."""
+
+    def __init__(self, memory: InMemoryMemoryStore | None = None) -> None:
+        self._memory = memory
         self._jobs: dict[tuple[str, str], ImportJob] = {}
         self._keys: dict[tuple[str, str], set[str]] = {}
 
@@ -31,3 +36,22 @@ class InMemoryImportStore:
 
     async def close(self) -> None:
         return None
+
+    async def written_since(
+        self, org_id: str, space: str, import_id: str, since: datetime
+    ) -> list[str]:
+        if self._memory is None:
+            return []
+        org = self._memory._orgs.get(org_id)  # the reference pair: read its sources directly
+        written = []
+        for source in [] if org is None else list(org.sources.values()):
+            meta = source.metadata
+            if (
+                f"{source.scope}/{source.scope_key or ''}" == space
+                and meta.get("import_id") == import_id
+                and isinstance(meta.get("import_key"), str)
+                and source.created_at >= since
+            ):
+                written.append((source.created_at, source.source_id, str(meta["import_key"])))
+        return [key for _, _, key in sorted(written)]
+

@@ -16,18 +16,20 @@ empty without creating it, and the tables are defined once per namespace.
 
 import asyncio
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 import msgspec
 from surrealdb import RecordID
 
-from adapters.surreal.codec import namespace_for
+from adapters.surreal.codec import namespace_for, space_code
 from adapters.surreal.connection import SurrealConnection
 from adapters.surreal.control_codec import to_value
 from adapters.surreal.memory_store import INSERT_BATCH
 from application.sources.jobs import ImportJob
 from domain.errors import UpstreamError
 from domain.reasons import ReasonCode
+from domain.scopes import MemoryScope
 
 __all__ = ["SurrealImportStore"]
 
@@ -42,6 +44,7 @@ DEFINE FIELD IF NOT EXISTS key ON import_key TYPE string;
 """
 
 _DECODER = msgspec.json.Decoder(ImportJob)
+_METADATA = msgspec.json.Decoder(dict[str, Any])
 
 
 class SurrealImportStore:
@@ -154,6 +157,31 @@ class SurrealImportStore:
                 operation="adding to the import ledger",
                 write=True,
             )
+
+    async def written_since(
+        self, org_id: str, space: str, import_id: str, since: datetime
+    ) -> list[str]:
+        """Read from the memory store's ``source`` table in the same namespace (once per run)."""
+        namespace = await self._readable(org_id)
+        if namespace is None:
+            return []
+        scope, _, scope_key = space.partition("/")
+        (rows,) = await self._conn.query(
+            namespace,
+            "SELECT metadata, created_at, meta::id(id) AS id FROM source "
+            "WHERE space = $space AND created_at >= $since ORDER BY created_at, id;",
+            {"space": space_code(MemoryScope(scope), scope_key or None), "since": to_value(since)},
+            operation="finding an import's latest writes",
+        )
+        keys = []
+        for row in rows or []:
+            try:
+                meta = _METADATA.decode(row["metadata"])
+            except (KeyError, TypeError, msgspec.DecodeError):
+                continue
+            if meta.get("import_id") == import_id and isinstance(meta.get("import_key"), str):
+                keys.append(meta["import_key"])
+        return keys
 
     async def close(self) -> None:
         return None

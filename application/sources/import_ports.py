@@ -7,6 +7,7 @@ store (SurrealDB, SQL) must keep both per organisation.
 """
 
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Protocol
 
 from application.sources.jobs import ImportJob
@@ -30,5 +31,18 @@ class ImportStore(Protocol):
         ...
 
     async def add_keys(self, org_id: str, space: str, keys: Iterable[str]) -> None: ...
+
+    async def written_since(
+        self, org_id: str, space: str, import_id: str, since: datetime
+    ) -> list[str]:
+        """Dedupe keys of the sources ``import_id`` wrote to ``space`` at or after ``since``.
+
+        Read from the memory store itself (each imported source carries its
+        ``import_id`` and ``import_key`` in its metadata), in the order written:
+        after a crash these are the records written since the last saved
+        checkpoint, whose ledger entries and counts may have died with the
+        process. A store that does not outlive its process may answer ``[]``.
+        """
+        ...
 
     async def close(self) -> None: ...

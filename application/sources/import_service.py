@@ -5,8 +5,15 @@ revoked key). So it works in batches: before each batch it re-authorizes
 the job's stored authority (failing closed), then writes each new record
 through the same ``remember`` every caller uses, adds its dedupe key to the
 ledger of the target space, and after the batch saves the checkpoint and
-counters. A resume starts after the saved checkpoint; records written after
-it are found in the ledger and counted as duplicates, not written twice.
+counters. A resume starts after the saved checkpoint.
+
+Exactly once across a crash: each imported source carries its ``import_id``
+and ``import_key`` (the dedupe key) in its metadata, committed with the
+source itself. A crash can lose the ledger entry and the counts of records
+written after the last checkpoint, never the source; so a run that resumes
+first asks the store which sources this import wrote since that checkpoint
+(``ImportStore.written_since``) and counts those records, when it reads
+them again, as written (not again, and not as duplicates).
 
 Not here yet: the asynchronous embedding lane (each write still waits for
 its vectors, so ``embedding_pending`` stays 0) and a bulk write path.
@@ -20,6 +27,8 @@ from typing import Protocol
 
 import msgspec
 
+from application.commands import RememberRequest
+from application.limits import MAX_METADATA_KEYS
 from application.memory_service import MemoryService
 from application.ports import Clock, IdGenerator
 from application.sources.import_ports import ImportStore
@@ -37,6 +46,7 @@ from application.sources.ports import SourceAdapter
 from application.sources.records import ImportRecord, ReadItem
 from application.trust.guard import denied, require_org, write_target
 from domain.errors import InvalidInputError, NotFoundError, PolicyDeniedError, TesseraError
+from domain.models import MetadataValue
 from domain.policy import MemoryPolicyContext, authorize_write
 from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope
@@ -58,10 +68,20 @@ class _Run:
 
     counters: dict[str, int]
     problems: list[ImportProblem]
+    #: keys this import wrote after its last checkpoint, found in the store on resume
+    replayed: set[str]
 
     def problem(self, record_id: str, reason: str, detail: str) -> None:
         if len(self.problems) < MAX_LISTED_PROBLEMS:
             self.problems.append(ImportProblem(record_id=record_id, reason=reason, detail=detail))
+
+
+def _tagged(request: RememberRequest, import_id: str, key: str) -> RememberRequest:
+    """The request with the import's id and the record's dedupe key first in its metadata."""
+    rest = [(k, v) for k, v in request.metadata.items() if k not in ("import_id", "import_key")]
+    metadata: dict[str, MetadataValue] = {"import_id": import_id, "import_key": key}
+    metadata.update(rest[: MAX_METADATA_KEYS - len(metadata)])
+    return msgspec.structs.replace(request, metadata=metadata)
 
 
 def _take(items: Iterator[ReadItem], n: int) -> list[ReadItem]:
@@ -97,7 +117,7 @@ class ImportService:
         adapter = self._adapters.get(name)
         if adapter is None:
             raise InvalidInputError(
-                ReasonCode.INVALID_REQUEST,
+                ReasonCode.UNKNOWN_ADAPTER,
                 f"adapter must be one of {', '.join(sorted(self._adapters))}",
             )
         return adapter
@@ -157,22 +177,36 @@ class ImportService:
         import_id: str,
         progress: Callable[[ImportJob], None] | None = None,
         max_batches: int | None = None,
+        stop: Callable[[], bool] | None = None,
     ) -> ImportJob:
         """Run (or resume) the import from its checkpoint until done, failed or interrupted.
 
         With ``max_batches`` it stops ``paused`` after that many batches, so a
         caller (an HTTP request, a CLI drawing progress) can advance it in steps.
+        ``stop`` is asked before each batch: when it answers True the import
+        stops ``paused`` between batches (a background runner shutting down),
+        never in the middle of a write.
         """
         job = await self.get(org_id, import_id)
         if job.status in FINISHED:
             return job
         items = self._adapter(job.adapter).read(Path(job.path), after=job.checkpoint)
-        tally = _Run(counters=msgspec.structs.asdict(job.counters), problems=list(job.problems))
-        job = await self._save(job, tally, status=ImportStatus.RUNNING, error=None)
         space = f"{job.scope}/{job.scope_key or ''}"
+        resuming = job.status is not ImportStatus.PENDING or job.checkpoint is not None
+        replayed = (
+            await self._store.written_since(job.org_id, space, job.import_id, job.updated_at)
+            if resuming
+            else []
+        )
+        tally = _Run(
+            counters=msgspec.structs.asdict(job.counters),
+            problems=list(job.problems),
+            replayed=set(replayed),
+        )
+        job = await self._save(job, tally, status=ImportStatus.RUNNING, error=None)
         batches = 0
         try:
-            while max_batches is None or batches < max_batches:
+            while (max_batches is None or batches < max_batches) and not (stop and stop()):
                 batches += 1
                 batch = await asyncio.to_thread(_take, items, self._batch)
                 if not batch:
@@ -214,11 +248,21 @@ class ImportService:
                 counters["skipped"] += 1
                 tally.problem(item.record_id, item.reason, item.detail)
                 continue
+            if item.dedupe_key in tally.replayed:  # written before a crash, not counted yet
+                tally.replayed.discard(item.dedupe_key)
+                await self._store.add_keys(job.org_id, space, [item.dedupe_key])
+                known.add(item.dedupe_key)
+                counters["written"] += 1
+                continue
             if item.dedupe_key in known:
                 counters["duplicates"] += 1
                 continue
-            request = remember_request(
-                item, org_id=job.org_id, scope=job.scope, scope_key=job.scope_key
+            request = _tagged(
+                remember_request(
+                    item, org_id=job.org_id, scope=job.scope, scope_key=job.scope_key
+                ),
+                job.import_id,
+                item.dedupe_key,
             )
             try:
                 await self._memory.remember(request, ctx)

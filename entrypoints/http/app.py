@@ -28,6 +28,7 @@ from entrypoints.http.bodies import check_json_body
 from entrypoints.http.bulk_routes import BULK_ROUTES
 from entrypoints.http.correction_routes import CORRECTION_ROUTES
 from entrypoints.http.error_handlers import EXCEPTION_HANDLERS
+from entrypoints.http.import_routes import IMPORT_ROUTES
 from entrypoints.http.openapi import docs_assets_router, document_errors, openapi_config
 from entrypoints.http.schemas import (
     AccessPreviewBody,
@@ -201,6 +202,7 @@ def create_app(
         *SYNTHESIS_ROUTES,
         *CORRECTION_ROUTES,
         *BULK_ROUTES,
+        *IMPORT_ROUTES,
     ]
     watch_recent_errors()  # from now on, warnings and errors show in GET /api/status
     document_errors(route_handlers)  # every status each route answers, and bearer auth

@@ -40,6 +40,8 @@ _USE_CASE_STATUSES: Mapping[str, frozenset[int]] = {
     "/api/synthesize/draft": frozenset({404, 502}),
     "/api/synthesize/verify": frozenset({404, 502}),
     "/api/synthesize/remember": frozenset({404, 409, 502}),
+    # a JSON path or a multipart upload, read by the route itself; 404 also: no imports set up
+    "/api/sources/imports": frozenset({400, 404, 413, 422}),
 }
 _ADMIN_STATUSES = frozenset({404, 409, 422})  # unknown names, already_exists/last_owner_key
 _KEYED_STATUSES = frozenset({401, 403, 503})

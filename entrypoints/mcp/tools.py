@@ -17,7 +17,9 @@ import msgspec
 from application.corrections.bulk import BulkDeletePreview, BulkDeleteResult, BulkSelector
 from application.corrections.results import CorrectionApplied, CorrectionPreview
 from application.results import ContextPack, RememberResult, SearchResults
+from application.sources.views import ImportList, ImportView
 from application.trust.inspection import AccessPreview, SourceView
+from entrypoints.http.import_schemas import ImportIdArgs, ImportStartBody
 from entrypoints.http.schemas import ContextBody, RememberBody, SearchBody
 from entrypoints.mcp.schemas import (
     AccessPreviewArgs,
@@ -196,5 +198,38 @@ TOOLS: tuple[ToolSpec, ...] = (
         result=BulkDeleteResult,
         route=_post("/api/memory/delete"),
         read_only=False,
+    ),
+    ToolSpec(
+        name="source_import_start",
+        title="Start an import",
+        description=(
+            "Import an archive (mbox, maildir, jsonl chats, a ChatGPT export, markdown notes) "
+            "that lies under the service's import root into memory, in the background. Use it "
+            "when the user asks to bring a mailbox or export in; then watch source_import_status."
+        ),
+        arguments=ImportStartBody,
+        result=ImportView,
+        route=_post("/api/sources/imports"),
+        read_only=False,
+    ),
+    ToolSpec(
+        name="source_import_status",
+        title="Import status",
+        description=(
+            "Show one import's status, counters (read, written, duplicates, skipped, failed), "
+            "checkpoint and skipped records with reasons. Use it to follow an import you started."
+        ),
+        arguments=ImportIdArgs,
+        result=ImportView,
+        route=lambda args: Route("GET", f"/api/sources/imports/{_path(args.import_id)}"),
+    ),
+    ToolSpec(
+        name="source_import_list",
+        title="List imports",
+        description="List your imports, newest first. Use it to find an import's id.",
+        arguments=NoArgs,
+        result=ImportList,
+        route=lambda _: Route("GET", "/api/sources/imports"),
+        shape=lambda answer: {"imports": answer},
     ),
 )

@@ -38,6 +38,9 @@ TOOLS = {
     "synthesize_draft",
     "synthesize_verify",
     "synthesize_remember",
+    "source_import_start",
+    "source_import_status",
+    "source_import_list",
 }
 
 

@@ -1,5 +1,7 @@
 """Imports over the reference adapters: dedupe, resume, skips, and authority per batch."""
 
+from collections.abc import Iterable
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,7 @@ from application.trust.records import PrincipalRecord
 from domain.errors import InvalidInputError, PolicyDeniedError
 from domain.policy import MemoryPolicyContext, OrgRole, Surface
 from domain.reasons import ReasonCode
-from domain.scopes import MemoryScope
+from domain.scopes import MemoryScope, ScopeRef
 from tests.support import archives
 from tests.support.world import World
 
@@ -83,7 +85,8 @@ async def test_importing_the_same_archive_again_adds_nothing(
     path = archives.build_mbox(tmp_path).path
     await setup.start(path)
     chunks = await setup.world.store.count_chunks(setup.owner.org_id)
-    again = await setup.start(path)
+    second = await setup.service().create(adapter="mbox", path=path, authority=setup.authority)
+    again = await setup.service().run(second.org_id, second.import_id)
     assert (again.counters.written, again.counters.duplicates) == (0, 5)
     assert await setup.world.store.count_chunks(setup.owner.org_id) == chunks
 
@@ -206,3 +209,53 @@ async def test_an_archive_that_is_gone_fails_the_import_with_a_reason(
     failed = await setup.imports.run(job.org_id, job.import_id)
     assert (failed.status, failed.error) == (ImportStatus.FAILED, ReasonCode.NOT_FOUND)
     assert [j.import_id for j in await setup.store.list_jobs(job.org_id)] == [job.import_id]
+
+
+class _CrashingStore(InMemoryImportStore):
+    """Dies (a RuntimeError, as SIGKILL would) on the n-th ledger write, before or after it.
+
+    Each ledger write also moves the world's clock on, so every source is
+    older than the checkpoint saved after it, as with a real clock.
+    """
+
+    def __init__(self, world: World, crash_at: int, after_write: bool) -> None:
+        super().__init__(world.store)
+        self._world = world
+        self._left = crash_at
+        self._after = after_write
+
+    async def add_keys(self, org_id: str, space: str, keys: Iterable[str]) -> None:
+        self._world.clock.set(self._world.clock.now() + timedelta(seconds=1))
+        self._left -= 1
+        if self._left == 0 and not self._after:
+            raise RuntimeError("killed before the ledger entry")
+        await super().add_keys(org_id, space, keys)
+        if self._left == 0:
+            raise RuntimeError("killed after the ledger entry, before the checkpoint")
+
+
+@pytest.mark.parametrize("after_write", [False, True])
+async def test_a_crash_between_a_write_and_its_checkpoint_loses_and_doubles_nothing(
+    setup: Setup, tmp_path: Path, after_write: bool
+) -> None:
+    path = archives.build_mbox(tmp_path).path  # item 5 repeats item 1's Message-ID
+    crashing = _CrashingStore(setup.world, crash_at=3, after_write=after_write)
+    setup.store = crashing
+    job = await setup.service().create(adapter="mbox", path=path, authority=setup.authority)
+    with pytest.raises(RuntimeError):
+        await setup.service().run(job.org_id, job.import_id)
+    crashed = await crashing.get_job(job.org_id, job.import_id)
+    assert crashed is not None and crashed.status is ImportStatus.RUNNING
+    assert (crashed.checkpoint, crashed.counters.written) == ("mbox:1", 2)
+
+    done = await setup.service().run(job.org_id, job.import_id)  # the store outlived the crash
+    c = done.counters
+    assert (done.status, c.read, c.written, c.duplicates, c.skipped) == (
+        ImportStatus.COMPLETED, 6, 4, 1, 1,
+    )  # fmt: skip
+    space = ScopeRef(MemoryScope.PRIVATE, setup.owner.principal_id)
+    sources = await setup.world.store.source_states(job.org_id, space, 100)
+    assert len(sources) == 4
+    second = await setup.service().create(adapter="mbox", path=path, authority=setup.authority)
+    again = await setup.service().run(second.org_id, second.import_id)
+    assert (again.counters.written, again.counters.duplicates) == (0, 5)

@@ -1,0 +1,106 @@
+"""Saving an uploaded archive under the import root, unpacking zip and tar files safely.
+
+Why unpack: a ChatGPT export arrives as a zip, a Maildir or a notes folder
+can only travel as an archive. Members that would land outside the upload's
+folder, links, and archives that unpack past the size limit are refused.
+"""
+
+import shutil
+import tarfile
+import zipfile
+from pathlib import Path
+from typing import Protocol
+
+from domain.errors import InvalidInputError
+from domain.reasons import ReasonCode
+
+__all__ = ["save_upload", "too_large"]
+
+_CHUNK = 1 << 20
+_TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
+#: how much larger than the upload limit an archive may unpack to
+_UNPACK_FACTOR = 8
+
+
+class _Readable(Protocol):
+    def read(self, n: int = -1, /) -> bytes: ...
+
+
+def too_large(limit: int) -> InvalidInputError:
+    return InvalidInputError(
+        ReasonCode.CONTENT_TOO_LARGE,
+        f"an upload may be at most {limit} bytes (TESSERA_IMPORT_MAX_UPLOAD_MB)",
+    )
+
+
+def _safe_name(filename: str | None) -> str:
+    name = Path(filename or "").name.strip()
+    cleaned = "".join(c if c.isalnum() or c in "._-" else "_" for c in name).lstrip(".")
+    return cleaned[:120] or "upload"
+
+
+def _unpack_zip(archive: Path, dest: Path, budget: int) -> None:
+    with zipfile.ZipFile(archive) as zipped:
+        members = zipped.infolist()
+        if sum(m.file_size for m in members) > budget:
+            raise InvalidInputError(ReasonCode.CONTENT_TOO_LARGE, "the archive unpacks too large")
+        for member in members:
+            target = (dest / member.filename).resolve()
+            if not target.is_relative_to(dest):
+                raise InvalidInputError(
+                    ReasonCode.INVALID_REQUEST, "the archive has a member outside its folder"
+                )
+            zipped.extract(member, dest)
+
+
+def _unpack_tar(archive: Path, dest: Path, budget: int) -> None:
+    with tarfile.open(archive) as tarred:
+        members = tarred.getmembers()
+        if sum(m.size for m in members) > budget:
+            raise InvalidInputError(ReasonCode.CONTENT_TOO_LARGE, "the archive unpacks too large")
+        # the "data" filter refuses links out, absolute paths, devices and odd modes
+        tarred.extractall(dest, filter="data")
+
+
+def _unpacked_root(folder: Path) -> Path:
+    """The one folder an archive held, else the folder it was unpacked into."""
+    entries = list(folder.iterdir())
+    if len(entries) == 1 and entries[0].is_dir():
+        return entries[0]
+    return folder
+
+
+def save_upload(source: _Readable, filename: str | None, folder: Path, limit: int) -> Path:
+    """Copy the upload into ``folder`` (at most ``limit`` bytes); the path to import from."""
+    name = _safe_name(filename)
+    saved = folder / name
+    written = 0
+    with saved.open("wb") as out:
+        while chunk := source.read(_CHUNK):
+            written += len(chunk)
+            if written > limit:
+                out.close()
+                shutil.rmtree(folder, ignore_errors=True)
+                raise too_large(limit)
+            out.write(chunk)
+    lowered = name.lower()
+    is_tar = lowered.endswith(_TAR_SUFFIXES)
+    if not (lowered.endswith(".zip") or is_tar):
+        return saved
+    unpacked = folder / "unpacked"
+    unpacked.mkdir(mode=0o700)
+    try:
+        if is_tar:
+            _unpack_tar(saved, unpacked.resolve(), limit * _UNPACK_FACTOR)
+        else:
+            _unpack_zip(saved, unpacked.resolve(), limit * _UNPACK_FACTOR)
+    except (zipfile.BadZipFile, tarfile.TarError, OSError):
+        shutil.rmtree(folder, ignore_errors=True)
+        raise InvalidInputError(
+            ReasonCode.INVALID_REQUEST, "the upload is not a readable zip or tar archive"
+        ) from None
+    except InvalidInputError:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    saved.unlink()
+    return _unpacked_root(unpacked)

@@ -1,0 +1,110 @@
+"""``tessera import`` as a user runs it: a real process, the real store, Ctrl-C and resume."""
+
+import json
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from tests.e2e.conftest import TESSERA, free_port, start_listening, tessera_env
+from tests.support import archives
+
+pytestmark = pytest.mark.slow
+
+
+def _run(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*TESSERA, "import", *args],
+        env=tessera_env(data_dir),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_start_status_list_and_a_reimport_that_adds_nothing(tmp_path: Path) -> None:
+    mbox = archives.build_mbox(tmp_path).path
+    out = _run(tmp_path / "data", "start", str(mbox), "--adapter", "mbox")
+    assert out.returncode == 0, out.stderr
+    assert "completed" in out.stdout and "written 4, duplicates 1, skipped 1" in out.stdout
+    assert "skipped mail.mbox#4: malformed" in out.stdout
+    assert "importing" in out.stderr and "6/6" in out.stderr  # the progress bar
+
+    again = _run(tmp_path / "data", "start", str(mbox), "--adapter", "mbox", "--json")
+    assert again.returncode == 0, again.stderr
+    record = json.loads(again.stdout)
+    assert record["status"] == "completed"
+    assert (record["counters"]["written"], record["counters"]["duplicates"]) == (0, 5)
+
+    status = _run(tmp_path / "data", "status", record["id"], "--json")
+    assert json.loads(status.stdout) == record
+    listed = json.loads(_run(tmp_path / "data", "list", "--json").stdout)
+    assert listed[0]["id"] == record["id"] and len(listed) == 2
+
+    missing = _run(tmp_path / "data", "start", str(tmp_path / "none.mbox"), "--adapter", "mbox")
+    assert missing.returncode == 2 and "not_found" in missing.stderr
+    unknown = _run(tmp_path / "data", "status", "nope")
+    assert unknown.returncode == 2 and "not_found" in unknown.stderr
+
+
+def test_ctrl_c_pauses_the_import_and_resume_finishes_it(tmp_path: Path) -> None:
+    n = 1200
+    chats = tmp_path / "chats.jsonl"
+    chats.write_bytes(b"\n".join(msgspec.json.encode(archives.conversation(i)) for i in range(n)))
+    proc = subprocess.Popen(
+        [*TESSERA, "import", "start", str(chats), "--adapter", "jsonl"],
+        env=tessera_env(tmp_path / "data"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None
+    deadline = time.monotonic() + 120
+    line = ""
+    while not line.startswith("Import ") and time.monotonic() < deadline:
+        line = proc.stderr.readline()  # the key notice of a first start comes before it
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    import_id = line.split()[1]
+    assert f"tessera import resume {import_id}" in err and "Traceback" not in err
+    assert "paused" in out
+
+    paused = json.loads(_run(tmp_path / "data", "status", import_id, "--json").stdout)
+    assert paused["status"] == "paused" and 0 < paused["counters"]["read"] < n
+
+    done = _run(tmp_path / "data", "resume", import_id, "--json")
+    assert done.returncode == 0, done.stderr
+    counters = json.loads(done.stdout)["counters"]
+    assert (counters["read"], counters["written"], counters["duplicates"]) == (n, n, 0)
+
+
+def test_a_running_service_is_handed_only_paths_under_its_import_root(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    port = free_port()
+    proc = start_listening(
+        ["serve", "--port", str(port)],
+        tessera_env(data_dir),
+        f"http://127.0.0.1:{port}/api/health",
+    )
+    try:
+        outside = archives.build_mbox(tmp_path).path
+        refused = _run(data_dir, "start", str(outside), "--adapter", "mbox")
+        assert refused.returncode == 2
+        assert "path_outside_import_root" in refused.stderr and str(data_dir) in refused.stderr
+
+        root = data_dir / "imports"
+        root.mkdir()
+        inside = archives.build_mbox(root).path
+        out = _run(data_dir, "start", str(inside), "--adapter", "mbox")
+        assert out.returncode == 0, out.stderr
+        assert f"service at http://127.0.0.1:{port}" in out.stderr
+        assert "completed" in out.stdout and "written 4" in out.stdout
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
