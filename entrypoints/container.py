@@ -9,6 +9,7 @@ from dependency_injector import containers, providers
 from application.llm import LanguageModel
 from application.memory_service import MemoryService
 from application.ports import Embedder, MemoryStore, RetrievalIndex
+from application.rerank import Reranker
 from application.retrieval.pipeline import RetrievalMode
 from application.retrieval.recall import Recall
 from application.services import Services
@@ -135,6 +136,8 @@ def make_services(
     home_org_id: str,
     retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
     llm: LanguageModel | None = None,
+    reranker: Reranker | None = None,
+    rerank_top_n: int = 20,
 ) -> Services:
     """Every use case over the given ports, with the system clock, ids and token counter.
 
@@ -155,7 +158,14 @@ def make_services(
         ids=TimeOrderedIds(),
         home_org_id=home_org_id,
         # the one retrieve-then-recheck seam every reading use case shares
-        recall=Recall(store=store, index=index, embedder=embedder, retrieval_mode=retrieval_mode),
+        recall=Recall(
+            store=store,
+            index=index,
+            embedder=embedder,
+            retrieval_mode=retrieval_mode,
+            reranker=reranker,
+            rerank_top_n=rerank_top_n,
+        ),
         synthesis_runs=make_synthesis_runs(store),
         llm=llm,
     )
@@ -166,6 +176,8 @@ def make_service(
     index: RetrievalIndex,
     embedder: Embedder,
     retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
+    reranker: Reranker | None = None,
+    rerank_top_n: int = 20,
 ) -> MemoryService:
     """The memory use cases alone, auditing to memory (benchmarks and tools)."""
     from adapters.inmemory.audit_log import InMemoryAuditLog
@@ -179,6 +191,8 @@ def make_service(
         InMemoryAuditLog(),
         "local",
         retrieval_mode,
+        reranker=reranker,
+        rerank_top_n=rerank_top_n,
     ).memory
 
 
@@ -186,6 +200,16 @@ def _llm(settings: Settings) -> LanguageModel | None:
     from entrypoints.llm_factory import make_llm
 
     return make_llm(settings)
+
+
+def _reranker(settings: Settings, llm: LanguageModel | None) -> Reranker | None:
+    from entrypoints.rerank_factory import make_reranker
+
+    return make_reranker(settings, llm)
+
+
+def _rerank_top_n(settings: Settings) -> int:
+    return settings.rerank_top_n
 
 
 def _home_org(settings: Settings) -> str:
@@ -201,6 +225,7 @@ class Container(containers.DeclarativeContainer):
     audit_log = providers.Singleton(make_audit_log, store)
     home_org = providers.Callable(_home_org, settings)
     llm = providers.Singleton(_llm, settings)
+    reranker = providers.Singleton(_reranker, settings, llm)
     services = providers.Singleton(
         make_services,
         store,
@@ -210,6 +235,8 @@ class Container(containers.DeclarativeContainer):
         audit_log,
         home_org,
         llm=llm,
+        reranker=reranker,
+        rerank_top_n=providers.Callable(_rerank_top_n, settings),
     )
 
 
