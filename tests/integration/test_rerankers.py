@@ -12,7 +12,6 @@
 """
 
 import json
-import logging
 import re
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -31,6 +30,7 @@ from application.llm import LLMRequest
 from application.rerank import Reranker
 from contracts.reranker import CANDIDATES, QUERY, RerankerContract
 from domain.reasons import ReasonCode
+from tests.support.logs import rerank_log
 
 Answer = Callable[[str], tuple[int, str]]
 
@@ -184,7 +184,7 @@ async def test_bad_recorded_answers_over_http_fail_soft(
 ) -> None:
     llm = llm_server.llm(answer)
     try:
-        with caplog.at_level(logging.WARNING, logger="tessera.rerank"):
+        with rerank_log(caplog):
             scores = await LLMListwiseReranker(llm).rerank(QUERY, CANDIDATES)
     finally:
         await llm.aclose()

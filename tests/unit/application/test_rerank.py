@@ -7,7 +7,6 @@ malformed output keeps the ranker's order, logs ``rerank_failed`` and never
 fails the search.
 """
 
-import logging
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -30,6 +29,7 @@ from application.services import Services
 from domain.models import Turn
 from domain.reasons import ReasonCode
 from domain.scopes import SourceType
+from tests.support.logs import rerank_log
 from tests.unit.application.conftest import Parts
 
 ORG = "acme"
@@ -156,7 +156,7 @@ async def test_malformed_or_failed_llm_output_keeps_the_order_and_logs(
 ) -> None:
     await _seed(parts)
     service = _service(parts, LLMListwiseReranker(ScriptedLLM(answers)))
-    with caplog.at_level(logging.WARNING, logger="tessera.rerank"):
+    with rerank_log(caplog):
         assert await _search(service, parts) == await _search(parts.service, parts)
     assert ReasonCode.RERANK_FAILED.value in caplog.text
     assert "Pixel" not in caplog.text and "cat" not in caplog.text
@@ -188,7 +188,7 @@ async def test_an_outside_reranker_that_breaks_its_contract_never_fails_a_search
     parts: Parts, reranker: Reranker, caplog: pytest.LogCaptureFixture
 ) -> None:
     await _seed(parts)
-    with caplog.at_level(logging.WARNING, logger="tessera.rerank"):
+    with rerank_log(caplog):
         assert await _search(_service(parts, reranker), parts) == await _search(
             parts.service, parts
         )
