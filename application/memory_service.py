@@ -175,7 +175,7 @@ class MemoryService:
     async def search(self, request: SearchRequest, policy: MemoryPolicyContext) -> SearchResults:
         request.validate()
         require_org(policy, request.org_id)
-        found, withheld = await self._recall.retrieve(request, policy, request.limit)
+        found, notes, withheld = await self._recall.retrieve(request, policy, request.limit)
         self._note_read(policy, "search", request.query, [r.chunk for r in found], withheld)
         return SearchResults(
             results=[
@@ -193,6 +193,10 @@ class MemoryService:
                     turn_index=r.chunk.turn_index,
                     speaker=r.chunk.speaker,
                     reason=_reason(r),
+                    lifecycle=notes[r.chunk.chunk_id].state,
+                    stale=notes[r.chunk.chunk_id].stale,
+                    superseded_by=notes[r.chunk.chunk_id].superseded_by,
+                    duplicate_of=notes[r.chunk.chunk_id].duplicate_of,
                 )
                 for r in found
             ]
@@ -205,7 +209,7 @@ class MemoryService:
     ) -> ContextPack:
         request.validate()
         require_org(policy, request.org_id)
-        found, withheld = await self._recall.retrieve(request, policy, _PACK_CANDIDATES)
+        found, notes, withheld = await self._recall.retrieve(request, policy, _PACK_CANDIDATES)
         counts = {r.chunk.chunk_id: self._tokens.count(r.chunk.text) for r in found}
         selection = select_within_budget(
             [PackCandidate(item_id=cid, token_count=n) for cid, n in counts.items()],
@@ -229,6 +233,10 @@ class MemoryService:
                 role=r.chunk.role,
                 turn_index=r.chunk.turn_index,
                 speaker=r.chunk.speaker,
+                lifecycle=notes[r.chunk.chunk_id].state,
+                stale=notes[r.chunk.chunk_id].stale,
+                superseded_by=notes[r.chunk.chunk_id].superseded_by,
+                duplicate_of=notes[r.chunk.chunk_id].duplicate_of,
             )
             for group in groups
             for r in group
@@ -248,6 +256,7 @@ class MemoryService:
             encoding=self._tokens.encoding,
             items=items,
             omitted=selection.skipped_over_budget,
+            withheld=withheld,
             episodes=[
                 EpisodeGroup(
                     source_id=group[0].chunk.source_id,

@@ -14,12 +14,13 @@ from application.records import (
     IndexedText,
     IndexEntry,
     ScoredId,
+    SourceLifecycle,
     SourceState,
     StoreInfo,
     Vector,
 )
 from domain.models import Chunk, Source
-from domain.scopes import ScopeRef
+from domain.scopes import LifecycleState, ScopeRef
 
 __all__ = [
     "Clock",
@@ -87,6 +88,44 @@ class MemoryStore(Protocol):
 
     async def get_chunks(self, org_id: str, chunk_ids: Sequence[str]) -> dict[str, Chunk]: ...
 
+    async def get_sources(self, org_id: str, source_ids: Sequence[str]) -> dict[str, Source]:
+        """The sources with these ids that exist (the re-check of a search reads them)."""
+        ...
+
+    async def chunks_with_sources(
+        self, org_id: str, chunk_ids: Sequence[str]
+    ) -> tuple[dict[str, Chunk], dict[str, SourceLifecycle]]:
+        """``get_chunks`` and the ``source_lifecycles`` of their sources, in one round trip:
+        what a search reads back to re-check what it returns."""
+        ...
+
+    async def source_lifecycles(
+        self, org_id: str, source_ids: Sequence[str]
+    ) -> dict[str, SourceLifecycle]:
+        """The lifecycle of the sources with these ids that exist, without their text."""
+        ...
+
+    async def update_source(
+        self, source: Source, *, expected_version: int, drop_text: bool
+    ) -> None:
+        """Write a corrected source (its lifecycle, marks, links, corrections, version, content)
+        and give its chunks its lifecycle and recall key, all or nothing.
+
+        ``drop_text``: delete its chunks and their vectors instead, and the cached
+        embeddings of their texts that no other chunk of the organisation uses
+        (redact, delete). Raises NotFoundError when the source does not exist and
+        ConflictError(source_changed) when its stored version is not ``expected_version``.
+        """
+        ...
+
+    async def list_sources(self, org_id: str, after: str | None, limit: int) -> list[Source]:
+        """Sources in source-id order, strictly after ``after``, any lifecycle (export, bulk)."""
+        ...
+
+    async def linked_sources(self, org_id: str, source_id: str) -> list[str]:
+        """Ids of the sources superseded by, or duplicates of, this one (inspect's back links)."""
+        ...
+
     async def count_chunks(self, org_id: str) -> int: ...
 
     async def chunks_of_source(self, org_id: str, source_id: str) -> list[Chunk]:
@@ -134,6 +173,20 @@ class RetrievalIndex(Protocol):
         ...
 
     async def mark_ready(self, org_id: str) -> None: ...
+
+    async def update(
+        self, org_id: str, source_id: str, lifecycle: LifecycleState, recall: str
+    ) -> None:
+        """A correction changed the source: its chunks now carry this lifecycle and recall key.
+
+        Takes effect for the next query (a hidden source vanishes from search at once).
+        """
+        ...
+
+    async def remove(self, org_id: str, source_id: str) -> None:
+        """The source's chunks are gone from the store (redact, delete): forget their text
+        and vectors, so no query can return them."""
+        ...
 
     async def lexical(
         self, org_id: str, query: str, limit: int, where: CandidateFilter

@@ -4,7 +4,8 @@ from datetime import datetime
 
 import msgspec
 
-from domain.models import Chunk, spoken_text
+from domain.lifecycle import RECALL_OPEN, Mark, recall_key
+from domain.models import Chunk, Source, spoken_text
 from domain.scopes import LifecycleState, MemoryScope, ScopeRef
 
 __all__ = [
@@ -15,6 +16,7 @@ __all__ = [
     "IndexedText",
     "ScopeRef",
     "ScoredId",
+    "SourceLifecycle",
     "SourceState",
     "StoreInfo",
 ]
@@ -62,8 +64,17 @@ class IndexEntry(msgspec.Struct, frozen=True, kw_only=True):
         """What the ranker reads (``spoken_text``): the speaker's name before the words."""
         return spoken_text(self.text, self.speaker)
 
+    #: who may recall it, from domain.lifecycle: open, one owner only, or closed;
+    #: None: as its own lifecycle allows (see ``recall_key``)
+    recall: str | None = None
+
+    @property
+    def recall_key(self) -> str:
+        return recall_key(self.lifecycle, (), None) if self.recall is None else self.recall
+
     @classmethod
-    def of(cls, embedded: EmbeddedChunk) -> "IndexEntry":
+    def of(cls, embedded: EmbeddedChunk, recall: str | None = None) -> "IndexEntry":
+        """The entry of a chunk; ``recall`` is its recall key when the store knows one."""
         c = embedded.chunk
         return cls(
             chunk_id=c.chunk_id,
@@ -77,6 +88,7 @@ class IndexEntry(msgspec.Struct, frozen=True, kw_only=True):
             role=c.role,
             turn_index=c.turn_index,
             speaker=c.speaker,
+            recall=recall,
         )
 
 
@@ -101,13 +113,16 @@ class CandidateFilter(msgspec.Struct, frozen=True, kw_only=True):
     """Applied inside candidate queries, before ranking.
 
     ``visible`` lists the (scope, key) spaces the caller may read; ``None``
-    means every space of the organisation. Only active chunks are candidates.
+    means every space of the organisation. ``recall`` lists the recall keys
+    (domain.lifecycle) the caller is admitted to: rows open to every reader,
+    and the sensitive rows it owns; closed rows are never candidates.
     """
 
     visible: frozenset[ScopeRef] | None = None
+    recall: frozenset[str] = frozenset({RECALL_OPEN})
 
-    def admits(self, scope: MemoryScope, scope_key: str | None, lifecycle: LifecycleState) -> bool:
-        if lifecycle is not LifecycleState.ACTIVE:
+    def admits(self, scope: MemoryScope, scope_key: str | None, recall: str) -> bool:
+        if recall not in self.recall:
             return False
         return self.visible is None or ScopeRef(scope, scope_key) in self.visible
 
@@ -122,6 +137,32 @@ class SourceState(msgspec.Struct, frozen=True):
 
     source_id: str
     lifecycle: LifecycleState
+
+
+class SourceLifecycle(msgspec.Struct, frozen=True, kw_only=True):
+    """A source's lifecycle without its text: what recall re-checks before returning a chunk."""
+
+    source_id: str
+    scope: MemoryScope
+    scope_key: str | None
+    lifecycle: LifecycleState
+    marks: frozenset[Mark] = frozenset()
+    superseded_by: str | None = None
+    duplicate_of: str | None = None
+    owner: str
+
+    @classmethod
+    def of(cls, source: Source) -> "SourceLifecycle":
+        return cls(
+            source_id=source.source_id,
+            scope=source.scope,
+            scope_key=source.scope_key,
+            lifecycle=source.lifecycle,
+            marks=source.marks,
+            superseded_by=source.superseded_by,
+            duplicate_of=source.duplicate_of,
+            owner=source.owner,
+        )
 
 
 class StoreInfo(msgspec.Struct, frozen=True, kw_only=True):

@@ -4,7 +4,7 @@ from datetime import datetime
 
 import msgspec
 
-from domain.scopes import MemoryScope
+from domain.scopes import LifecycleState, MemoryScope
 
 __all__ = [
     "ContextItem",
@@ -52,6 +52,11 @@ class SearchHit(msgspec.Struct, frozen=True, kw_only=True):
     speaker: str | None = None
     #: why it ranks here, in words (signals and ranker rules)
     reason: str = ""
+    #: its source's lifecycle: a superseded or stale source ranks below fresh evidence
+    lifecycle: LifecycleState = LifecycleState.ACTIVE
+    stale: bool = False
+    superseded_by: str | None = None
+    duplicate_of: str | None = None
 
 
 class SearchResults(msgspec.Struct, frozen=True, kw_only=True):
@@ -74,6 +79,10 @@ class ContextItem(msgspec.Struct, frozen=True, kw_only=True):
     turn_index: int | None = None
     #: who said it, by name, when the turn was remembered with a speaker
     speaker: str | None = None
+    lifecycle: LifecycleState = LifecycleState.ACTIVE
+    stale: bool = False
+    superseded_by: str | None = None
+    duplicate_of: str | None = None
 
 
 class EpisodeGroup(msgspec.Struct, frozen=True, kw_only=True):
@@ -93,6 +102,9 @@ class ContextPack(msgspec.Struct, frozen=True, kw_only=True):
     items: list[ContextItem]
     #: relevant items left out because they did not fit the budget
     omitted: int = 0
+    #: relevant items the caller may not have (hidden, redacted, another's sensitive
+    #: memory): counted, never shown
+    withheld: int = 0
     episodes: list[EpisodeGroup] = msgspec.field(default_factory=list)
     #: the items as a reader reads them: per episode its date, then ``speaker: words``
     #: in spoken order, "…" between turns not chosen together (``domain.rendering``)

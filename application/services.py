@@ -4,8 +4,13 @@ Surfaces (HTTP, CLI, MCP) hold one of these and nothing else: authenticate
 a key into a policy context, then call a use case with that context.
 """
 
+import secrets
 from typing import TypeVar
 
+from application.corrections.bulk import BulkDelete
+from application.corrections.export import Exporter
+from application.corrections.service import CorrectionService
+from application.corrections.tokens import PreviewTokens
 from application.diagnostics import StatusReporter
 from application.llm import LanguageModel
 from application.memory_service import MemoryService
@@ -54,6 +59,7 @@ class Services:
         retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
         recall: Recall | None = None,
         llm: LanguageModel | None = None,
+        preview_key: bytes | None = None,
     ) -> None:
         self.home_org_id = home_org_id
         #: retrieve-then-recheck, shared by search, context packs and synthesis
@@ -104,6 +110,15 @@ class Services:
             ids=ids,
             llm=llm,
         )
+        #: preview tokens are signed with a key of this process unless one is given
+        previews = PreviewTokens(preview_key or secrets.token_bytes(32))
+        self.corrections = CorrectionService(
+            store=store, index=index, clock=clock, audit=self.audit, tokens=previews
+        )
+        self.bulk_delete = BulkDelete(
+            store=store, index=index, clock=clock, audit=self.audit, tokens=previews
+        )
+        self.exporter = Exporter(store=store, audit=self.audit)
         self._control_store = control
         self.status = StatusReporter(
             store=store, memory=self.memory, control=control, audit=self.audit, admin=self.control

@@ -26,6 +26,7 @@ from application.services import Services
 from benchmarks._phases import SEARCH_LIMIT, authorized
 from benchmarks._stats import summarize
 from domain.fusion import rrf_merge
+from domain.lifecycle import recall_key
 from domain.query_terms import meaningful_query
 
 __all__ = ["policy_ab"]
@@ -47,7 +48,11 @@ async def _baseline(
         {"lexical": [h.item_id for h in lexical], "vector": [h.item_id for h in semantic]}
     )[:SEARCH_LIMIT]
     chunks = await store.get_chunks(org_id, [h.item_id for h in fused])
-    return sum(1 for c in chunks.values() if everything.admits(c.scope, c.scope_key, c.lifecycle))
+    return sum(
+        1
+        for c in chunks.values()
+        if everything.admits(c.scope, c.scope_key, recall_key(c.lifecycle, (), None))
+    )
 
 
 async def policy_ab(

@@ -27,6 +27,7 @@ import pytest
 
 from application.ports import MemoryStore
 from application.records import EmbeddingSpace
+from contracts.corrections import MemoryStoreCorrectionContract
 from contracts.memory_store_isolation import ORG_A, MemoryStoreIsolationContract, assert_vectors
 from contracts.retrieval_index import RetrievalIndexContract
 from contracts.samples import (
@@ -58,7 +59,7 @@ def _assert_same_source(got: Source | None, want: Source) -> None:
     }
 
 
-class MemoryStoreContract(MemoryStoreIsolationContract):
+class MemoryStoreContract(MemoryStoreIsolationContract, MemoryStoreCorrectionContract):
     """Subclass (as ``Test...``) and provide a ``store`` fixture."""
 
     def test_info_names_engine_and_url_kind(self, store: MemoryStore) -> None:

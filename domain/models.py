@@ -9,17 +9,21 @@ from enum import StrEnum
 
 import msgspec
 
+from domain.lifecycle import CorrectionAction, Mark, recall_key
 from domain.scopes import KEYED_SCOPES, LifecycleState, MemoryScope, PrivacyClass, SourceType
 
 __all__ = [
     "MAX_SPEAKER_CHARS",
     "TURN_ROLES",
     "Chunk",
+    "CorrectionRecord",
     "MetadataValue",
     "Principal",
     "PrincipalKind",
     "Source",
     "Turn",
+    "chunk_recall",
+    "owner_of",
     "speaker_problem",
     "spoken_text",
 ]
@@ -80,13 +84,38 @@ class Principal(msgspec.Struct, frozen=True, kw_only=True):
             raise ValueError("a user principal acts for nobody else")
 
 
+def owner_of(scope: MemoryScope, scope_key: str | None, created_by: str) -> str:
+    """Whose memory it is: a private space's owner, else whoever wrote it."""
+    if scope is MemoryScope.PRIVATE and scope_key:
+        return scope_key
+    return created_by
+
+
 def _check_scope(scope: MemoryScope, scope_key: str | None) -> None:
     if scope in KEYED_SCOPES and not scope_key:
         raise ValueError(f"scope {scope} needs a scope_key")
 
 
+class CorrectionRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """One applied correction, kept on its source: who, when, what and why (never old text)."""
+
+    action: CorrectionAction
+    actor_id: str
+    agent_id: str | None = None
+    at: datetime
+    #: the version the correction produced
+    version: int
+    reason: str | None = None
+    #: the replacement (supersede) or canonical source (mark_duplicate)
+    target_id: str | None = None
+
+
 class Source(msgspec.Struct, frozen=True, kw_only=True):
-    """Raw memory, captured verbatim before anything is derived from it."""
+    """Raw memory, captured verbatim before anything is derived from it.
+
+    A deleted source is a tombstone: its content is empty, its ids and
+    hashes stay, and its corrections say who deleted it, when and why.
+    """
 
     source_id: str
     org_id: str
@@ -103,13 +132,30 @@ class Source(msgspec.Struct, frozen=True, kw_only=True):
     created_at: datetime
     occurred_at: datetime | None = None
     lifecycle: LifecycleState = LifecycleState.ACTIVE
+    marks: frozenset[Mark] = frozenset()
+    superseded_by: str | None = None
+    duplicate_of: str | None = None
+    corrections: tuple[CorrectionRecord, ...] = ()
 
     def __post_init__(self) -> None:
-        if not self.content:
+        if not self.content and self.lifecycle is not LifecycleState.DELETED:
             raise ValueError("a source must have content")
+        if self.superseded_by is not None and self.lifecycle is not LifecycleState.SUPERSEDED:
+            raise ValueError("only a superseded source names its replacement")
+        if self.duplicate_of is not None and self.lifecycle is not LifecycleState.DUPLICATE:
+            raise ValueError("only a duplicate names its canonical source")
         if self.version < 1:
             raise ValueError("version starts at 1")
         _check_scope(self.scope, self.scope_key)
+
+    @property
+    def owner(self) -> str:
+        return owner_of(self.scope, self.scope_key, self.created_by)
+
+    @property
+    def recall(self) -> str:
+        """The recall key its chunks carry in every index (see domain.lifecycle)."""
+        return recall_key(self.lifecycle, self.marks, self.owner)
 
 
 class Chunk(msgspec.Struct, frozen=True, kw_only=True):
@@ -149,6 +195,12 @@ class Chunk(msgspec.Struct, frozen=True, kw_only=True):
         if self.ordinal < 0:
             raise ValueError("ordinal must be >= 0")
         _check_scope(self.scope, self.scope_key)
+
+
+def chunk_recall(source: Source, chunk: Chunk) -> str:
+    """The recall key of one chunk: its source's, unless the chunk's own state is stricter."""
+    state = source.lifecycle if chunk.lifecycle is LifecycleState.ACTIVE else chunk.lifecycle
+    return recall_key(state, source.marks, source.owner)
 
 
 class Turn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

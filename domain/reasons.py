@@ -58,6 +58,13 @@ class ReasonCode(StrEnum):
     JOB_POLICY_CONTEXT_STALE = "job_policy_context_stale"
     INSUFFICIENT_ROLE = "insufficient_role"
     ADMIN_REQUIRED = "admin_required"
+    SOURCE_MARKED_WRONG = "source_marked_wrong"
+    SENSITIVE_SOURCE = "sensitive_source"
+    # corrections (DESIGN.md section 7)
+    TRANSITION_NOT_ALLOWED = "transition_not_allowed"
+    SOURCE_CHANGED = "source_changed"
+    PREVIEW_REQUIRED = "preview_required"
+    PREVIEW_INVALID = "preview_invalid"
     # authentication (HTTP 401)
     MISSING_API_KEY = "missing_api_key"
     INVALID_API_KEY = "invalid_api_key"

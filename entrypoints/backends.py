@@ -69,6 +69,10 @@ class Backend(Protocol):
         credentials: Credentials | None = None,
     ) -> Json: ...
 
+    async def text(self, method: str, path: str, body: Json = None) -> str:
+        """A route that answers text rather than one JSON value (the JSON-lines export)."""
+        ...
+
     async def close(self) -> None: ...
 
 
@@ -141,6 +145,18 @@ class HttpBackend:
         if response.status_code >= 400:
             raise _error_of(response)
         return response.json()
+
+    async def text(self, method: str, path: str, body: Json = None) -> str:
+        try:
+            response = await self._client.request(method, path, json=body, headers=self._headers)
+        except httpx.TransportError as exc:
+            raise StoreUnavailableError(
+                ReasonCode.SERVICE_UNREACHABLE,
+                f"the Tessera service did not answer ({type(exc).__name__})",
+            ) from None
+        if response.status_code >= 400:
+            raise _error_of(response)
+        return response.text
 
     async def close(self) -> None:
         """Idempotent: the MCP server closes on shutdown and again on the way out."""

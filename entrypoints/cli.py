@@ -18,6 +18,8 @@ from application.limits import DEFAULT_PACK_BUDGET, DEFAULT_SEARCH_LIMIT
 from domain.errors import TesseraError
 from domain.scopes import MemoryScope, SourceType
 from entrypoints.admin_cli import add_admin_parser, run_admin
+from entrypoints.bulk_cli import add_bulk_parsers, run_bulk
+from entrypoints.correct_cli import add_correct_parser, run_correct
 from entrypoints.errors import exit_code_for
 from entrypoints.paths import path_segment
 from entrypoints.settings import Settings, SettingsError, load_settings
@@ -79,6 +81,8 @@ def _parser() -> argparse.ArgumentParser:
 
     add_admin_parser(sub)
     add_synthesis_parser(sub)
+    add_correct_parser(sub)
+    add_bulk_parsers(sub)
     return parser
 
 
@@ -123,6 +127,10 @@ async def _run_client(args: argparse.Namespace, settings: Settings) -> int:
             return 0
         if args.command == "synthesize":
             return await run_synthesis(backend, args)
+        if args.command == "correct":
+            return await run_correct(backend, args)
+        if args.command in ("export", "delete"):
+            return await run_bulk(backend, args)
         if args.command == "inspect":
             source = path_segment(args.source_id)
             result = await backend.call("GET", f"/api/memory/sources/{source}")

@@ -12,17 +12,20 @@ import bisect
 import copy
 from collections.abc import Mapping, Sequence
 
+import msgspec
+
 from application.memory_checks import check_memory, embedder_mismatch
 from application.records import (
     EmbeddedChunk,
     EmbeddingSpace,
     IndexEntry,
+    SourceLifecycle,
     SourceState,
     StoreInfo,
     Vector,
 )
-from domain.errors import InvalidInputError, UpstreamError
-from domain.models import Chunk, Source
+from domain.errors import ConflictError, InvalidInputError, NotFoundError, UpstreamError
+from domain.models import Chunk, Source, chunk_recall
 from domain.reasons import ReasonCode
 from domain.scopes import ScopeRef
 
@@ -36,6 +39,8 @@ class _Org:
         self.chunks: dict[str, Chunk] = {}
         self.vectors: dict[str, Vector] = {}
         self.chunk_order: list[str] = []
+        #: each chunk's recall key (domain.lifecycle), kept beside it as an index row would be
+        self.recall: dict[str, str] = {}
         self.cache: dict[tuple[str, str], Vector] = {}
 
 
@@ -94,6 +99,7 @@ class InMemoryMemoryStore:
             cid = embedded.chunk.chunk_id
             org.chunks[cid] = embedded.chunk
             org.vectors[cid] = [float(x) for x in embedded.vector]
+            org.recall[cid] = chunk_recall(source, embedded.chunk)
             bisect.insort(org.chunk_order, cid)
 
     async def get_source(self, org_id: str, source_id: str) -> Source | None:
@@ -107,6 +113,72 @@ class InMemoryMemoryStore:
         if org is None:
             return {}
         return {cid: org.chunks[cid] for cid in chunk_ids if cid in org.chunks}
+
+    async def get_sources(self, org_id: str, source_ids: Sequence[str]) -> dict[str, Source]:
+        org = self._orgs.get(org_id)
+        if org is None:
+            return {}
+        return {s: copy.deepcopy(org.sources[s]) for s in source_ids if s in org.sources}
+
+    async def chunks_with_sources(
+        self, org_id: str, chunk_ids: Sequence[str]
+    ) -> tuple[dict[str, Chunk], dict[str, SourceLifecycle]]:
+        chunks = await self.get_chunks(org_id, chunk_ids)
+        sources = await self.source_lifecycles(org_id, [c.source_id for c in chunks.values()])
+        return chunks, sources
+
+    async def source_lifecycles(
+        self, org_id: str, source_ids: Sequence[str]
+    ) -> dict[str, SourceLifecycle]:
+        org = self._orgs.get(org_id)
+        if org is None:
+            return {}
+        return {s: SourceLifecycle.of(org.sources[s]) for s in source_ids if s in org.sources}
+
+    async def update_source(
+        self, source: Source, *, expected_version: int, drop_text: bool
+    ) -> None:
+        org = self._writable(source.org_id)
+        _check_datetimes(source.created_at, source.occurred_at)
+        held = org.sources.get(source.source_id)
+        if held is None:
+            raise NotFoundError(ReasonCode.NOT_FOUND, f"no source with id {source.source_id!r}")
+        if held.version != expected_version:
+            raise ConflictError(
+                ReasonCode.SOURCE_CHANGED, f"source {source.source_id} changed since it was read"
+            )
+        mine = [cid for cid, c in org.chunks.items() if c.source_id == source.source_id]
+        org.sources[source.source_id] = copy.deepcopy(source)
+        if drop_text:
+            hashes = {org.chunks[cid].content_hash for cid in mine}
+            for cid in mine:
+                del org.chunks[cid], org.vectors[cid], org.recall[cid]
+                org.chunk_order.remove(cid)
+            still_used = {c.content_hash for c in org.chunks.values()}
+            for key in [k for k in org.cache if k[1] in hashes and k[1] not in still_used]:
+                del org.cache[key]
+            return
+        for cid in mine:
+            chunk = msgspec.structs.replace(org.chunks[cid], lifecycle=source.lifecycle)
+            org.chunks[cid] = chunk
+            org.recall[cid] = chunk_recall(source, chunk)
+
+    async def list_sources(self, org_id: str, after: str | None, limit: int) -> list[Source]:
+        org = self._orgs.get(org_id)
+        if org is None or limit < 1:
+            return []
+        ids = sorted(s for s in org.sources if after is None or s > after)[:limit]
+        return [copy.deepcopy(org.sources[s]) for s in ids]
+
+    async def linked_sources(self, org_id: str, source_id: str) -> list[str]:
+        org = self._orgs.get(org_id)
+        if org is None:
+            return []
+        return sorted(
+            s.source_id
+            for s in org.sources.values()
+            if source_id in (s.superseded_by, s.duplicate_of)
+        )
 
     async def chunks_of_source(self, org_id: str, source_id: str) -> list[Chunk]:
         org = self._orgs.get(org_id)
@@ -138,7 +210,10 @@ class InMemoryMemoryStore:
             return []
         start = 0 if after is None else bisect.bisect_right(org.chunk_order, after)
         return [
-            IndexEntry.of(EmbeddedChunk(chunk=org.chunks[cid], vector=list(org.vectors[cid])))
+            IndexEntry.of(
+                EmbeddedChunk(chunk=org.chunks[cid], vector=list(org.vectors[cid])),
+                org.recall[cid],
+            )
             for cid in org.chunk_order[start : start + limit]
         ]
 

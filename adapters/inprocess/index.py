@@ -21,11 +21,14 @@ from application.records import (
     ScoredId,
     Vector,
 )
+from domain.lifecycle import RECALL_CLOSED
 from domain.scopes import LifecycleState
 
 __all__ = ["InProcessIndex"]
 
 _INITIAL_ROWS = 1024
+#: a filter keeping fewer than 1/_GATHER_BELOW of the rows gathers them before the product
+_GATHER_BELOW = 4
 
 
 class _OrgIndex:
@@ -33,7 +36,9 @@ class _OrgIndex:
         self.ids: list[str] = []
         self.row_of: dict[str, int] = {}
         self.vectors: np.ndarray | None = None
-        self.active = np.zeros(_INITIAL_ROWS, dtype=bool)
+        #: each row's recall key (domain.lifecycle) as a dense code; closed is code 0
+        self.recall_codes = np.zeros(_INITIAL_ROWS, dtype=np.int32)
+        self.recall_table: dict[str, int] = {RECALL_CLOSED: 0}
         self.scope_codes = np.zeros(_INITIAL_ROWS, dtype=np.int32)
         self.scope_table: dict[ScopeRef, int] = {}
         #: episode (source) of each row, as a dense code, and each episode's rows
@@ -52,7 +57,7 @@ class _OrgIndex:
         return len(self.ids)
 
     def _grow(self, needed: int, dimension: int) -> None:
-        capacity = len(self.active)
+        capacity = len(self.recall_codes)
         if self.vectors is None:
             self.vectors = np.zeros((capacity, dimension), dtype=np.float32)
         if self.vectors.shape[1] != dimension:
@@ -63,8 +68,8 @@ class _OrgIndex:
             return
         new_capacity = max(needed, capacity * 2)
         self.vectors = np.resize(self.vectors, (new_capacity, dimension))
-        self.active = np.resize(self.active, new_capacity)
-        self.active[capacity:] = False
+        self.recall_codes = np.resize(self.recall_codes, new_capacity)
+        self.recall_codes[capacity:] = 0
         self.scope_codes = np.resize(self.scope_codes, new_capacity)
         self.source_codes = np.resize(self.source_codes, new_capacity)
 
@@ -81,10 +86,10 @@ class _OrgIndex:
             row = start + offset
             previous = self.row_of.get(entry.chunk_id)
             if previous is not None:  # a re-indexed chunk: the old row stops answering
-                self.active[previous] = False
+                self.recall_codes[previous] = 0
             self.ids.append(entry.chunk_id)
             self.row_of[entry.chunk_id] = row
-            self.active[row] = entry.lifecycle is LifecycleState.ACTIVE
+            self.recall_codes[row] = self.recall_code(entry.recall_key)
             ref = ScopeRef(entry.scope, entry.scope_key)
             self.scope_codes[row] = self.scope_table.setdefault(ref, len(self.scope_table))
             code = self.source_code_of.get(entry.source_id)
@@ -107,8 +112,32 @@ class _OrgIndex:
             )
         self.lexical.extend(start, [e.text for e in entries])
 
+    def recall_code(self, key: str) -> int:
+        return self.recall_table.setdefault(key, len(self.recall_table))
+
+    def rows_of(self, source_id: str) -> list[int]:
+        code = self.source_code_of.get(source_id)
+        return [] if code is None else [row for _, row in self.members[code]]
+
+    def update(self, source_id: str, lifecycle: LifecycleState, recall: str) -> None:
+        code = self.recall_code(recall)
+        for row in self.rows_of(source_id):
+            if self.row_of.get(self.ids[row]) == row:  # not a row a re-index replaced
+                self.recall_codes[row] = code
+
+    def remove(self, source_id: str) -> None:
+        """The rows stop answering and lose their text and vector; the BM25 postings
+        keep only term counts of the removed rows, which no query can reach again."""
+        for row in self.rows_of(source_id):
+            self.recall_codes[row] = 0
+            if self.vectors is not None:
+                self.vectors[row] = 0.0
+            old = self.texts[row]
+            self.texts[row] = IndexedText(chunk_id=old.chunk_id, source_id=old.source_id, text="")
+
     def live(self, where: CandidateFilter) -> np.ndarray:
-        live = self.active[: self.size].copy()
+        admitted = [code for key, code in self.recall_table.items() if key in where.recall]
+        live = np.isin(self.recall_codes[: self.size], np.asarray(admitted, dtype=np.int32))
         if where.visible is not None:
             allowed = [code for ref, code in self.scope_table.items() if ref in where.visible]
             live &= np.isin(self.scope_codes[: self.size], np.asarray(allowed, dtype=np.int32))
@@ -135,6 +164,10 @@ class _OrgIndex:
         rows = np.flatnonzero(live)
         if len(rows) == self.size:  # no filter: a contiguous slice avoids a gather copy
             return rows, self.vectors[: self.size] @ query
+        if len(rows) * _GATHER_BELOW > self.size:
+            # most rows live (a few corrected or in other spaces): one product over the
+            # contiguous matrix, then pick, costs less than copying the live rows out first
+            return rows, (self.vectors[: self.size] @ query)[rows]
         return rows, self.vectors[rows] @ query
 
 
@@ -163,6 +196,18 @@ class InProcessIndex:
 
     async def mark_ready(self, org_id: str) -> None:
         self._org(org_id).ready = True
+
+    async def update(
+        self, org_id: str, source_id: str, lifecycle: LifecycleState, recall: str
+    ) -> None:
+        org = self._orgs.get(org_id)
+        if org is not None:
+            org.update(source_id, lifecycle, recall)
+
+    async def remove(self, org_id: str, source_id: str) -> None:
+        org = self._orgs.get(org_id)
+        if org is not None:
+            org.remove(source_id)
 
     async def lexical(
         self, org_id: str, query: str, limit: int, where: CandidateFilter

@@ -24,8 +24,15 @@ from typing import Any
 
 import msgspec
 
+from adapters.surreal.lifecycle_codec import (
+    LIFECYCLE_FIELDS,
+    lifecycle_from,
+    lifecycle_from_row,
+    lifecycle_row,
+)
 from application.records import IndexedText, IndexEntry, ScopeRef, Vector
 from domain.errors import InvalidInputError, UpstreamError
+from domain.lifecycle import RECALL_OPEN
 from domain.models import Chunk, MetadataValue, Source, spoken_text
 from domain.reasons import ReasonCode
 from domain.scopes import LifecycleState, MemoryScope, PrivacyClass, SourceType
@@ -33,11 +40,13 @@ from domain.scopes import LifecycleState, MemoryScope, PrivacyClass, SourceType
 __all__ = [
     "CHUNK_FIELDS",
     "ENTRY_FIELDS",
+    "LIFECYCLE_FIELDS",
     "SOURCE_FIELDS",
     "cache_key",
     "chunk_from_row",
     "chunk_row",
     "entry_from_row",
+    "lifecycle_from",
     "namespace_for",
     "pack_vector",
     "ref_code",
@@ -53,7 +62,7 @@ _DT_FIELDS = ("created_at", "occurred_at")
 SOURCE_FIELDS = (
     "meta::id(id) AS id, org_id, scope, scope_key, source_type, source_uri, version, content, "
     "content_hash, metadata, privacy_class, created_by, created_at, created_tz, occurred_at, "
-    "occurred_tz, lifecycle"
+    "occurred_tz, lifecycle, " + LIFECYCLE_FIELDS
 )
 CHUNK_FIELDS = (
     "meta::id(id) AS id, source_id, org_id, ordinal, text, span_start, span_end, content_hash, "
@@ -62,7 +71,7 @@ CHUNK_FIELDS = (
 )
 ENTRY_FIELDS = (
     "meta::id(id) AS id, source_id, text, vec, scope, scope_key, lifecycle, occurred_at, "
-    "occurred_tz, role, turn_index, speaker"
+    "occurred_tz, role, turn_index, speaker, recall"
 )
 
 _metadata_encoder = msgspec.json.Encoder()
@@ -165,13 +174,14 @@ def source_row(source: Source) -> dict[str, Any]:
         "privacy_class": str(source.privacy_class),
         "created_by": source.created_by,
         "lifecycle": str(source.lifecycle),
+        **lifecycle_row(source),
     }
     _put_datetimes(row, source.created_at, source.occurred_at)
     return row
 
 
-def chunk_row(chunk: Chunk, vector: Sequence[float]) -> dict[str, Any]:
-    """An ``INSERT`` row for the ``chunk`` table, id included."""
+def chunk_row(chunk: Chunk, vector: Sequence[float], recall: str) -> dict[str, Any]:
+    """An ``INSERT`` row for the ``chunk`` table, id included; ``recall`` is its recall key."""
     row: dict[str, Any] = {
         "id": chunk.chunk_id,
         "source_id": chunk.source_id,
@@ -185,6 +195,7 @@ def chunk_row(chunk: Chunk, vector: Sequence[float]) -> dict[str, Any]:
         "scope_key": chunk.scope_key,
         "space": space_code(chunk.scope, chunk.scope_key),
         "lifecycle": str(chunk.lifecycle),
+        "recall": recall,
         "emb": [float(x) for x in vector],
         "vec": pack_vector(vector),
         "role": chunk.role,
@@ -219,6 +230,7 @@ def source_from_row(row: Mapping[str, Any]) -> Source:
             created_at=_dt_in(row["created_at"], row.get("created_tz")),
             occurred_at=_optional_dt(row, "occurred_at"),
             lifecycle=LifecycleState(row["lifecycle"]),
+            **lifecycle_from_row(row),
         )
     except (KeyError, TypeError, ValueError, msgspec.DecodeError) as exc:
         raise _decode_failure("source", exc) from exc
@@ -262,6 +274,7 @@ def entry_from_row(row: Mapping[str, Any]) -> IndexEntry:
             role=row.get("role"),
             turn_index=row.get("turn_index"),
             speaker=row.get("speaker"),
+            recall=row.get("recall") or RECALL_OPEN,
         )
     except (KeyError, TypeError, ValueError, struct.error) as exc:
         raise _decode_failure("chunk", exc) from exc

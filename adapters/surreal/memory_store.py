@@ -17,7 +17,7 @@ from typing import Any
 
 from surrealdb import RecordID
 
-from adapters.surreal import codec
+from adapters.surreal import codec, corrections
 from adapters.surreal.compaction import CompactionReport, compact
 from adapters.surreal.connection import SurrealConnection
 from adapters.surreal.schema import load_space, migrate
@@ -26,12 +26,13 @@ from application.records import (
     EmbeddedChunk,
     EmbeddingSpace,
     IndexEntry,
+    SourceLifecycle,
     SourceState,
     StoreInfo,
     Vector,
 )
-from domain.errors import ConflictError, UpstreamError
-from domain.models import Chunk, Source
+from domain.errors import ConflictError, NotFoundError, UpstreamError
+from domain.models import Chunk, Source, chunk_recall
 from domain.reasons import ReasonCode
 from domain.scopes import LifecycleState, ScopeRef
 
@@ -56,6 +57,21 @@ _SCAN_FIRST = f"SELECT {codec.ENTRY_FIELDS} FROM chunk ORDER BY id LIMIT $limit;
 _SCAN_AFTER = (
     f"SELECT {codec.ENTRY_FIELDS} FROM chunk WHERE id > $after "  # noqa: S608
     "ORDER BY id LIMIT $limit;"
+)
+_LIST_FIRST = f"SELECT {codec.SOURCE_FIELDS} FROM source ORDER BY id LIMIT $limit;"  # noqa: S608
+_LIST_AFTER = (
+    f"SELECT {codec.SOURCE_FIELDS} FROM source WHERE id > $after "  # noqa: S608
+    "ORDER BY id LIMIT $limit;"
+)
+_LIFECYCLE_OF = (
+    "meta::id(id) AS id, scope, scope_key, lifecycle, created_by, marks, superseded_by, "
+    "duplicate_of"
+)
+_LIFECYCLES = f"SELECT {_LIFECYCLE_OF} FROM $ids;"  # noqa: S608
+_CHUNKS_WITH_SOURCES = (
+    f"LET $c = (SELECT {codec.CHUNK_FIELDS}, "  # noqa: S608
+    "type::record('source', source_id) AS src FROM $ids);\n"
+    f"RETURN {{chunks: $c, sources: (SELECT {_LIFECYCLE_OF} FROM array::distinct($c.src))}};"
 )
 _CACHE_INSERT = (
     "INSERT INTO embedding_cache $rows{n} ON DUPLICATE KEY UPDATE vec = $input.vec RETURN NONE;"
@@ -144,7 +160,7 @@ class SurrealMemoryStore:
             "BEGIN TRANSACTION;",
             "CREATE $sid CONTENT $source RETURN NONE;",
         ]
-        rows = [codec.chunk_row(c.chunk, c.vector) for c in chunks]
+        rows = [codec.chunk_row(c.chunk, c.vector, chunk_recall(source, c.chunk)) for c in chunks]
         for n, batch in enumerate(_batches(rows)):
             variables[f"rows{n}"] = batch
             statements.append(f"INSERT INTO chunk $rows{n} RETURN NONE;")
@@ -168,6 +184,79 @@ class SurrealMemoryStore:
             operation="reading a source",
         )
         return codec.source_from_row(rows[0]) if rows else None
+
+    async def get_sources(self, org_id: str, source_ids: Sequence[str]) -> dict[str, Source]:
+        rows = await self._select_ids(
+            org_id,
+            _GET_SOURCE.replace("$sid", "$ids"),
+            "source",
+            source_ids,
+            operation="reading sources",
+        )
+        found = (codec.source_from_row(row) for row in rows)
+        return {s.source_id: s for s in found}
+
+    async def chunks_with_sources(
+        self, org_id: str, chunk_ids: Sequence[str]
+    ) -> tuple[dict[str, Chunk], dict[str, SourceLifecycle]]:
+        wanted = list(dict.fromkeys(chunk_ids))
+        namespace = await self._readable(org_id) if wanted else None
+        if namespace is None:
+            return {}, {}
+        *_, answer = await self._conn.query(
+            namespace,
+            _CHUNKS_WITH_SOURCES,
+            {"ids": [RecordID("chunk", key) for key in wanted]},
+            operation="reading chunks and their sources",
+        )
+        chunks = (codec.chunk_from_row(row) for row in answer["chunks"] or [])
+        sources = (codec.lifecycle_from(row) for row in answer["sources"] or [])
+        return {c.chunk_id: c for c in chunks}, {s.source_id: s for s in sources}
+
+    async def source_lifecycles(
+        self, org_id: str, source_ids: Sequence[str]
+    ) -> dict[str, SourceLifecycle]:
+        rows = await self._select_ids(
+            org_id, _LIFECYCLES, "source", source_ids, operation="reading source lifecycles"
+        )
+        found = (codec.lifecycle_from(row) for row in rows)
+        return {s.source_id: s for s in found}
+
+    async def update_source(
+        self, source: Source, *, expected_version: int, drop_text: bool
+    ) -> None:
+        namespace, space = await self._writable(source.org_id)
+        if await self.get_source(source.org_id, source.source_id) is None:
+            raise NotFoundError(ReasonCode.NOT_FOUND, f"no source with id {source.source_id!r}")
+        chunks = await self.chunks_of_source(source.org_id, source.source_id)
+        try:
+            await corrections.update_source(
+                self._conn, namespace, space, source, expected_version, drop_text, chunks
+            )
+        except UpstreamError:
+            now = await self.get_source(source.org_id, source.source_id)
+            if now is None or now.version != expected_version:
+                raise ConflictError(
+                    ReasonCode.SOURCE_CHANGED,
+                    f"source {source.source_id} changed since it was read",
+                ) from None
+            raise
+
+    async def list_sources(self, org_id: str, after: str | None, limit: int) -> list[Source]:
+        namespace = await self._readable(org_id)
+        if namespace is None or limit < 1:
+            return []
+        sql, variables = _LIST_FIRST, dict[str, Any]({"limit": int(limit)})
+        if after is not None:
+            sql, variables = _LIST_AFTER, {**variables, "after": RecordID("source", after)}
+        (rows,) = await self._conn.query(namespace, sql, variables, operation="listing sources")
+        return [codec.source_from_row(row) for row in rows or []]
+
+    async def linked_sources(self, org_id: str, source_id: str) -> list[str]:
+        namespace = await self._readable(org_id)
+        if namespace is None:
+            return []
+        return await corrections.linked_sources(self._conn, namespace, source_id)
 
     async def _select_ids(
         self, org_id: str, sql: str, table: str, ids: Sequence[str], *, operation: str

@@ -2,7 +2,7 @@
 
 Nothing is derived or held in process: the store's ``chunk`` table is indexed
 by SurrealDB as it is written, so ``add``/``mark_ready`` do nothing and the
-index is always ready. Filters (visible spaces, active lifecycle) are applied
+index is always ready. Filters (visible spaces, recall keys) are applied
 inside the candidate queries, before ranking.
 
 Lexical matching is ``@1,OR@``: any query term may match and BM25 ranks by how
@@ -24,6 +24,7 @@ from adapters.surreal.memory_store import SurrealMemoryStore
 from application.records import CandidateFilter, IndexedText, IndexEntry, ScoredId, Vector
 from domain.errors import ConflictError
 from domain.reasons import ReasonCode
+from domain.scopes import LifecycleState
 
 __all__ = ["SurrealNativeIndex"]
 
@@ -40,7 +41,7 @@ _LEXICAL = (
     "WHERE text @1,OR@ $q AND <FILTER> ORDER BY s DESC LIMIT $limit;"
 )
 _VECTOR = (
-    "LET $near = SELECT meta::id(id) AS id, vector::distance::knn() AS d, lifecycle, space "
+    "LET $near = SELECT meta::id(id) AS id, vector::distance::knn() AS d, recall, space "
     "FROM chunk WHERE emb <|<K>,<EF>|> $v;\n"
     "RETURN {n: array::len($near), hits: (SELECT id, d FROM $near "
     "WHERE <FILTER> ORDER BY d LIMIT $limit)};"
@@ -50,7 +51,7 @@ _LEXICAL_BY_SOURCE = (
     "WHERE text @1,OR@ $q AND <FILTER> ORDER BY s DESC LIMIT $limit;"
 )
 _VECTOR_BY_SOURCE = (
-    "LET $near = SELECT source_id, vector::distance::knn() AS d, lifecycle, space "
+    "LET $near = SELECT source_id, vector::distance::knn() AS d, recall, space "
     "FROM chunk WHERE emb <|<K>,<EF>|> $v;\n"
     "RETURN (SELECT source_id, d FROM $near WHERE <FILTER>);"
 )
@@ -65,15 +66,17 @@ _TEXTS = (
 )
 #: chunk hits read per requested episode when episodes are scored from chunk hits
 _CHUNKS_PER_EPISODE = 10
-_ACTIVE = "lifecycle = 'active'"
-_ACTIVE_AND_VISIBLE = "lifecycle = 'active' AND space IN $spaces"
+#: the lifecycle half of every filter: the recall keys (domain.lifecycle) the caller may see
+_RECALLABLE = "recall IN $recall"
+_RECALLABLE_AND_VISIBLE = "recall IN $recall AND space IN $spaces"
 
 
 def _filter_sql(where: CandidateFilter) -> tuple[str, dict[str, Any]]:
+    recall = sorted(where.recall)
     if where.visible is None:
-        return _ACTIVE, {}
+        return _RECALLABLE, {"recall": recall}
     spaces = sorted(codec.ref_code(ref) for ref in where.visible)
-    return _ACTIVE_AND_VISIBLE, {"spaces": spaces}
+    return _RECALLABLE_AND_VISIBLE, {"recall": recall, "spaces": spaces}
 
 
 def _top(totals: dict[str, float], limit: int) -> list[ScoredId]:
@@ -100,6 +103,16 @@ class SurrealNativeIndex:
         return None
 
     async def mark_ready(self, org_id: str) -> None:
+        return None
+
+    async def update(
+        self, org_id: str, source_id: str, lifecycle: LifecycleState, recall: str
+    ) -> None:
+        """Nothing to do: the store's ``update_source`` changed the very rows this index reads."""
+        return None
+
+    async def remove(self, org_id: str, source_id: str) -> None:
+        """Nothing to do: the store deleted the rows, and their BM25 and HNSW entries with them."""
         return None
 
     async def drop(self, org_id: str) -> None:

@@ -20,6 +20,7 @@ from adapters.surreal.connection import SurrealConnection
 from application.memory_checks import embedder_mismatch
 from application.records import EmbeddingSpace
 from domain.errors import UpstreamError
+from domain.lifecycle import RECALL_OPEN
 from domain.reasons import ReasonCode
 
 __all__ = ["MIGRATIONS", "Migration", "load_space", "migrate"]
@@ -105,6 +106,18 @@ _V3_SPEAKERS = """
 DEFINE FIELD IF NOT EXISTS speaker ON chunk TYPE option<string>;
 """
 
+# Corrections (issue 10): a source's marks, links and history; each chunk's recall key.
+# Rows written before have no recall key: nothing could correct them, so they are open.
+_V4_CORRECTIONS = """
+DEFINE FIELD IF NOT EXISTS marks ON source TYPE option<array<string>>;
+DEFINE FIELD IF NOT EXISTS superseded_by ON source TYPE option<string>;
+DEFINE FIELD IF NOT EXISTS duplicate_of ON source TYPE option<string>;
+DEFINE FIELD IF NOT EXISTS corrections ON source TYPE option<string>;
+DEFINE FIELD IF NOT EXISTS recall ON chunk TYPE option<string>;
+DEFINE INDEX IF NOT EXISTS chunk_hash ON chunk FIELDS content_hash;
+UPDATE chunk SET recall = '{open}' WHERE recall IS NONE RETURN NONE;
+"""
+
 _RECORD_ORG = """
 UPSERT meta:org SET org_id = $org RETURN NONE;
 SELECT model, dimension FROM meta:embedding;
@@ -116,6 +129,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(version=2, name="conversation turns: chunk role and turn index", script=_V2_TURNS),
     Migration(
         version=3, name="speakers: a turn's speaker by name", script=_V3_SPEAKERS
+    ),
+    Migration(
+        version=4, name="corrections: marks, links, history, recall keys", script=_V4_CORRECTIONS
     ),
 )
 
@@ -184,7 +200,9 @@ async def migrate(
     for migration in MIGRATIONS:
         if migration.version in done:
             continue
-        script = migration.script.replace("{dimension}", str(int(held.dimension)))
+        script = migration.script.replace("{dimension}", str(int(held.dimension))).replace(
+            "{open}", RECALL_OPEN
+        )
         await conn.query(
             namespace,
             "BEGIN TRANSACTION;\n"

@@ -16,6 +16,7 @@ from application.embedding import QueryVectorCache
 from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.readiness import OrgReadiness
 from application.rerank import Reranker
+from application.retrieval.lifecycle import LifecycleNote, honour_corrections
 from application.retrieval.pipeline import Found, RetrievalMode, RetrievalPipeline, Retrieved
 from application.retrieval.rerank_step import DEFAULT_TOP_N
 from application.trust.guard import candidate_filter, may_read
@@ -69,22 +70,27 @@ class Recall:
         request: RecallQuery,
         policy: MemoryPolicyContext,
         found: Sequence[Found],
-    ) -> tuple[list[Retrieved], int]:
-        """Load the chunks and authorize each again; also says how many were withheld."""
-        chunks = await self._store.get_chunks(request.org_id, [f.chunk_id for f in found])
+    ) -> tuple[list[Retrieved], dict[str, LifecycleNote], int]:
+        """Load the chunks and authorize each again; their lifecycle notes; how many withheld."""
+        chunks, sources = await self._store.chunks_with_sources(
+            request.org_id, [f.chunk_id for f in found]
+        )
         resolved = []
         for hit in found:
             chunk = chunks.get(hit.chunk_id)
-            # the policy also refuses every lifecycle but active (hidden, redacted, deleted)
+            # the policy also refuses what the lifecycle withholds (domain.lifecycle)
             if chunk is not None and may_read(policy, chunk):
                 resolved.append(
                     Retrieved(chunk=chunk, score=hit.score, ranks=hit.ranks, reasons=hit.reasons)
                 )
-        return resolved, len(found) - len(resolved)
+        kept, notes, withheld = await honour_corrections(
+            self._store, policy, request.org_id, resolved, sources
+        )
+        return kept, notes, len(found) - len(resolved) + withheld
 
     async def retrieve(
         self, request: RecallQuery, policy: MemoryPolicyContext, limit: int
-    ) -> tuple[list[Retrieved], int]:
+    ) -> tuple[list[Retrieved], dict[str, LifecycleNote], int]:
         """Candidates only from the spaces the caller may read (filtered inside the index)."""
         await self.readiness.ensure(request.org_id)
         found = await self._pipeline.run(

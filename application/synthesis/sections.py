@@ -69,7 +69,7 @@ async def build_packs(
     used: set[str] = set()
     packs = []
     for section in run.outline:
-        found, denied = await recall.retrieve(
+        found, notes, denied = await recall.retrieve(
             _Query(org_id=run.org_id, query=section.evidence_query), policy, _CANDIDATES
         )
         items: list[PackItem] = []
@@ -87,7 +87,11 @@ async def build_packs(
                     PackItem(
                         chunk_id=chunk.chunk_id,
                         source_id=chunk.source_id,
-                        stale=is_stale(chunk, run, now),
+                        # too old for the run's freshness policy, or marked stale or
+                        # superseded by a correction (domain.lifecycle)
+                        stale=is_stale(chunk, run, now)
+                        or notes[chunk.chunk_id].stale
+                        or notes[chunk.chunk_id].superseded_by is not None,
                     )
                 )
         reasons = []

@@ -1,6 +1,6 @@
 """How the use cases apply the memory policy: one place, the same for every surface."""
 
-from application.records import CandidateFilter
+from application.records import CandidateFilter, SourceLifecycle
 from domain.errors import PolicyDeniedError
 from domain.models import Chunk, Source
 from domain.policy import (
@@ -9,6 +9,7 @@ from domain.policy import (
     authorize_read,
     caller_problem,
     readable_spaces,
+    recall_keys,
 )
 from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope, ScopeRef
@@ -36,12 +37,18 @@ def write_target(ctx: MemoryPolicyContext, scope: MemoryScope, scope_key: str | 
 
 def candidate_filter(ctx: MemoryPolicyContext) -> CandidateFilter:
     """The spaces a search may draw candidates from, applied inside the index queries."""
-    return CandidateFilter(visible=readable_spaces(ctx))
+    return CandidateFilter(visible=readable_spaces(ctx), recall=recall_keys(ctx))
 
 
-def may_read(ctx: MemoryPolicyContext, item: Chunk | Source) -> bool:
-    """The re-check before an item is returned: the index may lag a correction."""
-    return authorize_read(ctx, ScopeRef(item.scope, item.scope_key), item.lifecycle).allowed
+def may_read(ctx: MemoryPolicyContext, item: Chunk | Source | SourceLifecycle) -> bool:
+    """The re-check before an item is returned: the index may lag a correction.
+
+    A chunk is checked by its own lifecycle; a source also by its marks and owner.
+    """
+    ref = ScopeRef(item.scope, item.scope_key)
+    if isinstance(item, Source | SourceLifecycle):
+        return authorize_read(ctx, ref, item.lifecycle, item.marks, item.owner).allowed
+    return authorize_read(ctx, ref, item.lifecycle).allowed
 
 
 def denied(decision: PolicyDecision, action: str) -> PolicyDeniedError:

@@ -16,9 +16,21 @@ from application.trust.audit import AuditTrail
 from application.trust.guard import denied, may_read, require_org
 from application.trust.lookup import principal_named, space_with_id
 from application.trust.ports import ControlStore
+from application.trust.records import AuditReceipt
+from application.trust.source_lifecycle import (
+    ActionView,
+    Visibility,
+    available_actions,
+    history_for,
+    inspect_exposure,
+    is_owner,
+    visibility,
+    withheld_reason,
+)
 from domain.errors import NotFoundError, PolicyDeniedError
-from domain.models import MetadataValue, PrincipalKind
-from domain.policy import MemoryPolicyContext, SpaceRole, authorize_read
+from domain.lifecycle import Exposure, Mark
+from domain.models import Chunk, CorrectionRecord, MetadataValue, PrincipalKind
+from domain.policy import MemoryPolicyContext, SpaceRole, authorize_correct, authorize_read
 from domain.reasons import ReasonCode
 from domain.scopes import LifecycleState, MemoryScope, ScopeRef, SourceType
 
@@ -26,6 +38,9 @@ __all__ = ["AccessPreview", "DerivedChunk", "MemoryInspector", "SourceView", "Sp
 
 #: an access preview looks at no more than this many sources of a space
 PREVIEW_LIMIT = 10_000
+#: inspect looks for a source's receipts among this many recent ones, and shows this many
+RECEIPTS_SCANNED = 500
+RECEIPTS_SHOWN = 20
 
 
 class DerivedChunk(msgspec.Struct, frozen=True, kw_only=True):
@@ -63,6 +78,20 @@ class SourceView(msgspec.Struct, frozen=True, kw_only=True):
     derived: list[DerivedChunk] = msgspec.field(default_factory=list)
     #: remembered synthesis artifacts (source ids) that cite it, those the caller may read
     cited_by: list[str] = msgspec.field(default_factory=list)
+    #: how much of it this caller sees (DESIGN.md section 7): text, metadata, summary, tombstone
+    exposure: Exposure = Exposure.TEXT
+    marks: list[Mark] = msgspec.field(default_factory=list)
+    superseded_by: str | None = None
+    duplicate_of: str | None = None
+    #: the sources superseded by, or duplicates of, this one (the other direction of the links)
+    linked_from: list[str] = msgspec.field(default_factory=list)
+    corrections: list[CorrectionRecord] = msgspec.field(default_factory=list)
+    #: the corrections this caller may make now, each previewed first
+    actions: list[ActionView] = msgspec.field(default_factory=list)
+    #: who can read it (its space's readers, narrowed by its lifecycle)
+    visibility: Visibility | None = None
+    #: recent audit receipts naming it or its chunks (to its owner and correctors only)
+    receipts: list[AuditReceipt] = msgspec.field(default_factory=list)
 
 
 class AccessPreview(msgspec.Struct, frozen=True, kw_only=True):
@@ -126,8 +155,16 @@ class MemoryInspector:
         if not scope_decision.allowed:
             self._audit.note(ctx, "inspect", scope_decision, ids=[source_id])
             raise denied(scope_decision, "inspecting a source")
-        text_decision = authorize_read(ctx, ref, source.lifecycle)
+        may_correct = authorize_correct(ctx, ref).allowed
+        shown = inspect_exposure(ctx, source, may_correct)
+        if shown is Exposure.NOTHING:
+            # others learn nothing of a hidden, redacted or deleted source, not even that it exists
+            self._audit.note(ctx, "inspect", reason=ReasonCode.NOT_FOUND, ids=[source_id])
+            raise NotFoundError(ReasonCode.NOT_FOUND, f"no source with id {source_id!r}")
+        text = shown in (Exposure.TEXT, Exposure.SUMMARY)
         chunks = await self._store.chunks_of_source(ctx.org_id, source_id)
+        privileged = may_correct or is_owner(ctx, source)
+        receipts = await self._receipts(ctx, source_id, chunks) if privileged else []
         self._audit.note(ctx, "inspect", scope_decision, ids=[source_id])
         view = SourceView(
             source_id=source.source_id,
@@ -141,10 +178,19 @@ class MemoryInspector:
             created_by=source.created_by,
             created_at=source.created_at,
             occurred_at=source.occurred_at,
-            metadata=source.metadata if text_decision.allowed else {},
+            metadata=source.metadata if shown is Exposure.TEXT else {},
             visible_because=_why(ctx, ref),
-            content=source.content if text_decision.allowed else None,
-            withheld_reason=None if text_decision.allowed else text_decision.reason,
+            content=source.content if text else None,
+            withheld_reason=withheld_reason(source, shown),
+            exposure=shown,
+            marks=sorted(source.marks),
+            superseded_by=source.superseded_by,
+            duplicate_of=source.duplicate_of,
+            linked_from=await self._store.linked_sources(ctx.org_id, source_id),
+            corrections=history_for(source, privileged),
+            actions=available_actions(source, may_correct),
+            visibility=visibility(source),
+            receipts=receipts,
             derived=[
                 DerivedChunk(
                     chunk_id=c.chunk_id,
@@ -172,6 +218,14 @@ class MemoryInspector:
             if artifact is not None and may_read(ctx, artifact):
                 cited_by.append(artifact.source_id)
         return msgspec.structs.replace(view, cited_by=cited_by)
+
+    async def _receipts(
+        self, ctx: MemoryPolicyContext, source_id: str, chunks: list[Chunk]
+    ) -> list[AuditReceipt]:
+        """Who read or changed it lately: receipts naming the source or one of its chunks."""
+        names = {source_id, *(c.chunk_id for c in chunks)}
+        recent = await self._audit.recent(ctx.org_id, RECEIPTS_SCANNED)
+        return [r for r in recent if names.intersection(r.ids)][:RECEIPTS_SHOWN]
 
     async def access_preview(
         self, ctx: MemoryPolicyContext, space_id: str, principal: str

@@ -12,12 +12,15 @@ from domain.policy.decision import POLICY_REASONS, PolicyDecision
 from domain.policy.rules import (
     SCOPE_BREADTH,
     WRITES_NEED_ENABLING,
+    authorize_correct,
     authorize_read,
     authorize_reflect,
     authorize_share,
     authorize_write,
     caller_problem,
     readable_spaces,
+    recall_keys,
+    recall_owners,
 )
 
 __all__ = [
@@ -31,10 +34,13 @@ __all__ = [
     "SpaceAccess",
     "SpaceRole",
     "Surface",
+    "authorize_correct",
     "authorize_read",
     "authorize_reflect",
     "authorize_share",
     "authorize_write",
     "caller_problem",
     "readable_spaces",
+    "recall_keys",
+    "recall_owners",
 ]

@@ -27,6 +27,8 @@ POLICY_REASONS = frozenset(
         ReasonCode.JOB_POLICY_CONTEXT_MISSING,
         ReasonCode.JOB_POLICY_CONTEXT_STALE,
         ReasonCode.INSUFFICIENT_ROLE,
+        ReasonCode.SOURCE_MARKED_WRONG,
+        ReasonCode.SENSITIVE_SOURCE,
     }
 )
 

@@ -12,6 +12,7 @@ and is readable by the organisation's owner only.
 
 from collections.abc import Iterable, Sequence
 
+from domain.lifecycle import Mark, admitted_keys, recall_reason
 from domain.policy.context import MemoryPolicyContext, OrgRole, SpaceAccess, Surface
 from domain.policy.decision import PolicyDecision, allow, deny
 from domain.reasons import ReasonCode
@@ -20,12 +21,15 @@ from domain.scopes import KEYED_SCOPES, LifecycleState, MemoryScope, ScopeRef
 __all__ = [
     "SCOPE_BREADTH",
     "WRITES_NEED_ENABLING",
+    "authorize_correct",
     "authorize_read",
     "authorize_reflect",
     "authorize_share",
     "authorize_write",
     "caller_problem",
     "readable_spaces",
+    "recall_keys",
+    "recall_owners",
 ]
 
 #: scopes whose writes are refused until a space enables them
@@ -42,12 +46,6 @@ SCOPE_BREADTH = {
     MemoryScope.SHARED: 3,
     MemoryScope.ORGANIZATION: 4,
     MemoryScope.PUBLIC: 5,
-}
-
-_LIFECYCLE_DENIALS = {
-    LifecycleState.HIDDEN: ReasonCode.HIDDEN_SOURCE,
-    LifecycleState.REDACTED: ReasonCode.REDACTED_SOURCE,
-    LifecycleState.DELETED: ReasonCode.SOURCE_DELETED,
 }
 
 _OPEN_READ_SCOPES = frozenset({MemoryScope.ORGANIZATION, MemoryScope.PUBLIC})
@@ -153,15 +151,66 @@ def _read_reason(ctx: MemoryPolicyContext, ref: ScopeRef) -> ReasonCode:
     return ReasonCode.ALLOWED
 
 
+def recall_owners(ctx: MemoryPolicyContext) -> frozenset[str]:
+    """Whose sensitive memory the caller counts as its own: itself, and its user while a
+    delegation from that user is live."""
+    owners = {ctx.agent_id} if ctx.is_agent else {ctx.user_id}
+    if ctx.is_agent and _delegation_state(ctx) is ReasonCode.ALLOWED:
+        owners.add(ctx.user_id)
+    return frozenset(o for o in owners if o)
+
+
+def recall_keys(ctx: MemoryPolicyContext) -> frozenset[str]:
+    """The lifecycle half of a search's candidate filter (see domain.lifecycle)."""
+    return admitted_keys(recall_owners(ctx))
+
+
 def authorize_read(
     ctx: MemoryPolicyContext,
     ref: ScopeRef,
     lifecycle: LifecycleState = LifecycleState.ACTIVE,
+    marks: Iterable[Mark] = (),
+    owner: str | None = None,
 ) -> PolicyDecision:
-    """May the caller read memory of this space in this lifecycle state?"""
+    """May the caller read the text of memory of this space in this lifecycle state?
+
+    What each state and mark allows comes from ``domain.lifecycle``;
+    ``owner`` is the source's owner, which sensitive memory is returned to.
+    """
     reason = _read_reason(ctx, ref)
     if reason is ReasonCode.ALLOWED:
-        reason = _LIFECYCLE_DENIALS.get(lifecycle, ReasonCode.ALLOWED)
+        reason = recall_reason(lifecycle, marks, owner=owner in recall_owners(ctx))
+    return allow(ctx, ref) if reason is ReasonCode.ALLOWED else deny(ctx, ref, reason)
+
+
+def _correct_reason(ctx: MemoryPolicyContext, ref: ScopeRef) -> ReasonCode:
+    first = _first_checks(ctx, ref, writing=True)
+    if first is not None:
+        return first
+    if ctx.is_agent:
+        # an agent corrects shared memory only for a user who delegated to it
+        delegation = _delegation_state(ctx)
+        if delegation is not ReasonCode.ALLOWED:
+            return delegation
+    elif ctx.org_role.administers:
+        return ReasonCode.ALLOWED  # organisation admins correct every shared space
+    if ref.scope in _OPEN_READ_SCOPES:
+        return ReasonCode.INSUFFICIENT_ROLE
+    access, reason = _membership(ctx, ref)
+    if access is None:
+        return reason
+    return ReasonCode.ALLOWED if access.role.can_write else ReasonCode.INSUFFICIENT_ROLE
+
+
+def authorize_correct(ctx: MemoryPolicyContext, ref: ScopeRef) -> PolicyDecision:
+    """May the caller correct (mark, supersede, hide, redact, restore, delete) memory here?
+
+    Private memory: its owner (an agent: its own notes, or its user's with a
+    live delegation). Other spaces: organisation admins, and space owners and
+    writers; an agent needs a live delegation from its user on top of a role.
+    Correcting adds nothing, so a space need not take writes to be corrected.
+    """
+    reason = _correct_reason(ctx, ref)
     return allow(ctx, ref) if reason is ReasonCode.ALLOWED else deny(ctx, ref, reason)
 
 

@@ -25,6 +25,8 @@ from domain.reasons import ReasonCode
 from entrypoints.http.admin_routes import ADMIN_ROUTES
 from entrypoints.http.auth import provide_caller, provide_policy, provide_services
 from entrypoints.http.bodies import check_json_body
+from entrypoints.http.bulk_routes import BULK_ROUTES
+from entrypoints.http.correction_routes import CORRECTION_ROUTES
 from entrypoints.http.error_handlers import EXCEPTION_HANDLERS
 from entrypoints.http.openapi import docs_assets_router, document_errors, openapi_config
 from entrypoints.http.schemas import (
@@ -197,6 +199,8 @@ def create_app(
         *ADMIN_ROUTES,
         *STATUS_ROUTES,
         *SYNTHESIS_ROUTES,
+        *CORRECTION_ROUTES,
+        *BULK_ROUTES,
     ]
     watch_recent_errors()  # from now on, warnings and errors show in GET /api/status
     document_errors(route_handlers)  # every status each route answers, and bearer auth

@@ -9,10 +9,15 @@ from typing import Annotated, Any
 
 import msgspec
 
+from application.corrections.bulk import BulkSelector
+from application.corrections.commands import CorrectionRequest
 from application.trust.inspection import SpaceView
 
 __all__ = [
     "AccessPreviewArgs",
+    "BulkDeleteArgs",
+    "CorrectApplyArgs",
+    "CorrectPreviewArgs",
     "InspectSourceArgs",
     "NoArgs",
     "SpaceList",
@@ -29,6 +34,23 @@ class InspectSourceArgs(msgspec.Struct, frozen=True, kw_only=True, forbid_unknow
 class AccessPreviewArgs(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     space_id: Annotated[str, msgspec.Meta(min_length=1, description="A space id (list_spaces).")]
     principal: Annotated[str, msgspec.Meta(min_length=1, description="The principal's name or id.")]
+
+
+class CorrectPreviewArgs(CorrectionRequest, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    source_id: Annotated[str, msgspec.Meta(min_length=1, description="The source to correct.")]
+
+
+class CorrectApplyArgs(CorrectionRequest, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    source_id: Annotated[str, msgspec.Meta(min_length=1, description="The source to correct.")]
+    preview_token: Annotated[
+        str, msgspec.Meta(min_length=1, description="The token memory_correct_preview returned.")
+    ]
+
+
+class BulkDeleteArgs(BulkSelector, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    preview_token: Annotated[
+        str, msgspec.Meta(min_length=1, description="The token memory_delete_preview returned.")
+    ]
 
 
 class NoArgs(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -14,10 +14,20 @@ from urllib.parse import quote
 
 import msgspec
 
+from application.corrections.bulk import BulkDeletePreview, BulkDeleteResult, BulkSelector
+from application.corrections.results import CorrectionApplied, CorrectionPreview
 from application.results import ContextPack, RememberResult, SearchResults
 from application.trust.inspection import AccessPreview, SourceView
 from entrypoints.http.schemas import ContextBody, RememberBody, SearchBody
-from entrypoints.mcp.schemas import AccessPreviewArgs, InspectSourceArgs, NoArgs, SpaceList
+from entrypoints.mcp.schemas import (
+    AccessPreviewArgs,
+    BulkDeleteArgs,
+    CorrectApplyArgs,
+    CorrectPreviewArgs,
+    InspectSourceArgs,
+    NoArgs,
+    SpaceList,
+)
 
 __all__ = ["TOOLS", "Route", "ToolSpec"]
 
@@ -50,6 +60,15 @@ class ToolSpec:
 def _path(value: str) -> str:
     # ids travel in the URL path; quoting keeps a '/' or '?' in one from changing the route
     return quote(value, safe="")
+
+
+def _correction(suffix: str) -> Callable[[Any], Route]:
+    def route(args: Any) -> Route:
+        body = msgspec.to_builtins(args)
+        source_id = body.pop("source_id")
+        return Route("POST", f"/api/memory/inspect/{_path(source_id)}/corrections{suffix}", body)
+
+    return route
 
 
 def _post(path: str) -> Callable[[msgspec.Struct], Route]:
@@ -129,5 +148,53 @@ TOOLS: tuple[ToolSpec, ...] = (
             f"/api/memory/spaces/{_path(args.space_id)}/access-preview",
             {"principal": args.principal},
         ),
+    ),
+    ToolSpec(
+        name="memory_correct_preview",
+        title="Preview a correction",
+        description=(
+            "Preview a correction of a source (mark wrong, stale or sensitive, mark duplicate, "
+            "supersede, hide, redact, restore, delete) and get a preview_token; nothing changes "
+            "yet. Use it when the user says a memory is wrong, outdated, private or replaced."
+        ),
+        arguments=CorrectPreviewArgs,
+        result=CorrectionPreview,
+        route=_correction("/preview"),
+    ),
+    ToolSpec(
+        name="memory_correct_apply",
+        title="Apply a correction",
+        description=(
+            "Apply a correction previewed by memory_correct_preview, with the same arguments and "
+            "its preview_token. Use it once the user agrees with the preview."
+        ),
+        arguments=CorrectApplyArgs,
+        result=CorrectionApplied,
+        route=_correction(""),
+        read_only=False,
+    ),
+    ToolSpec(
+        name="memory_delete_preview",
+        title="Preview deleting many sources",
+        description=(
+            "Preview deleting every source of a space, a list of ids, an import or all of the "
+            "user's own memory, with a preview_token; nothing is deleted yet. Use it only when "
+            "the user asks to forget a whole set of memories."
+        ),
+        arguments=BulkSelector,
+        result=BulkDeletePreview,
+        route=_post("/api/memory/delete/preview"),
+    ),
+    ToolSpec(
+        name="memory_delete_apply",
+        title="Delete many sources",
+        description=(
+            "Delete for good the sources memory_delete_preview selected, with the same "
+            "arguments and its preview_token. Use it once the user confirms the preview."
+        ),
+        arguments=BulkDeleteArgs,
+        result=BulkDeleteResult,
+        route=_post("/api/memory/delete"),
+        read_only=False,
     ),
 )

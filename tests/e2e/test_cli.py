@@ -170,3 +170,42 @@ def test_admin_commands_through_a_running_server(server: tuple[Path, int]) -> No
     revoked = _run_as(data_dir, ana_key, "recall", "spare key")
     assert revoked.returncode == 4 and "revoked_api_key" in revoked.stderr
     assert "Traceback" not in revoked.stderr
+
+
+def test_correct_previews_and_applies_only_with_apply(tmp_path: Path) -> None:
+    out = _run(tmp_path, "remember", "The alarm code is 5150.", "--json")
+    assert out.returncode == 0, out.stderr
+    source_id = json.loads(out.stdout)["source_id"]
+    out = _run(tmp_path, "correct", source_id, "hide", "--reason", "pasted")
+    assert out.returncode == 0, out.stderr
+    assert "active -> hidden" in out.stdout and "--apply" in out.stdout
+    assert "Okafor" not in out.stdout and "5150" not in out.stdout
+    out = _run(tmp_path, "recall", "alarm code", "--json")
+    assert json.loads(out.stdout)["results"][0]["source_id"] == source_id
+    out = _run(tmp_path, "correct", source_id, "hide", "--apply")
+    assert out.returncode == 0 and "is now hidden" in out.stdout, out.stderr
+    out = _run(tmp_path, "recall", "alarm code", "--json")
+    assert json.loads(out.stdout)["results"] == []
+    out = _run(tmp_path, "correct", source_id, "supersede")
+    assert out.returncode == 2 and "invalid_request" in out.stderr
+
+
+def test_export_and_bulk_delete(tmp_path: Path) -> None:
+    for text in ("Plant the tulips in October.", "Water the ferns on Sundays."):
+        assert _run(tmp_path, "remember", text).returncode == 0
+    out_file = tmp_path / "export.jsonl"
+    out = _run(tmp_path, "export", "--out", str(out_file))
+    assert out.returncode == 0, out.stderr
+    lines = [json.loads(line) for line in out_file.read_text().splitlines()]
+    assert {line["content"] for line in lines} == {
+        "Plant the tulips in October.",
+        "Water the ferns on Sundays.",
+    }
+    out = _run(tmp_path, "delete", "--mine")
+    assert out.returncode == 0 and "Would delete 2 source(s)" in out.stdout, out.stderr
+    out = _run(tmp_path, "delete", "--mine", "--apply", "--reason", "spring clean")
+    assert out.returncode == 0 and "Deleted 2 source(s)." in out.stdout, out.stderr
+    out = _run(tmp_path, "recall", "tulips ferns", "--json")
+    assert json.loads(out.stdout)["results"] == []
+    out = _run(tmp_path, "export")
+    assert "tulips" not in out.stdout and out.stdout.count("\n") == 2

@@ -23,7 +23,17 @@ from tests.e2e.conftest import ROOT, TESSERA, free_port, start_listening, tesser
 
 pytestmark = pytest.mark.slow
 
-TOOLS = {"remember", "recall", "context", "inspect_source", "list_spaces", "access_preview"} | {
+TOOLS = {
+    "remember",
+    "recall",
+    "context",
+    "inspect_source",
+    "list_spaces",
+    "access_preview",
+    "memory_correct_preview",
+    "memory_correct_apply",
+    "memory_delete_preview",
+    "memory_delete_apply",
     "synthesize_plan",
     "synthesize_draft",
     "synthesize_verify",

@@ -36,6 +36,11 @@ class HttpDriver(JsonDriver):
     async def _act(self, who: Who, action: str, args: dict[str, Any]) -> Any:
         if action == "inspect_source":
             return await self._call(who, "GET", f"/api/memory/sources/{args['source_id']}")
+        if action.startswith("memory_correct_"):
+            body = {k: v for k, v in args.items() if k != "source_id"}
+            path = f"/api/memory/inspect/{args['source_id']}/corrections"
+            suffix = "/preview" if action.endswith("preview") else ""
+            return await self._call(who, "POST", path + suffix, body)
         return await self._call(who, "POST", _ROUTES[action], args)
 
     async def _call(self, who: Who, method: str, path: str, body: Any = None) -> Any:
@@ -46,7 +51,7 @@ class HttpDriver(JsonDriver):
         response = await self._client.request(
             method, path, json=body, headers={"authorization": f"Bearer {key}"}
         )
-        if response.status_code in (403, 404):
+        if response.status_code in (403, 404, 409, 422):
             raise Denied(response.json()["error"]["reason"])
         assert response.status_code < 300, response.text
         return response.json()

@@ -45,3 +45,24 @@ class JsonDriver(WorldDriver):
     async def inspect(self, who: Who, source_id: str) -> Seen:
         view = await self._act(who, "inspect_source", {"source_id": source_id})
         return Seen(view["source_id"], view["scope"], view.get("scope_key"), view.get("content"))
+
+    # -- corrections: the two MCP tools / HTTP routes ------------------------------------
+
+    async def correct(self, who: Who, source_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        args = {"source_id": source_id, **body}
+        preview = await self._act(who, "memory_correct_preview", args)
+        applied: dict[str, Any] = await self._act(
+            who, "memory_correct_apply", {**args, "preview_token": preview["preview_token"]}
+        )
+        return applied
+
+    async def hits(self, who: Who, query: str) -> list[dict[str, Any]]:
+        found: dict[str, Any] = await self._act(who, "recall", {"query": query, "limit": 50})
+        results: list[dict[str, Any]] = found["results"]
+        return results
+
+    async def pack_items(self, who: Who, query: str) -> dict[str, Any]:
+        pack: dict[str, Any] = await self._act(
+            who, "context", {"query": query, "token_budget": 4000}
+        )
+        return pack

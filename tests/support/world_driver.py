@@ -1,10 +1,14 @@
 """The policy suites' ``Driver`` over an in-process ``World``: the use cases, no transport."""
 
 from datetime import timedelta
+from typing import Any
+
+import msgspec
 
 from application.commands import ContextRequest, RememberRequest, SearchRequest
+from application.corrections.commands import CorrectionRequest
 from application.trust.records import PrincipalRecord
-from domain.errors import NotFoundError, PolicyDeniedError
+from domain.errors import NotFoundError, PolicyDeniedError, TesseraError
 from domain.policy import MemoryPolicyContext, OrgRole, SpaceRole, Surface
 from domain.scopes import MemoryScope
 from tests.support.policy_suites import Denied, Seen, Space, Who
@@ -95,3 +99,34 @@ class WorldDriver:
         except (PolicyDeniedError, NotFoundError) as denial:
             raise Denied(str(denial.reason)) from denial
         return Seen(view.source_id, str(view.scope), view.scope_key, view.content)
+
+    # -- corrections (tests.support.correction_suites) ----------------------------------
+
+    async def correct(self, who: Who, source_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Preview, then apply with the preview's token (two requests, as on every surface)."""
+        request = msgspec.convert(body, CorrectionRequest)
+        service = self.world.services.corrections
+        try:
+            preview = await service.preview(await self._ctx(who), source_id, request)
+            applied = await service.apply(
+                await self._ctx(who), source_id, request, preview.preview_token
+            )
+        except TesseraError as refusal:
+            raise Denied(str(refusal.reason)) from refusal
+        result: dict[str, Any] = msgspec.to_builtins(applied)
+        return result
+
+    async def hits(self, who: Who, query: str) -> list[dict[str, Any]]:
+        request = SearchRequest(org_id=who.org_id, query=query, limit=50)
+        found = await self.world.services.memory.search(request, await self._ctx(who))
+        return [msgspec.to_builtins(h) for h in found.results]
+
+    async def pack_items(self, who: Who, query: str) -> dict[str, Any]:
+        request = ContextRequest(org_id=who.org_id, query=query, token_budget=4000)
+        pack = await self.world.services.memory.context_pack(request, await self._ctx(who))
+        result: dict[str, Any] = msgspec.to_builtins(pack)
+        return result
+
+    async def audit_text(self, org_id: str) -> str:
+        """Every audit receipt of the organisation, as the operator reads them."""
+        return repr(await self.world.services.audit.recent(org_id, 1000))

@@ -15,6 +15,16 @@ the reason of the refusal, and nothing stored on a refusal); reads are also
 checked for completeness: every memory the oracle lets the caller see is
 found by a large search (and a context pack) for a word it contains.
 
+Issue 10 adds random corrections (mark wrong, stale or sensitive, mark
+duplicate, supersede, hide, redact, restore, delete), each previewed and
+applied by the memory's writer after the writes; the oracle follows them
+with the lifecycle in plain words (``tests.support.lifecycle_oracle``): every
+applied correction must land where the oracle says, every refused transition
+must be one the oracle refuses, and reads are checked against the corrected
+world (hidden, wrong, redacted, deleted and others' sensitive memory never
+returned; superseded memory only with its replacement visible; no deleted or
+redacted text, and hidden or sensitive text to the owner only, in inspect).
+
 Run: PYTHONPATH=. .venv/bin/python -m pytest \
     tests/unit/application/test_policy_properties.py -q -p no:cacheprovider -s
 The number of generated cases is printed and asserted (>= 2,000).
@@ -32,10 +42,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from application.commands import ContextRequest, RememberRequest, SearchRequest
+from application.corrections.commands import CorrectionRequest
 from application.trust.records import PrincipalRecord
-from domain.errors import InvalidInputError, NotFoundError, PolicyDeniedError
+from domain.errors import ConflictError, InvalidInputError, NotFoundError, PolicyDeniedError
+from domain.lifecycle import CorrectionAction
 from domain.policy import OrgRole, SpaceRole
 from domain.scopes import MemoryScope
+from tests.support.lifecycle_oracle import ACTIONS, Life, after, inspect_text_ok, recallable
 from tests.support.world import START, World
 
 EXAMPLES = int(os.environ.get("TESSERA_POLICY_EXAMPLES", "2000"))
@@ -104,6 +117,8 @@ class Scenario:
     members: tuple[tuple[int, int, SpaceRole], ...]  # space index, principal, role
     writes: tuple[WriteSpec, ...]
     readers: tuple[tuple[int, str], ...]  # principal, query word
+    #: memory index, action, target memory index (indexes taken modulo the memories kept)
+    corrections: tuple[tuple[int, str, int], ...] = ()
 
 
 @st.composite
@@ -162,7 +177,12 @@ def scenarios(draw: st.DrawFn) -> Scenario:
         (draw(st.integers(0, n - 1)), draw(st.sampled_from((MARKER, *VOCAB))))
         for _ in range(draw(st.integers(1, 4)))
     )
+    corrections = tuple(
+        (draw(st.integers(0, 15)), draw(st.sampled_from(ACTIONS)), draw(st.integers(0, 15)))
+        for _ in range(draw(st.integers(0, 5)))
+    )
     return Scenario(
+        corrections=corrections,
         orgs=orgs,
         principals=tuple(principals),
         spaces=tuple(spaces),
@@ -183,6 +203,7 @@ class Memory:
     key: str | None
     content: str
     words: frozenset[str]
+    writer: int = -1  # principal index
 
 
 @dataclass
@@ -191,6 +212,7 @@ class Oracle:
 
     scenario: Scenario
     ids: dict[int, str] = field(default_factory=dict)  # principal index -> id
+    memory: dict[str, "Memory"] = field(default_factory=dict)  # source id -> memory
 
     def __post_init__(self) -> None:
         sc = self.scenario
@@ -237,6 +259,28 @@ class Oracle:
         if m.scope is D and p.agent_of is not None:
             return self.delegation(p, now) == "live"  # delegated memory needs a delegation
         return True
+
+    def owns(self, p: PSpec, m: Memory, now: datetime) -> bool:
+        """Sensitive memory goes to its owner: a private space's owner, else its writer;
+        an agent also counts as its user while its delegation is live."""
+        owner = m.key if m.scope is P else self.ids[m.writer]
+        if self.pid(p) == owner:
+            return True
+        user = self.ids[p.agent_of] if p.agent_of is not None else None
+        return user == owner and self.delegation(p, now) == "live"
+
+    def recalls(self, p: PSpec, m: Memory, now: datetime, lives: dict[str, Life]) -> bool:
+        """May search and packs return it, corrections included?"""
+        life = lives[m.source_id]
+        if not (self.may_see(p, m, now) and recallable(life, self.owns(p, m, now))):
+            return False
+        if life.state != "superseded":
+            return True
+        replacement = self.memory.get(life.target or "")  # shown only beside its replacement
+        return replacement is not None and (
+            self.may_see(p, replacement, now)
+            and recallable(lives[replacement.source_id], self.owns(p, replacement, now))
+        )
 
     def write_outcome(self, p: PSpec, scope: MemoryScope, key: str | None, now: datetime) -> str:
         keyed = (D, PR, T, S)
@@ -346,7 +390,9 @@ async def _write(
         assert expected == "allowed", f"principal {p} wrote {w.scope}/{key}; oracle: {expected}"
         stored_key = key if key is not None or w.scope is not P else oracle.pid(p)
         memories.append(
-            Memory(result.source_id, p.org, w.scope, stored_key, content, frozenset(w.words))
+            Memory(
+                result.source_id, p.org, w.scope, stored_key, content, frozenset(w.words), p.index
+            )
         )
     return memories
 
@@ -357,14 +403,19 @@ async def _read(
     oracle: Oracle,
     records: list[PrincipalRecord],
     memories: list[Memory],
+    lives: dict[str, Life],
 ) -> None:
     now = world.clock.now()
     by_id = {m.source_id: m for m in memories}
     for who, word in sc.readers:
         p, record = sc.principals[who], records[who]
-        visible = {m.source_id for m in memories if oracle.may_see(p, m, now)}
-        matching = {
-            m.source_id for m in memories if m.source_id in visible and word in {MARKER, *m.words}
+        visible = {m.source_id for m in memories if oracle.recalls(p, m, now, lives)}
+        matching = {  # a duplicate may collapse under its canonical source
+            m.source_id
+            for m in memories
+            if m.source_id in visible
+            and word in {MARKER, *m.words}
+            and lives[m.source_id].state != "duplicate"
         }
         search = await world.services.memory.search(
             SearchRequest(org_id=record.org_id, query=word, limit=100), await world.ctx(record)
@@ -393,13 +444,61 @@ async def _read(
         ctx = await world.ctx(record)
         for m in memories:
             CASES["inspects"] += 1
+            life, space_readable = lives[m.source_id], oracle.may_see(p, m, now)
             try:
                 view = await world.services.inspector.inspect_source(ctx, m.source_id)
             except (PolicyDeniedError, NotFoundError):
-                assert m.source_id not in visible, f"{p} may see {m} but inspect refused"
+                # refused: its space is closed to the caller, or it is gone for others
+                closed = not space_readable or life.state in ("hidden", "redacted", "deleted")
+                assert closed, f"{p} may see {m} ({life}) but inspect refused"
                 continue
-            assert m.source_id in visible, f"LEAK: {p} at {now} inspected {m}"
-            assert view.content == m.content
+            assert space_readable, f"LEAK: {p} at {now} inspected {m}"
+            owner = oracle.owns(p, m, now)
+            assert inspect_text_ok(life, owner, view.content, m.content), (
+                f"LEAK: {p} inspected {m} ({life}) and got {view.content!r}"
+            )
+            if life == Life():
+                assert view.content == m.content
+
+
+async def _correct(
+    world: World, sc: Scenario, records: list[PrincipalRecord], memories: list[Memory]
+) -> dict[str, Life]:
+    """Each correction previewed and applied by the memory's writer; the oracle follows."""
+    lives = {m.source_id: Life() for m in memories}
+    if not memories:
+        return lives
+    for which, action, target_index in sc.corrections:
+        m = memories[which % len(memories)]
+        target = memories[target_index % len(memories)].source_id
+        needs = {"supersede": "replacement_id", "mark_duplicate": "canonical_id"}.get(action)
+        request = CorrectionRequest(
+            action=CorrectionAction(action), **({needs: target} if needs else {})
+        )
+        writer, service = records[m.writer], world.services.corrections
+        try:
+            preview = await service.preview(await world.ctx(writer), m.source_id, request)
+            applied = await service.apply(
+                await world.ctx(writer), m.source_id, request, preview.preview_token
+            )
+        except ConflictError as refusal:
+            CASES["corrections refused"] += 1
+            if str(refusal.reason) == "transition_not_allowed" and needs is None:
+                expected = after(lives[m.source_id], action, None)
+                assert expected is None, f"{action} on {lives[m.source_id]} refused"
+            continue
+        except (PolicyDeniedError, NotFoundError):
+            CASES["corrections refused"] += 1
+            continue
+        expected = after(lives[m.source_id], action, target if needs else None)
+        assert expected is not None, f"{action} applied on {lives[m.source_id]}"
+        assert (str(applied.state), {str(k) for k in applied.marks}) == (
+            expected.state,
+            set(expected.marks),
+        )
+        lives[m.source_id] = expected
+        CASES[f"corrections applied: {action}"] += 1
+    return lives
 
 
 async def _run(sc: Scenario, n: int) -> None:
@@ -408,9 +507,11 @@ async def _run(sc: Scenario, n: int) -> None:
     records = await _build(world, sc, oracle)
     world.clock.set(WRITE_AT)
     memories = await _write(world, sc, oracle, records, n)
-    await _read(world, sc, oracle, records, memories)
+    oracle.memory = {m.source_id: m for m in memories}
+    lives = await _correct(world, sc, records, memories)
+    await _read(world, sc, oracle, records, memories, lives)
     world.clock.set(LATER)
-    await _read(world, sc, oracle, records, memories)
+    await _read(world, sc, oracle, records, memories, lives)
     CASES["examples"] += 1
 
 
@@ -438,3 +539,5 @@ def test_no_search_pack_or_inspect_returns_what_the_oracle_forbids(
     assert ran["examples"] >= EXAMPLES
     assert ran["writes allowed"] > 0 and ran["writes refused"] > 0
     assert ran["returned items checked"] > 0
+    applied = {k for k, v in ran.items() if k.startswith("corrections applied") and v > 0}
+    assert len(applied) == len(CorrectionAction), f"not every correction was applied: {applied}"

@@ -18,6 +18,7 @@ import pytest
 from adapters.inmemory.fake_llm import ScriptedLLM
 from adapters.inmemory.synthesis_runs import InMemorySynthesisRuns
 from adapters.system.ids import TimeOrderedIds
+from application.corrections.commands import CorrectionRequest
 from application.llm import LLMRequest
 from application.synthesis.audience import AudienceResolver
 from application.synthesis.commands import PlanRequest
@@ -26,6 +27,7 @@ from application.synthesis.service import SynthesisService
 from application.trust.records import PrincipalRecord
 from domain.errors import ConflictError, NotFoundError
 from domain.hashing import content_hash
+from domain.lifecycle import CorrectionAction
 from domain.policy import MemoryPolicyContext, OrgRole, SpaceRole, Surface
 from domain.scopes import MemoryScope, SourceType
 from domain.synthesis.outline import OutputType
@@ -301,3 +303,62 @@ async def test_a_principal_audience_gets_only_what_that_principal_may_read(
     packs = (await synthesis.sections(corpus.org_id, plan.run_id, await corpus.ctx())).sections
     assert all(not set(p.source_ids) & set(corpus.secret_ids) for p in packs)
     assert sum(p.hidden_count for p in packs) >= 1
+
+
+async def _correct(corpus: Corpus, source_id: str, request: CorrectionRequest) -> None:
+    corrections = corpus.world.services.corrections
+    preview = await corrections.preview(await corpus.ctx(), source_id, request)
+    await corrections.apply(await corpus.ctx(), source_id, request, preview.preview_token)
+
+
+async def test_a_source_corrected_as_stale_or_superseded_is_flagged_in_its_pack(
+    corpus: Corpus,
+) -> None:
+    """Freshness comes from the lifecycle too (DESIGN.md section 7), not only from age."""
+    synthesis = corpus.world.services.synthesis
+    fresh_plan = await synthesis.plan(corpus.plan(), await corpus.ctx())
+    packs = (await synthesis.sections(corpus.org_id, fresh_plan.run_id, await corpus.ctx()))
+    cited = {sid for p in packs.sections for sid in p.source_ids}
+    assert not any(p.stale_source_ids for p in packs.sections)
+    stale, old = sorted(cited)[:2]
+    await _correct(corpus, stale, CorrectionRequest(action=CorrectionAction.MARK_STALE))
+    replacement = await corpus.world.remember(
+        corpus.alice,
+        "The storage engine now keeps sources in SurrealDB with one transaction per batch.",
+        MemoryScope.PROJECT,
+        "alpha",
+    )
+    await _correct(
+        corpus,
+        old,
+        CorrectionRequest(
+            action=CorrectionAction.SUPERSEDE,
+            replacement_id=replacement.source_id,
+            reason="rewritten",
+        ),
+    )
+    plan = await synthesis.plan(corpus.plan(), await corpus.ctx())
+    packs = await synthesis.sections(corpus.org_id, plan.run_id, await corpus.ctx())
+    flagged = {sid for p in packs.sections for sid in p.stale_source_ids}
+    listed = {sid for p in packs.sections for sid in p.source_ids}
+    assert stale in flagged or stale not in listed
+    assert old in flagged or old not in listed
+    assert flagged & {stale, old}
+
+
+async def test_a_source_hidden_after_its_pack_was_built_never_reaches_the_draft(
+    corpus: Corpus,
+) -> None:
+    """Every later stage reloads and re-checks its packs: a hide between stages wins."""
+    synthesis = corpus.world.services.synthesis
+    plan = await synthesis.plan(corpus.plan(), await corpus.ctx())
+    packs = await synthesis.sections(corpus.org_id, plan.run_id, await corpus.ctx())
+    cited = sorted({sid for p in packs.sections for sid in p.source_ids})
+    hidden = cited[0]
+    text = PROJECT[corpus.project_ids.index(hidden)]
+    await _correct(corpus, hidden, CorrectionRequest(action=CorrectionAction.HIDE))
+    draft = await synthesis.draft(corpus.org_id, plan.run_id, await corpus.ctx())
+    for section in draft.sections:
+        for sentence in section.sentences:
+            assert hidden not in sentence.citations
+    assert text not in draft.markdown

@@ -179,9 +179,12 @@ async def test_inspect_withholds_text_of_hidden_sources_and_denies_strangers() -
         (kept.chunk_ids[0], 0, len("Ana's allergy list: peanuts"))
     ]
     assert "peanut" not in repr(view.derived)
+    # a hidden source shows its text to its owner only (DESIGN.md section 7)
     hidden_view = await world.services.inspector.inspect_source(await world.ctx(ana), "h1")
-    assert hidden_view.content is None and hidden_view.metadata == {}
-    assert hidden_view.withheld_reason is ReasonCode.HIDDEN_SOURCE
+    assert hidden_view.content == hidden.content and hidden_view.withheld_reason is None
+    assert hidden_view.lifecycle is LifecycleState.HIDDEN
+    assert {a.action for a in hidden_view.actions} == {"restore", "redact", "delete"}
+    assert all(a.preview_required for a in hidden_view.actions)
     with pytest.raises(PolicyDeniedError) as caught:
         await world.services.inspector.inspect_source(await world.ctx(bo), kept.source_id)
     assert caught.value.reason is ReasonCode.PRINCIPAL_MISMATCH

@@ -65,7 +65,7 @@ def test_schemas_are_objects_at_the_top_with_nested_types_defined() -> None:
 
 
 def test_every_tool_says_when_to_use_it_in_one_or_two_sentences() -> None:
-    assert len({t.name for t in TOOLS}) == len(TOOLS) == 6
+    assert len({t.name for t in TOOLS}) == len(TOOLS) == 10
     for tool in TOOLS:
         sentences = [s for s in tool.description.split(". ") if s.strip()]
         assert 1 <= len(sentences) <= 2, tool.name

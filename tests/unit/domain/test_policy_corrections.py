@@ -1,0 +1,87 @@
+"""Who may correct memory, and who counts as a sensitive source's owner (authorize_correct)."""
+
+from domain.lifecycle import RECALL_OPEN, Mark, owner_key
+from domain.policy import (
+    MemoryPolicyContext,
+    OrgRole,
+    SpaceRole,
+    authorize_correct,
+    authorize_read,
+    recall_keys,
+    recall_owners,
+)
+from domain.reasons import ReasonCode
+from domain.scopes import LifecycleState, ScopeRef
+from tests.unit.domain.test_policy import (
+    ALICE,
+    BOB,
+    BOT,
+    EXPIRED,
+    LIVE,
+    ORG,
+    PROJECT,
+    PUBLIC,
+    ctx,
+    grant,
+    private,
+)
+
+
+def correct(c: MemoryPolicyContext, ref: ScopeRef) -> str:
+    return str(authorize_correct(c, ref).reason)
+
+
+def test_private_memory_is_corrected_by_its_owner_only() -> None:
+    assert correct(ctx(ALICE), private("alice")) == "allowed"
+    assert correct(ctx(BOB), private("alice")) == "principal_mismatch"
+    # an organisation admin does not reach into someone's private memory
+    assert correct(ctx(BOB, role=OrgRole.OWNER), private("alice")) == "principal_mismatch"
+
+
+def test_an_agent_corrects_its_users_memory_only_with_a_live_delegation() -> None:
+    assert correct(ctx(BOT), private("bot")) == "allowed"  # its own notes
+    assert correct(ctx(BOT), private("alice")) == "delegation_required"
+    assert correct(ctx(BOT, delegations=(grant(EXPIRED),)), private("alice")) == (
+        "delegation_expired"
+    )
+    assert correct(ctx(BOT, delegations=(grant(LIVE),)), private("alice")) == "allowed"
+
+
+def test_space_owners_and_writers_correct_readers_do_not() -> None:
+    assert correct(ctx(ALICE, member={PROJECT: SpaceRole.WRITER}), PROJECT) == "allowed"
+    assert correct(ctx(ALICE, member={PROJECT: SpaceRole.OWNER}), PROJECT) == "allowed"
+    assert correct(ctx(ALICE, member={PROJECT: SpaceRole.READER}), PROJECT) == ("insufficient_role")
+    assert correct(ctx(ALICE), PROJECT) == "unverified_membership"
+
+
+def test_shared_agents_need_a_delegation_on_top_of_a_role() -> None:
+    writer = {PROJECT: SpaceRole.WRITER}
+    assert correct(ctx(BOT, member=writer), PROJECT) == "delegation_required"
+    assert correct(ctx(BOT, member=writer, delegations=(grant(LIVE),)), PROJECT) == "allowed"
+
+
+def test_org_admins_correct_open_spaces_members_do_not() -> None:
+    assert correct(ctx(BOB, role=OrgRole.ADMIN), ORG) == "allowed"
+    assert correct(ctx(BOB, role=OrgRole.ADMIN), PROJECT) == "allowed"
+    assert correct(ctx(BOB), PUBLIC) == "insufficient_role"
+    assert correct(ctx(None), ORG) == "missing_actor"
+
+
+def test_sensitive_memory_is_read_by_its_owner_only() -> None:
+    ref = ScopeRef(PROJECT.scope, PROJECT.scope_key)
+    member = {PROJECT: SpaceRole.READER}
+    sensitive = {Mark.SENSITIVE}
+    alice = ctx(ALICE, member=member)
+    bob = ctx(BOB, member=member)
+    assert authorize_read(alice, ref, LifecycleState.ACTIVE, sensitive, "alice").allowed
+    denied = authorize_read(bob, ref, LifecycleState.ACTIVE, sensitive, "alice")
+    assert denied.reason is ReasonCode.SENSITIVE_SOURCE
+    wrong = authorize_read(alice, ref, LifecycleState.ACTIVE, {Mark.WRONG}, "alice")
+    assert wrong.reason is ReasonCode.SOURCE_MARKED_WRONG
+
+
+def test_recall_owners_and_keys() -> None:
+    assert recall_owners(ctx(ALICE)) == {"alice"}
+    assert recall_owners(ctx(BOT)) == {"bot"}
+    assert recall_owners(ctx(BOT, delegations=(grant(LIVE),))) == {"bot", "alice"}
+    assert recall_keys(ctx(ALICE)) == {RECALL_OPEN, owner_key("alice")}
