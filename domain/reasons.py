@@ -34,6 +34,8 @@ class ReasonCode(StrEnum):
     EMBEDDER_FAILED = "embedder_failed"
     LLM_FAILED = "llm_failed"
     LLM_BAD_OUTPUT = "llm_bad_output"
+    #: a reranker failed; the ranker's order was kept (logged, never an error to the caller)
+    RERANK_FAILED = "rerank_failed"
     # synthesis
     LLM_NOT_CONFIGURED = "llm_not_configured"
     SYNTHESIS_BLOCKED = "synthesis_blocked"

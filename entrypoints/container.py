@@ -9,6 +9,7 @@ from dependency_injector import containers, providers
 from application.llm import LanguageModel
 from application.memory_service import MemoryService
 from application.ports import Embedder, MemoryStore, RetrievalIndex
+from application.rerank import Reranker
 from application.retrieval.pipeline import RetrievalMode
 from application.retrieval.recall import Recall
 from application.services import Services
@@ -137,6 +138,8 @@ def make_services(
     retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
     llm: LanguageModel | None = None,
     imports: ImportSetup | None = None,
+    reranker: Reranker | None = None,
+    rerank_top_n: int = 20,
 ) -> Services:
     """Every use case over the given ports, with the system clock, ids and token counter.
 
@@ -157,7 +160,14 @@ def make_services(
         ids=TimeOrderedIds(),
         home_org_id=home_org_id,
         # the one retrieve-then-recheck seam every reading use case shares
-        recall=Recall(store=store, index=index, embedder=embedder, retrieval_mode=retrieval_mode),
+        recall=Recall(
+            store=store,
+            index=index,
+            embedder=embedder,
+            retrieval_mode=retrieval_mode,
+            reranker=reranker,
+            rerank_top_n=rerank_top_n,
+        ),
         synthesis_runs=make_synthesis_runs(store),
         llm=llm,
         imports=imports,
@@ -169,6 +179,8 @@ def make_service(
     index: RetrievalIndex,
     embedder: Embedder,
     retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
+    reranker: Reranker | None = None,
+    rerank_top_n: int = 20,
 ) -> MemoryService:
     """The memory use cases alone, auditing to memory (benchmarks and tools)."""
     from adapters.inmemory.audit_log import InMemoryAuditLog
@@ -182,6 +194,8 @@ def make_service(
         InMemoryAuditLog(),
         "local",
         retrieval_mode,
+        reranker=reranker,
+        rerank_top_n=rerank_top_n,
     ).memory
 
 
@@ -189,6 +203,16 @@ def _llm(settings: Settings) -> LanguageModel | None:
     from entrypoints.llm_factory import make_llm
 
     return make_llm(settings)
+
+
+def _reranker(settings: Settings, llm: LanguageModel | None) -> Reranker | None:
+    from entrypoints.rerank_factory import make_reranker
+
+    return make_reranker(settings, llm)
+
+
+def _rerank_top_n(settings: Settings) -> int:
+    return settings.rerank_top_n
 
 
 def _home_org(settings: Settings) -> str:
@@ -221,6 +245,7 @@ class Container(containers.DeclarativeContainer):
     imports_anywhere = providers.Object(False)
     imports = providers.Singleton(_imports, settings, store, imports_anywhere)
     llm = providers.Singleton(_llm, settings)
+    reranker = providers.Singleton(_reranker, settings, llm)
     services = providers.Singleton(
         make_services,
         store,
@@ -231,6 +256,8 @@ class Container(containers.DeclarativeContainer):
         home_org,
         llm=llm,
         imports=imports,
+        reranker=reranker,
+        rerank_top_n=providers.Callable(_rerank_top_n, settings),
     )
 
 

@@ -17,6 +17,7 @@ __all__ = [
     "IndexKind",
     "LLMKind",
     "RequestLog",
+    "RerankKind",
     "Settings",
     "SettingsError",
     "load_settings",
@@ -42,6 +43,15 @@ class LLMKind(StrEnum):
     GEMINI = "gemini"
     #: llama.cpp, Ollama, vLLM or any server speaking Chat Completions at TESSERA_LLM_BASE_URL
     OPENAI_COMPATIBLE = "openai-compatible"
+
+
+class RerankKind(StrEnum):
+    #: keep the ranker's order (default): no model, no change to any result
+    NONE = "none"
+    #: a listwise reranker over the configured LLM (needs TESSERA_LLM)
+    LLM = "llm"
+    #: a sentence-transformers CrossEncoder loaded from TESSERA_RERANK_MODEL_DIR (``st`` extra)
+    CROSS_ENCODER = "cross-encoder"
 
 
 class IndexKind(StrEnum):
@@ -83,6 +93,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     llm_model: str | None = None
     llm_api_key: str | None = None
     llm_base_url: str | None = None
+    rerank: RerankKind = RerankKind.NONE
+    rerank_model_dir: Path | None = None
+    #: results the reranker sees (TESSERA_RERANK_TOP_N)
+    rerank_top_n: int = 20
     log_level: str = "INFO"
     request_log: RequestLog = RequestLog.OFF
     #: requests slower than this leave a tessera.slow warning (shape and timing only)
@@ -184,6 +198,9 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         llm_model=env.get("TESSERA_LLM_MODEL") or None,
         llm_api_key=llm_key or None,
         llm_base_url=env.get("TESSERA_LLM_BASE_URL") or None,
+        rerank=_choice(env, "TESSERA_RERANK", RerankKind, RerankKind.NONE),
+        rerank_model_dir=_model_dir(env.get("TESSERA_RERANK_MODEL_DIR")),
+        rerank_top_n=_top_n(env.get("TESSERA_RERANK_TOP_N", "20")),
         log_level=env.get("TESSERA_LOG_LEVEL", "INFO").upper(),
         request_log=_choice(env, "TESSERA_REQUEST_LOG", RequestLog, RequestLog.OFF),
         slow_request_ms=_slow_ms(env.get("TESSERA_SLOW_REQUEST_MS", "1000")),
@@ -195,4 +212,14 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
 def _slow_ms(raw: str) -> int:
     if not raw.strip().isdigit():
         raise SettingsError(f"TESSERA_SLOW_REQUEST_MS={raw!r} is not a whole number of ms")
+    return int(raw)
+
+
+def _model_dir(raw: str | None) -> Path | None:
+    return Path(raw).expanduser().resolve() if raw else None
+
+
+def _top_n(raw: str) -> int:
+    if not raw.strip().isdigit() or not 2 <= int(raw) <= 200:
+        raise SettingsError(f"TESSERA_RERANK_TOP_N={raw!r} is not a whole number from 2 to 200")
     return int(raw)

@@ -21,6 +21,8 @@ import msgspec
 
 from application.ports import RetrievalIndex
 from application.records import CandidateFilter, IndexedText, ScoredId, Vector
+from application.rerank import Reranker
+from application.retrieval.rerank_step import DEFAULT_TOP_N, rerank_top
 from domain.fusion import FusedHit, fuse_with_episodes, rrf_merge
 from domain.models import Chunk
 from domain.query_terms import meaningful_query
@@ -82,11 +84,16 @@ class RetrievalPipeline:
         query_vector: Callable[[str], Awaitable[Vector]],
         mode: RetrievalMode = RetrievalMode.RANKED,
         weights: RankWeights | None = None,
+        reranker: Reranker | None = None,
+        rerank_top_n: int = DEFAULT_TOP_N,
     ) -> None:
         self._index = index
         self._query_vector = query_vector
         self._mode = mode
         self._weights = weights or RankWeights()
+        #: None (the default) skips the rerank step: results are exactly the ranker's
+        self._reranker = reranker
+        self._rerank_top_n = rerank_top_n
 
     @property
     def mode(self) -> RetrievalMode:
@@ -169,9 +176,11 @@ class RetrievalPipeline:
         # a question whose answer spans episodes ("how many", "which first") gets one
         # turn per episode first, so the list shows as many of them as it can
         per_episode = 1 if shape.multi_episode else _TURNS_BEFORE_SPREAD
-        return spread_over_episodes(
-            found, lambda f: chunks[f.chunk_id].source_id, per_episode
-        )[:limit]
+        spread = spread_over_episodes(found, lambda f: chunks[f.chunk_id].source_id, per_episode)
+        if self._reranker is not None and self._ranks:
+            # after the ranker, over the first top-N it shows: may lift one past ``limit``
+            spread = await rerank_top(self._reranker, query, spread, chunks, self._rerank_top_n)
+        return spread[:limit]
 
     async def _expand(
         self,

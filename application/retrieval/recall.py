@@ -15,8 +15,10 @@ from typing import Protocol
 from application.embedding import QueryVectorCache
 from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.readiness import OrgReadiness
+from application.rerank import Reranker
 from application.retrieval.lifecycle import LifecycleNote, honour_corrections
 from application.retrieval.pipeline import Found, RetrievalMode, RetrievalPipeline, Retrieved
+from application.retrieval.rerank_step import DEFAULT_TOP_N
 from application.trust.guard import candidate_filter, may_read
 from domain.policy import MemoryPolicyContext
 from domain.ranking.ranker import RankWeights
@@ -47,6 +49,8 @@ class Recall:
         readiness: OrgReadiness | None = None,
         retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
         rank_weights: RankWeights | None = None,
+        reranker: Reranker | None = None,
+        rerank_top_n: int = DEFAULT_TOP_N,
     ) -> None:
         self._store = store
         #: shared with the write path: an organisation is prepared once per process
@@ -57,6 +61,8 @@ class Recall:
             query_vector=self.query_vectors.vector_for,
             mode=retrieval_mode,
             weights=rank_weights,
+            reranker=reranker,
+            rerank_top_n=rerank_top_n,
         )
 
     async def resolve(

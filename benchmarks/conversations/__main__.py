@@ -1,6 +1,7 @@
 """Conversation-fixture retrieval benchmark through the production remember and search path.
 
     python -m benchmarks.conversations [--mode bm25,vector,hybrid,ranked] [--out PATH]
+        [--rerank none|llm|cross-encoder] [--rerank-model-dir DIR] [--rerank-top-n N]
 
 Loads ``fixture.json`` (see ``generate.py``) into the embedded SurrealDB
 (``mem://``) with the offline MiniLM embedder and the in-process index, one
@@ -26,6 +27,7 @@ from benchmarks._embed_cache import CachedEmbedder, DiskEmbeddingCache
 from benchmarks._stats import code_version, machine_info
 from benchmarks._wiring import make_embedder, make_index, make_store
 from benchmarks.conversations._metrics import aggregate
+from benchmarks.conversations._rerank import RERANK_CHOICES, build_reranker, mode_label
 from benchmarks.conversations._run import ingest, run_questions, shown_turns
 from benchmarks.conversations.generate import FIXTURE
 from benchmarks.longmemeval_prefill import CACHE_DIR as _LME_CACHE
@@ -59,6 +61,14 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--no-speakers", action="store_true", help="remember turns with roles only (no names)"
     )
+    p.add_argument(
+        "--rerank",
+        choices=RERANK_CHOICES,
+        default="none",
+        help="rerank the ranked mode (llm: needs TESSERA_LLM; cross-encoder: a model dir)",
+    )
+    p.add_argument("--rerank-model-dir", type=Path, default=None)
+    p.add_argument("--rerank-top-n", type=int, default=20)
     return p.parse_args(argv)
 
 
@@ -90,7 +100,13 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     store = make_store("mem://")
     index = make_index(args.index, store)
     ingest_service = make_service(store, index, cached, RetrievalMode.RANKED)
-    searchers = {m.value: make_service(store, index, model, m) for m in modes}
+    reranker = build_reranker(args.rerank, args.rerank_model_dir, args.rerank_top_n)
+    searchers = {
+        mode_label(m, args.rerank): make_service(
+            store, index, model, m, reranker=reranker, rerank_top_n=args.rerank_top_n
+        )
+        for m in modes
+    }
     records: list[dict[str, Any]] = []
     started = time.perf_counter()
     try:
@@ -114,10 +130,12 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
         ),
         "index": args.index,
         "speakers": not args.no_speakers,
+        "rerank": args.rerank,
+        "rerank_top_n": args.rerank_top_n,
         "code": code_version(),
         "wall_s": round(time.perf_counter() - started, 1),
         "machine": machine_info(),
-        "modes": {m.value: aggregate(records, m.value) for m in modes},
+        "modes": {name: aggregate(records, name) for name in searchers},
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"summary": summary, "questions": records}, indent=1))

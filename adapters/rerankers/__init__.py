@@ -1,0 +1,1 @@
+"""Reranker adapters: none (the default), an LLM listwise reranker, a local cross-encoder."""
