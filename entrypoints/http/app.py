@@ -27,6 +27,7 @@ from entrypoints.http.auth import provide_caller, provide_policy, provide_servic
 from entrypoints.http.bodies import check_json_body
 from entrypoints.http.error_handlers import EXCEPTION_HANDLERS
 from entrypoints.http.openapi import docs_assets_router, document_errors, openapi_config
+from entrypoints.http.org_routes import ORG_ROUTES
 from entrypoints.http.schemas import (
     AccessPreviewBody,
     ContextBody,
@@ -196,6 +197,7 @@ def create_app(
         health,
         *ADMIN_ROUTES,
         *STATUS_ROUTES,
+        *ORG_ROUTES,
         *SYNTHESIS_ROUTES,
     ]
     watch_recent_errors()  # from now on, warnings and errors show in GET /api/status
