@@ -55,9 +55,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         default="inprocess",
         help="the retrieval index (serve's default: inprocess)",
     )
-    p.add_argument(
-        "--modes", default="old,new", help="comma-separated: old, new, new:N (N read slots)"
-    )
+    p.add_argument("--modes", default="old,new", help="comma-separated: old, new")
     p.add_argument("--rounds", type=int, default=1, help="each mode this many times, interleaved")
     p.add_argument("--port", type=int, default=18765)
     p.add_argument("--profile", action="store_true", help="print where the server's time went")
@@ -67,14 +65,6 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
 
 
 # -- the served side (a child process) -----------------------------------------
-
-
-def _slots(mode: str, default: int) -> int:
-    """``old``: no read gate; ``new``: the default; ``new:N``: a gate of N slots."""
-    if mode == "old":
-        return 0
-    _, _, slots = mode.partition(":")
-    return int(slots) if slots else default
 
 
 def _embedder(kind: str) -> Any:
@@ -95,12 +85,14 @@ async def _serve(args: argparse.Namespace) -> None:
     from benchmarks._wiring import make_index, make_services, make_store, owner_key
     from domain.policy import Surface
     from entrypoints.http.app import create_app
-    from entrypoints.http.fairness import DEFAULT_READ_SLOTS
 
     data, port = args.child[0], int(args.child[1])
     store = make_store(f"surrealkv://{data}")
     embedder = _embedder(args.embedder)
     services = make_services(store, make_index(args.index, store), embedder, "home")
+    mode = os.environ.get("TESSERA_LOAD_MODE", "new")
+    # old: reads do not yield to waiting writes (as before issue 14's fix)
+    store.connection.prefer_writes = mode != "old"  # type: ignore[attr-defined]
     await services.open(Surface.CLI)
     if args.fill_only:
         owner = await services.control.principal("home", "owner")
@@ -120,12 +112,7 @@ async def _serve(args: argparse.Namespace) -> None:
             Path(profile_to).write_text(json.dumps(profile.report(), indent=1))
 
     config = uvicorn.Config(
-        create_app(
-            services,
-            on_shutdown=[write_profile],
-            # old: every request at once, as before issue 14's fix; new: the default gate
-            read_slots=_slots(os.environ.get("TESSERA_LOAD_MODE", "new"), DEFAULT_READ_SLOTS),
-        ),
+        create_app(services, on_shutdown=[write_profile]),
         host="127.0.0.1",
         port=port,
         log_level="warning",

@@ -26,7 +26,6 @@ from entrypoints.http.admin_routes import ADMIN_ROUTES
 from entrypoints.http.auth import provide_caller, provide_policy, provide_services
 from entrypoints.http.bodies import check_json_body
 from entrypoints.http.error_handlers import EXCEPTION_HANDLERS
-from entrypoints.http.fairness import DEFAULT_READ_SLOTS, ReadGate
 from entrypoints.http.openapi import docs_assets_router, document_errors, openapi_config
 from entrypoints.http.org_routes import ORG_ROUTES
 from entrypoints.http.schemas import (
@@ -174,17 +173,9 @@ def create_app(
     services: NamedDependency[Services],
     surface: Surface = Surface.API,
     on_shutdown: Sequence[Callable[[], Awaitable[None] | None]] = (),
-    read_slots: int = DEFAULT_READ_SLOTS,
     **litestar_options: Any,
 ) -> Litestar:
-    """Build the app around opened services (``Services.open`` ran before it listens).
-
-    ``read_slots``: searches and context packs served at once (``fairness.ReadGate``);
-    0 lets every one in at once, as before issue 14.
-    """
-    if read_slots > 0:
-        gate = ReadGate(read_slots)  # innermost: the caller's middleware sees the wait
-        litestar_options["middleware"] = [*litestar_options.get("middleware", ()), gate]
+    """Build the app around opened services (``Services.open`` ran before it listens)."""
 
     async def _open() -> None:
         # usually done already (serve opens before listening); idempotent
