@@ -128,6 +128,10 @@ class MemoryStore(Protocol):
 
     async def count_chunks(self, org_id: str) -> int: ...
 
+    async def count_sources(self, org_id: str) -> int:
+        """Sources stored for the organisation, whatever their lifecycle (0 if none)."""
+        ...
+
     async def chunks_of_source(self, org_id: str, source_id: str) -> list[Chunk]:
         """What was derived from one source: its chunks in ordinal order."""
         ...

@@ -34,6 +34,7 @@ from application.trust.admin_base import AdminBase
 from application.trust.audit import AuditTrail
 from application.trust.inspection import MemoryInspector
 from application.trust.keys import IssuedKey
+from application.trust.org_drop import OrgDropper
 from application.trust.ports import AuditLog, ControlStore
 from application.trust.space_admin import SpaceAdmin
 from domain.policy import MemoryPolicyContext, Surface
@@ -121,6 +122,17 @@ class Services:
             store=store, index=index, clock=clock, audit=self.audit, tokens=previews
         )
         self.exporter = Exporter(store=store, audit=self.audit)
+        self.orgs = OrgDropper(
+            memory=self.memory,
+            store=store,
+            runs=synthesis_runs,
+            control=control,
+            access=self.access,
+            audit=self.audit,
+            clock=clock,
+            ids=ids,
+            home_org_id=home_org_id,
+        )
         self._control_store = control
         self.status = StatusReporter(
             store=store, memory=self.memory, control=control, audit=self.audit, admin=self.control

@@ -29,6 +29,7 @@ from application.trust.ports import ControlStore
 from contracts.control_samples import (
     AT,
     ORG_A,
+    ORG_B,
     delegation,
     key,
     membership,
@@ -193,3 +194,27 @@ class ControlStoreContract(ControlStoreRulesContract):
         with pytest.raises(InvalidInputError):
             await store.revoke_key("k2", naive)
         assert await store.get_key("k2") == key("k2")
+
+    async def test_remove_organization_removes_only_its_rows(self, store: ControlStore) -> None:
+        for org_id, n in ((ORG_A, "a"), (ORG_B, "b")):
+            await store.add_organization(org(org_id))
+            await store.add_principal(principal(f"u-{n}", org_id))
+            await store.add_key(key(f"k-{n}", org_id, principal_id=f"u-{n}"))
+            await store.add_space(space(f"s-{n}", org_id))
+            await store.put_membership(membership(f"s-{n}", f"u-{n}", org_id))
+            await store.add_delegation(delegation(f"d-{n}", f"a-{n}", org_id))
+        await store.remove_organization(ORG_A)
+        assert await store.get_organization(ORG_A) is None
+        assert await store.list_principals(ORG_A) == []
+        assert await store.get_key("k-a") is None
+        assert await store.list_keys(ORG_A) == []
+        assert await store.list_spaces(ORG_A) == []
+        assert await store.members_of(ORG_A, "s-a") == []
+        assert await store.delegations_of(ORG_A, "a-a") == []
+        assert await store.list_organizations() == [org(ORG_B)]
+        assert [p.principal_id for p in await store.list_principals(ORG_B)] == ["u-b"]
+        assert await store.get_key("k-b") == key("k-b", ORG_B, principal_id="u-b")
+        assert len(await store.list_spaces(ORG_B)) == 1
+        assert len(await store.members_of(ORG_B, "s-b")) == 1
+        assert len(await store.delegations_of(ORG_B, "a-b")) == 1
+        await store.remove_organization("no-such-org")  # a no-op

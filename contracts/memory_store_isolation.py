@@ -64,6 +64,7 @@ class MemoryStoreIsolationContract:
         assert await store.get_source(ORG_ODD, odd.source_id) == odd
         assert await store.count_chunks(ORG_ODD) == 1
         assert await store.count_chunks(ORG_A) == 2
+        assert (await store.count_sources(ORG_A), await store.count_sources(ORG_ODD)) == (1, 1)
         assert await store.get_source(ORG_A, source.source_id) == source
 
     async def test_each_organisation_has_its_own_embedding_space(self, store: MemoryStore) -> None:
@@ -85,6 +86,7 @@ class MemoryStoreIsolationContract:
         await _assert_nothing_of(store, ORG_A, "s1", ["c1", "c2"])
         assert await store.cached_embeddings(ORG_A, SPACE.model, ["h1"]) == {}
         assert await store.count_chunks(ORG_B) == 2
+        assert (await store.count_sources(ORG_A), await store.count_sources(ORG_B)) == (0, 1)
         assert await store.get_source(ORG_B, "s1") is not None
         assert set(await store.cached_embeddings(ORG_B, SPACE.model, ["h1"])) == {"h1"}
         # the dropped organisation starts over, even with another embedding space

@@ -76,3 +76,7 @@ class ReasonCode(StrEnum):
     # control plane
     ALREADY_EXISTS = "already_exists"
     LAST_OWNER_KEY = "last_owner_key"
+    #: the install's own organisation cannot be dropped
+    HOME_ORGANIZATION = "home_organization"
+    #: a drop's preview token no longer matches the organisation's state
+    PREVIEW_STALE = "preview_stale"

@@ -23,6 +23,13 @@ def add_admin_parser(sub: Any) -> None:
 
     org = nouns.add_parser("org").add_subparsers(dest="verb", required=True)
     org.add_parser("create", help="create an organisation").add_argument("name")
+    drop = org.add_parser(
+        "drop",
+        help="drop an organisation and give its space back: without --token, preview "
+        "what would be removed and print the token; with it, drop",
+    )
+    drop.add_argument("name", help="the organisation's name or id")
+    drop.add_argument("--token", help="the token printed by the preview")
 
     user = nouns.add_parser("user").add_subparsers(dest="verb", required=True)
     user_create = user.add_parser("create", help="create a user")
@@ -86,6 +93,11 @@ def _org_params(args: argparse.Namespace) -> dict[str, Any]:
 
 async def _call(backend: Backend, args: argparse.Namespace) -> Any:
     noun, verb = args.noun, args.verb
+    if noun == "org" and verb == "drop":
+        org = path_segment(args.name)
+        if args.token is None:
+            return await backend.call("POST", f"/api/admin/orgs/{org}/drop-preview")
+        return await backend.call("POST", f"/api/admin/orgs/{org}/drop", {"token": args.token})
     if noun == "org":
         return await backend.call("POST", "/api/admin/orgs", {"name": args.name})
     if noun in {"user", "agent"} and verb == "create":
@@ -131,4 +143,6 @@ async def run_admin(backend: Backend, args: argparse.Namespace) -> int:
         print(result["key"])
         return 0
     print(json.dumps(result, indent=2))
+    if args.noun == "org" and args.verb == "drop" and args.token is None:
+        print(f"To drop it: tessera admin org drop {args.name} --token {result['token']}")
     return 0

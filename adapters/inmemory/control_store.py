@@ -171,5 +171,13 @@ class InMemoryControlStore:
             if d.org_id == org_id and d.agent_id == agent_id
         ]
 
+    async def remove_organization(self, org_id: str) -> None:
+        self._orgs.pop(org_id, None)
+        for table in (self._principals, self._keys, self._spaces, self._delegations):
+            for key in [k for k, r in table.items() if r.org_id == org_id]:
+                del table[key]
+        for mkey in [k for k, m in self._memberships.items() if m.org_id == org_id]:
+            del self._memberships[mkey]
+
     async def close(self) -> None:
         """Nothing to release."""

@@ -191,6 +191,10 @@ class InMemoryMemoryStore:
         org = self._orgs.get(org_id)
         return 0 if org is None else len(org.chunks)
 
+    async def count_sources(self, org_id: str) -> int:
+        org = self._orgs.get(org_id)
+        return 0 if org is None else len(org.sources)
+
     async def source_states(self, org_id: str, space: ScopeRef, limit: int) -> list[SourceState]:
         org = self._orgs.get(org_id)
         if org is None or limit < 1:

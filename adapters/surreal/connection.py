@@ -70,6 +70,12 @@ class SurrealConnection:
         # single-node store gains nothing from concurrent writers, so writes
         # through one connection take turns. Reads stay concurrent.
         self._writing = asyncio.Lock()
+        #: writes waiting for or holding ``_writing``; while any, new reads wait (see query)
+        self._writers = 0
+        self._no_writers = asyncio.Event()
+        self._no_writers.set()
+        #: writer preference on (issue 14); a benchmark turns it off to measure the old way
+        self.prefer_writes = True
         # checkpoint gate: queries run while `_running` is set; `_idle` is set when none is
         self._running = asyncio.Event()
         self._running.set()
@@ -160,8 +166,19 @@ class SurrealConnection:
         they run one at a time.
         """
         if write and self.embedded:
-            async with self._writing:
-                return await self._query(namespace, sql, variables, operation=operation)
+            self._writers += 1
+            self._no_writers.clear()
+            try:
+                async with self._writing:
+                    return await self._query(namespace, sql, variables, operation=operation)
+            finally:
+                self._writers -= 1
+                if self._writers == 0:
+                    self._no_writers.set()
+        if self.prefer_writes and self._writers:
+            # Writes take turns behind one lock; under heavy reads each turn was slowed by
+            # dozens of reads in the engine, and writes queued for seconds (issue 14).
+            await self._no_writers.wait()
         return await self._query(namespace, sql, variables, operation=operation)
 
     async def checkpoint(self) -> None:

@@ -59,6 +59,16 @@ def _one(rows: Any) -> Any:
     return rows
 
 
+_REMOVE_ORG = (
+    "BEGIN TRANSACTION; DELETE $id;"
+    + "".join(
+        f" DELETE {table} WHERE org_id = $org;"
+        for table in ("principal", "api_key", "space", "membership", "delegation")
+    )
+    + " COMMIT TRANSACTION;"
+)
+
+
 class SurrealControlStore:
     """Organisations, principals, keys, spaces, memberships and delegations in one namespace."""
 
@@ -288,6 +298,16 @@ class SurrealControlStore:
             "SELECT * FROM delegation WHERE org_id = $org AND agent_id = $agent ORDER BY id;",
             {"org": org_id, "agent": agent_id},
             "listing an agent's delegations",
+        )
+
+    async def remove_organization(self, org_id: str) -> None:
+        await self._ensure_schema()
+        await self._conn.query(
+            CONTROL_NAMESPACE,
+            _REMOVE_ORG,
+            {"id": RecordID("organization", org_id), "org": org_id},
+            operation="removing an organisation",
+            write=True,
         )
 
     async def close(self) -> None:

@@ -304,6 +304,15 @@ class SurrealMemoryStore:
         )
         return int(rows[0]["n"]) if rows else 0
 
+    async def count_sources(self, org_id: str) -> int:
+        namespace = await self._readable(org_id)
+        if namespace is None:
+            return 0
+        (rows,) = await self._conn.query(
+            namespace, "SELECT count() AS n FROM source GROUP ALL;", operation="counting sources"
+        )
+        return int(rows[0]["n"]) if rows else 0
+
     async def source_states(self, org_id: str, space: ScopeRef, limit: int) -> list[SourceState]:
         namespace = await self._readable(org_id)
         if namespace is None or limit < 1:

@@ -89,6 +89,11 @@ class ControlStore(Protocol):
         """Delegations naming the agent, live or expired."""
         ...
 
+    async def remove_organization(self, org_id: str) -> None:
+        """Remove the organisation's row and every principal, key, space, membership and
+        delegation of it; nothing of another organisation. Removing an unknown one is a no-op."""
+        ...
+
     async def close(self) -> None: ...
 
 

@@ -30,6 +30,7 @@ from entrypoints.http.correction_routes import CORRECTION_ROUTES
 from entrypoints.http.error_handlers import EXCEPTION_HANDLERS
 from entrypoints.http.import_routes import IMPORT_ROUTES
 from entrypoints.http.openapi import docs_assets_router, document_errors, openapi_config
+from entrypoints.http.org_routes import ORG_ROUTES
 from entrypoints.http.schemas import (
     AccessPreviewBody,
     ContextBody,
@@ -199,6 +200,7 @@ def create_app(
         health,
         *ADMIN_ROUTES,
         *STATUS_ROUTES,
+        *ORG_ROUTES,
         *SYNTHESIS_ROUTES,
         *CORRECTION_ROUTES,
         *BULK_ROUTES,

@@ -42,6 +42,9 @@ _USE_CASE_STATUSES: Mapping[str, frozenset[int]] = {
     "/api/synthesize/remember": frozenset({404, 409, 502}),
     # a JSON path or a multipart upload, read by the route itself; 404 also: no imports set up
     "/api/sources/imports": frozenset({400, 404, 413, 422}),
+    # dropping an organisation: the home organisation or a stale preview token (409)
+    "/api/admin/orgs/{org:str}/drop-preview": frozenset({409}),
+    "/api/admin/orgs/{org:str}/drop": frozenset({409}),
 }
 _ADMIN_STATUSES = frozenset({404, 409, 422})  # unknown names, already_exists/last_owner_key
 _KEYED_STATUSES = frozenset({401, 403, 503})
@@ -55,7 +58,7 @@ _DESCRIPTIONS = {
     404: "not_found: no such record visible to the key (or no such route)",
     409: (
         "Contradicts what is stored: embedder_mismatch, already_exists, last_owner_key,"
-        " synthesis_blocked"
+        " synthesis_blocked, home_organization, preview_stale"
     ),
     413: "content_too_large",
     415: "unsupported_media_type: the body must be application/json",

@@ -1,0 +1,279 @@
+"""Loopback load: N clients against the real app, a mix of search, context pack and remember.
+
+    python -m benchmarks.load [--clients 50] [--seconds 30] [--notes 2000]
+                              [--embedder onnx|hashing] [--modes old,new]
+
+Issue 14, finding 1 (writes starved under read load). The service is what
+``tessera serve`` runs (``create_app`` over the composition root's services:
+SurrealDB embedded on surrealkv://, the native index, control plane and audit
+trail on the same engine) in a child process on 127.0.0.1 behind uvicorn; the
+clients (httpx, one connection each) run in this process. The store is
+filled once with ``--notes`` LongMemEval turns; each mode serves a fresh copy
+of that directory. Each client loops: 80 % search, 15 % context pack, 5 %
+remember (seeded), until ``--seconds`` have passed or ``--max-requests`` are
+done. Modes (``TESSERA_LOAD_MODE`` in the child): ``old`` serves as before the
+fix, ``new`` as now; ``--rounds`` interleaves them (old, new, old, new, ...).
+
+Prints per mode and class n, p50/p95/max and throughput; the last line is JSON.
+"""
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from benchmarks._load_profile import Profile
+from benchmarks._residue import load_turns
+from benchmarks._stats import summarize
+
+__all__ = ["main"]
+
+_CLASSES = ("search", "pack", "remember")
+
+
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.load", description=__doc__)
+    p.add_argument("--clients", type=int, default=50)
+    p.add_argument("--seconds", type=float, default=30.0, help="per mode and round")
+    p.add_argument("--max-requests", type=int, default=20000, help="per mode and round")
+    p.add_argument("--notes", type=int, default=2000, help="turns remembered before the run")
+    p.add_argument("--embedder", choices=["onnx", "hashing"], default="hashing")
+    p.add_argument(
+        "--index",
+        choices=["inprocess", "surreal"],
+        default="inprocess",
+        help="the retrieval index (serve's default: inprocess)",
+    )
+    p.add_argument("--modes", default="old,new", help="comma-separated: old, new")
+    p.add_argument("--rounds", type=int, default=1, help="each mode this many times, interleaved")
+    p.add_argument("--port", type=int, default=18765)
+    p.add_argument("--profile", action="store_true", help="print where the server's time went")
+    p.add_argument("--child", nargs=2, metavar=("DATA", "PORT"), help=argparse.SUPPRESS)
+    p.add_argument("--fill-only", action="store_true", help=argparse.SUPPRESS)
+    return p.parse_args(argv)
+
+
+# -- the served side (a child process) -----------------------------------------
+
+
+def _embedder(kind: str) -> Any:
+    if kind == "hashing":
+        from adapters.inmemory.hashing_embedder import HashingEmbedder
+        from benchmarks._residue import DIMENSION
+
+        return HashingEmbedder(DIMENSION)
+    from benchmarks._wiring import make_embedder
+
+    return make_embedder()
+
+
+async def _serve(args: argparse.Namespace) -> None:
+    import uvicorn
+
+    from application.commands import RememberRequest
+    from benchmarks._wiring import make_index, make_services, make_store, owner_key
+    from domain.policy import Surface
+    from entrypoints.http.app import create_app
+
+    data, port = args.child[0], int(args.child[1])
+    store = make_store(f"surrealkv://{data}")
+    embedder = _embedder(args.embedder)
+    services = make_services(store, make_index(args.index, store), embedder, "home")
+    mode = os.environ.get("TESSERA_LOAD_MODE", "new")
+    # old: reads do not yield to waiting writes (as before issue 14's fix)
+    store.connection.prefer_writes = mode != "old"  # type: ignore[attr-defined]
+    await services.open(Surface.CLI)
+    if args.fill_only:
+        owner = await services.control.principal("home", "owner")
+        turns, _ = load_turns(args.notes)
+        for text in turns:
+            ctx = await services.access.context_for(owner, Surface.JOB, services.audit.new_id())
+            await services.memory.remember(RememberRequest(org_id="home", content=text), ctx)
+        await services.close()
+        return
+    key = await owner_key(services)
+    profile_to = os.environ.get("TESSERA_LOAD_PROFILE")
+    profile = Profile() if profile_to else None
+
+    def write_profile() -> None:
+        # uvicorn re-raises SIGTERM after shutting down: write it in the app's shutdown hook
+        if profile is not None and profile_to:
+            Path(profile_to).write_text(json.dumps(profile.report(), indent=1))
+
+    config = uvicorn.Config(
+        create_app(services, on_shutdown=[write_profile]),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+    )
+    if profile is not None:
+        profile.install(embedder)
+    print(json.dumps({"key": key}), flush=True)
+    try:
+        await uvicorn.Server(config).serve()
+    finally:
+        await services.close()
+
+
+# -- the clients ---------------------------------------------------------------
+
+
+async def _client(
+    base: str, key: str, seed: int, queries: list[str], until: float, budget: list[int]
+) -> dict[str, list[float]]:
+    rng = random.Random(seed)
+    out: dict[str, list[float]] = {c: [] for c in _CLASSES}
+    out["errors"] = []
+    headers = {"authorization": f"Bearer {key}"}
+    async with httpx.AsyncClient(base_url=base, headers=headers, timeout=60.0) as http:
+        while time.perf_counter() < until and budget[0] > 0:
+            budget[0] -= 1
+            roll, query = rng.random(), rng.choice(queries)
+            if roll < 0.80:
+                kind, path, body = "search", "/api/search", {"query": query, "limit": 10}
+            elif roll < 0.95:
+                kind, path = "pack", "/api/context/pack"
+                body = {"query": query, "token_budget": 1000}
+            else:
+                kind, path = "remember", "/api/memory/remember"
+                body = {"content": f"Load note {seed}-{rng.random():.6f}: {query}"}
+            began = time.perf_counter()
+            try:
+                response = await http.post(path, json=body)
+                ok = response.status_code < 400
+            except httpx.HTTPError:
+                ok = False
+            elapsed = (time.perf_counter() - began) * 1000
+            out[kind if ok else "errors"].append(elapsed)
+    return out
+
+
+async def _load(args: argparse.Namespace, base: str, key: str, queries: list[str]) -> Any:
+    until = time.perf_counter() + args.seconds
+    budget = [args.max_requests]
+    began = time.perf_counter()
+    parts = await asyncio.gather(
+        *(_client(base, key, n, queries, until, budget) for n in range(args.clients))
+    )
+    wall = time.perf_counter() - began
+    merged: dict[str, list[float]] = {c: [] for c in (*_CLASSES, "errors")}
+    for part in parts:
+        for kind, samples in part.items():
+            merged[kind].extend(samples)
+    done = sum(len(merged[c]) for c in _CLASSES)
+    return {
+        "throughput_rps": round(done / wall, 1),
+        "wall_s": round(wall, 1),
+        "errors": len(merged["errors"]),
+        **{c: summarize(merged[c]) for c in _CLASSES},
+    }
+
+
+def _child_command(args: argparse.Namespace, data: Path, port: int) -> list[str]:
+    command = [sys.executable, "-m", "benchmarks.load", "--child", str(data), str(port)]
+    command += ["--embedder", args.embedder, "--index", args.index]
+    return [*command, "--notes", str(args.notes)]
+
+
+async def _wait_healthy(base: str, proc: "subprocess.Popen[str]") -> None:
+    async with httpx.AsyncClient(base_url=base, timeout=2.0) as http:
+        for _ in range(300):
+            if proc.poll() is not None:
+                raise RuntimeError(f"the server exited {proc.returncode}")
+            with contextlib.suppress(httpx.HTTPError):
+                if (await http.get("/api/health")).status_code == 200:
+                    return
+            await asyncio.sleep(0.2)
+    raise RuntimeError("the server did not answer /api/health in 60 s")
+
+
+async def _one(args: argparse.Namespace, mode: str, filled: Path, port: int) -> Any:
+    queries, _ = load_turns(args.notes)
+    # questions are short: the first dozen words of a turn
+    queries = [" ".join(q.split()[:12]) for q in queries[:: max(1, len(queries) // 300)]]
+    with tempfile.TemporaryDirectory(prefix="tessera-load-run-") as tmp:
+        data = Path(tmp) / "data"
+        shutil.copytree(filled, data)
+        env = {**os.environ, "TESSERA_LOAD_MODE": mode}
+        profile_file = Path(tmp) / "profile.json"
+        if args.profile:
+            env["TESSERA_LOAD_PROFILE"] = str(profile_file)
+        proc = subprocess.Popen(  # noqa: S603, ASYNC220
+            _child_command(args, data, port), env=env, stdout=subprocess.PIPE, text=True
+        )
+        try:
+            assert proc.stdout is not None
+            key = json.loads(proc.stdout.readline())["key"]
+            base = f"http://127.0.0.1:{port}"
+            await _wait_healthy(base, proc)
+            fig = await _load(args, base, key, queries)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=60)
+        if args.profile and profile_file.exists():
+            fig["profile"] = json.loads(profile_file.read_text())
+            for name, s in fig["profile"].items():
+                print(
+                    f"    {name:58s} n={s['n']:6d} p50 {s.get('p50_ms', 0):8.1f} "
+                    f"p95 {s.get('p95_ms', 0):8.1f} total {s['total_s']:7.1f} s"
+                )
+        return fig
+
+
+def _print(mode: str, fig: dict[str, Any]) -> None:
+    print(f"  {mode}: {fig['throughput_rps']} req/s over {fig['wall_s']} s, errors {fig['errors']}")
+    for c in _CLASSES:
+        s = fig[c]
+        if s.get("n"):
+            print(
+                f"    {c:9s} n={s['n']:5d} p50 {s['p50_ms']:8.1f}  p95 {s['p95_ms']:8.1f}"
+                f"  max {s['max_ms']:8.1f} ms"
+            )
+
+
+async def _main(args: argparse.Namespace) -> dict[str, Any]:
+    results: dict[str, Any] = {
+        "clients": args.clients,
+        "seconds": args.seconds,
+        "notes": args.notes,
+        "embedder": args.embedder,
+        "runs": [],
+    }
+    with tempfile.TemporaryDirectory(prefix="tessera-load-") as tmp:
+        filled = Path(tmp) / "filled"
+        began = time.perf_counter()
+        fill = [*_child_command(args, filled, args.port), "--fill-only"]
+        subprocess.run(fill, check=True)  # noqa: S603, ASYNC221
+        print(f"filled {args.notes} notes in {time.perf_counter() - began:.0f} s", flush=True)
+        modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+        for round_no in range(args.rounds):
+            for mode in modes:
+                fig = await _one(args, mode, filled, args.port)
+                results["runs"].append({"mode": mode, "round": round_no, **fig})
+                _print(mode, fig)
+    return results
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parse(argv)
+    if args.child:
+        asyncio.run(_serve(args))
+        return
+    print(json.dumps(asyncio.run(_main(args))))
+
+
+if __name__ == "__main__":
+    main()
