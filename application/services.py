@@ -37,6 +37,7 @@ from application.trust.keys import IssuedKey
 from application.trust.org_drop import OrgDropper
 from application.trust.ports import AuditLog, ControlStore
 from application.trust.space_admin import SpaceAdmin
+from application.trust.store_compaction import StoreCompactor
 from domain.policy import MemoryPolicyContext, Surface
 
 __all__ = ["Services"]
@@ -132,6 +133,14 @@ class Services:
             clock=clock,
             ids=ids,
             home_org_id=home_org_id,
+        )
+        self.store_compaction = StoreCompactor(
+            store=store,
+            audit=self.audit,
+            clock=clock,
+            ids=ids,
+            home_org_id=home_org_id,
+            is_operator=self.orgs.is_operator,
         )
         self._control_store = control
         self.status = StatusReporter(

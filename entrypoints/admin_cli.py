@@ -31,6 +31,12 @@ def add_admin_parser(sub: Any) -> None:
     drop.add_argument("name", help="the organisation's name or id")
     drop.add_argument("--token", help="the token printed by the preview")
 
+    store = nouns.add_parser("store").add_subparsers(dest="verb", required=True)
+    store.add_parser(
+        "compact",
+        help="rewrite the store so deleted text and dropped organisations leave its files "
+        "(the install's owner; queries wait while it runs)",
+    )
     user = nouns.add_parser("user").add_subparsers(dest="verb", required=True)
     user_create = user.add_parser("create", help="create a user")
     user_create.add_argument("name")
@@ -98,6 +104,8 @@ async def _call(backend: Backend, args: argparse.Namespace) -> Any:
         if args.token is None:
             return await backend.call("POST", f"/api/admin/orgs/{org}/drop-preview")
         return await backend.call("POST", f"/api/admin/orgs/{org}/drop", {"token": args.token})
+    if noun == "store":
+        return await backend.call("POST", "/api/admin/compact")
     if noun == "org":
         return await backend.call("POST", "/api/admin/orgs", {"name": args.name})
     if noun in {"user", "agent"} and verb == "create":

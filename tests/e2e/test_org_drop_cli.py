@@ -55,8 +55,8 @@ def test_the_cli_previews_drops_and_compacts(tmp_path: Path) -> None:
     assert dropped["compacted"] is True
     assert 0 < dropped["bytes_after"] < dropped["bytes_before"]
     assert "acme" not in _ok(tmp_path, "status")
-    gone = _run(tmp_path, "search", "vault", TESSERA_API_KEY=acme_key)
-    assert gone.returncode != 0
+    gone = _run(tmp_path, "recall", "vault", TESSERA_API_KEY=acme_key)
+    assert gone.returncode == 4 and "invalid_api_key" in gone.stderr + gone.stdout
 
 
 def test_http_drop_statuses(client: Any) -> None:
@@ -73,3 +73,29 @@ def test_http_drop_statuses(client: Any) -> None:
     assert done.status_code == 200, done.text
     assert done.json()["compacted"] is False  # the reference store has nothing to rewrite
     assert client.post("/api/admin/orgs/acme/drop-preview").status_code == 404
+
+
+def _files_holding(directory: Path, needle: str) -> list[str]:
+    found = []
+    for path in directory.rglob("*"):
+        if path.is_file() and needle.encode() in path.read_bytes():
+            found.append(str(path.relative_to(directory)))
+    return found
+
+
+@pytest.mark.slow
+def test_deleted_text_leaves_the_files_when_the_operator_compacts(tmp_path: Path) -> None:
+    """A delete makes the text unreachable at once; ``admin store compact`` takes it off disk."""
+    canary = "zq7canary pasted password hunter2x"
+    kept = "The quarterly review moved to Thursday."
+    answer = json.loads(_ok(tmp_path, "remember", canary, "--json"))
+    _ok(tmp_path, "remember", kept)
+    _ok(tmp_path, "correct", answer["source_id"], "delete", "--reason", "a password", "--apply")
+    # the embedded engine is log-structured: the delete left the bytes in its files
+    assert _files_holding(tmp_path, "zq7canary")
+    member = _run(tmp_path, "admin", "store", "compact", TESSERA_API_KEY="not-a-key")
+    assert member.returncode != 0
+    result = json.loads(_ok(tmp_path, "admin", "store", "compact"))
+    assert result["compacted"] is True
+    assert _files_holding(tmp_path, "zq7canary") == []
+    assert "Thursday" in _ok(tmp_path, "recall", "quarterly review")
