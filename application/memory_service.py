@@ -34,6 +34,7 @@ from application.results import (
 from application.retrieval.grouping import group_by_episode, render_groups
 from application.retrieval.pipeline import RetrievalMode, Retrieved
 from application.retrieval.recall import Recall
+from application.retrieval.withheld import withheld_redacted
 from application.trust.audit import AuditTrail
 from application.trust.guard import denied, require_org, write_target
 from domain.chunking import ChunkingRules
@@ -199,7 +200,10 @@ class MemoryService:
                     duplicate_of=notes[r.chunk.chunk_id].duplicate_of,
                 )
                 for r in found
-            ]
+            ],
+            withheld_redacted=await withheld_redacted(
+                self._store, policy, request.org_id, request.query
+            ),
         )
 
     # -- context pack ------------------------------------------------------
@@ -257,6 +261,9 @@ class MemoryService:
             items=items,
             omitted=selection.skipped_over_budget,
             withheld=withheld,
+            withheld_redacted=await withheld_redacted(
+                self._store, policy, request.org_id, request.query
+            ),
             episodes=[
                 EpisodeGroup(
                     source_id=group[0].chunk.source_id,

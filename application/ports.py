@@ -122,6 +122,14 @@ class MemoryStore(Protocol):
         """Sources in source-id order, strictly after ``after``, any lifecycle (export, bulk)."""
         ...
 
+    async def redacted_sources(
+        self, org_id: str, visible: frozenset[ScopeRef] | None, limit: int
+    ) -> list[Source]:
+        """Redacted sources of these spaces (``None``: every space) in source-id order, at
+        most ``limit``. Their content is only what the redaction left (its summary, or the
+        text outside its spans): a pack counts the relevant ones as withheld, never shown."""
+        ...
+
     async def linked_sources(self, org_id: str, source_id: str) -> list[str]:
         """Ids of the sources superseded by, or duplicates of, this one (inspect's back links)."""
         ...

@@ -61,6 +61,9 @@ class SearchHit(msgspec.Struct, frozen=True, kw_only=True):
 
 class SearchResults(msgspec.Struct, frozen=True, kw_only=True):
     results: list[SearchHit]
+    #: redacted sources of the caller's spaces whose summary matches the query: counted, never
+    #: shown (``application.retrieval.withheld``)
+    withheld_redacted: int = 0
 
 
 class ContextItem(msgspec.Struct, frozen=True, kw_only=True):
@@ -105,6 +108,8 @@ class ContextPack(msgspec.Struct, frozen=True, kw_only=True):
     #: relevant items the caller may not have (hidden, redacted, another's sensitive
     #: memory): counted, never shown
     withheld: int = 0
+    #: relevant redacted sources (their summary matches the query): counted, never shown
+    withheld_redacted: int = 0
     episodes: list[EpisodeGroup] = msgspec.field(default_factory=list)
     #: the items as a reader reads them: per episode its date, then ``speaker: words``
     #: in spoken order, "…" between turns not chosen together (``domain.rendering``)

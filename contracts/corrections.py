@@ -139,6 +139,36 @@ class MemoryStoreCorrectionContract:
         assert set(left) == {hashes[1]}  # still used by s2's chunk
         assert [e.source_id for e in await store.scan_index_entries(ORG, None, 10)] == ["s2"]
 
+    async def test_redacted_sources_lists_only_redactions_of_the_given_spaces(
+        self, store: MemoryStore
+    ) -> None:
+        await store.prepare(ORG, SPACE)
+        for sid in ("s3", "s1", "s2"):
+            await _remember(store, sid, [f"secret words of {sid}"])
+        team = make_source("t1", ORG, content="team words", scope=MemoryScope.TEAM, scope_key="x")
+        await store.save_memory(team, [])
+        redacted = {}
+        for sid in ("s3", "s1", "t1"):
+            before = await store.get_source(ORG, sid)
+            assert before is not None
+            redacted[sid] = _changed(
+                before, lifecycle=LifecycleState.REDACTED, content=f"summary {sid}"
+            )
+            await store.update_source(redacted[sid], expected_version=1, drop_text=True)
+        mine = await store.redacted_sources(ORG, MINE.visible, 10)
+        assert mine == [redacted["s1"], redacted["s3"]]  # source-id order, active s2 left out
+        assert [s.source_id for s in await store.redacted_sources(ORG, None, 10)] == [
+            "s1",
+            "s3",
+            "t1",
+        ]
+        assert [s.source_id for s in await store.redacted_sources(ORG, MINE.visible, 1)] == ["s1"]
+        assert await store.redacted_sources(ORG, frozenset(), 10) == []
+        other = frozenset({ScopeRef(MemoryScope.PRIVATE, "someone-else")})
+        assert await store.redacted_sources(ORG, other, 10) == []
+        assert await store.redacted_sources("no-such-org", None, 10) == []
+        assert await store.chunks_of_source(ORG, "s1") == []  # nothing secret kept to match
+
 
 class RetrievalIndexCorrectionContract:
     @pytest.fixture

@@ -27,7 +27,7 @@ from application.records import (
 from domain.errors import ConflictError, InvalidInputError, NotFoundError, UpstreamError
 from domain.models import Chunk, Source, chunk_recall
 from domain.reasons import ReasonCode
-from domain.scopes import ScopeRef
+from domain.scopes import LifecycleState, ScopeRef
 
 __all__ = ["InMemoryMemoryStore"]
 
@@ -205,6 +205,23 @@ class InMemoryMemoryStore:
             if s.scope == space.scope and s.scope_key == space.scope_key
         )
         return [SourceState(sid, lifecycle) for sid, lifecycle in matching[:limit]]
+
+    async def redacted_sources(
+        self, org_id: str, visible: frozenset[ScopeRef] | None, limit: int
+    ) -> list[Source]:
+        org = self._orgs.get(org_id)
+        if org is None or limit < 1:
+            return []
+        matching = sorted(
+            (
+                s
+                for s in org.sources.values()
+                if s.lifecycle is LifecycleState.REDACTED
+                and (visible is None or ScopeRef(s.scope, s.scope_key) in visible)
+            ),
+            key=lambda s: s.source_id,
+        )
+        return [copy.deepcopy(s) for s in matching[:limit]]
 
     async def scan_index_entries(
         self, org_id: str, after: str | None, limit: int

@@ -53,6 +53,14 @@ _CHUNKS_OF_SOURCE = (
     f"SELECT {codec.CHUNK_FIELDS} FROM chunk WHERE source_id = $source "  # noqa: S608
     "ORDER BY ordinal;"
 )
+_REDACTED_ANYWHERE = (
+    f"SELECT {codec.SOURCE_FIELDS} FROM source WHERE lifecycle = 'redacted' "  # noqa: S608
+    "ORDER BY id LIMIT $limit;"
+)
+_REDACTED_IN = (
+    f"SELECT {codec.SOURCE_FIELDS} FROM source WHERE lifecycle = 'redacted' "  # noqa: S608
+    "AND space IN $spaces ORDER BY id LIMIT $limit;"
+)
 _SCAN_FIRST = f"SELECT {codec.ENTRY_FIELDS} FROM chunk ORDER BY id LIMIT $limit;"  # noqa: S608
 _SCAN_AFTER = (
     f"SELECT {codec.ENTRY_FIELDS} FROM chunk WHERE id > $after "  # noqa: S608
@@ -325,6 +333,21 @@ class SurrealMemoryStore:
             operation="listing a space's sources",
         )
         return [SourceState(row["id"], LifecycleState(row["lifecycle"])) for row in rows or []]
+
+    async def redacted_sources(
+        self, org_id: str, visible: frozenset[ScopeRef] | None, limit: int
+    ) -> list[Source]:
+        namespace = await self._readable(org_id)
+        if namespace is None or limit < 1 or (visible is not None and not visible):
+            return []
+        spaces = None if visible is None else sorted(codec.ref_code(r) for r in visible)
+        (rows,) = await self._conn.query(
+            namespace,
+            _REDACTED_ANYWHERE if spaces is None else _REDACTED_IN,
+            {"spaces": spaces or [], "limit": int(limit)},
+            operation="listing redacted sources",
+        )
+        return [codec.source_from_row(row) for row in rows or []]
 
     async def scan_index_entries(
         self, org_id: str, after: str | None, limit: int

@@ -118,6 +118,11 @@ DEFINE INDEX IF NOT EXISTS chunk_hash ON chunk FIELDS content_hash;
 UPDATE chunk SET recall = '{open}' WHERE recall IS NONE RETURN NONE;
 """
 
+# Withheld redactions (issue 10): a pack lists the redacted sources of the caller's spaces.
+_V5_REDACTED = """
+DEFINE INDEX IF NOT EXISTS source_lifecycle ON source FIELDS lifecycle, space;
+"""
+
 _RECORD_ORG = """
 UPSERT meta:org SET org_id = $org RETURN NONE;
 SELECT model, dimension FROM meta:embedding;
@@ -133,6 +138,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         version=4, name="corrections: marks, links, history, recall keys", script=_V4_CORRECTIONS
     ),
+    Migration(version=5, name="redacted sources by space", script=_V5_REDACTED),
 )
 
 

@@ -12,7 +12,9 @@ afterwards. Drivers: in process (``WorldDriver``), HTTP and MCP.
 - ``hidden-source``: hidden memory leaves every reader's search and packs at
   once; others cannot inspect it; restore brings it back.
 - ``redacted-source`` and ``deleted-source``: the text is gone from search,
-  packs, inspect, errors and the audit log; delete leaves a tombstone.
+  packs, inspect, errors and the audit log; delete leaves a tombstone. A pack
+  counts a relevant redaction (``withheld_redacted``) for readers of its space
+  only, never showing its text or summary.
 - ``duplicate-collapse``: a duplicate collapses under its canonical source.
 """
 
@@ -127,7 +129,7 @@ async def hidden_source(d: CorrectionDriver) -> None:
 
 
 async def redacted_source(d: CorrectionDriver) -> None:
-    org, ana, bob, _ = await _people(d)
+    org, ana, bob, eve = await _people(d)
     text = "prod deploy key is zebra-omega-99 for the ops cluster"
     secret = "zebra-omega-99"
     sid = await d.remember(ana, text, MemoryScope.PROJECT, "ops")
@@ -136,6 +138,13 @@ async def redacted_source(d: CorrectionDriver) -> None:
     await d.correct(ana, sid, {"action": "redact", "spans": [span], "reason": "a key"})
     for who in (ana, bob):
         await _gone_for(d, who, "prod deploy key zebra omega", sid, secret)
+        # relevant withheld memory is reported as a count, never as text
+        pack = await d.pack_items(who, "which prod deploy key")
+        assert pack["withheld_redacted"] == 1, f"{who.name}: the redaction was not counted"
+        assert "[redacted]" not in repr(pack) and "ops cluster" not in repr(pack)
+        assert (await d.pack_items(who, "dentist appointment"))["withheld_redacted"] == 0
+    # eve reads no 'ops': not even the count crosses into a space she cannot read
+    assert (await d.pack_items(eve, "which prod deploy key"))["withheld_redacted"] == 0
     owner_view = await d.inspect(ana, sid)
     assert owner_view.text == "prod deploy key is [redacted] for the ops cluster"
     undo = await _refusal(d.correct(ana, sid, {"action": "restore"}))

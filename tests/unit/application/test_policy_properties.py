@@ -426,6 +426,19 @@ async def _read(
         )
         CASES["searches"] += 1
         CASES["context packs"] += 1
+        # relevant redactions are counted for readers of their space only, never shown
+        withheld = sum(
+            1
+            for m in memories
+            if lives[m.source_id].state == "redacted"
+            and oracle.may_see(p, m, now)
+            and ("sensitive" not in lives[m.source_id].marks or oracle.owns(p, m, now))
+            and word in {MARKER, *m.words}
+        )
+        assert search.withheld_redacted == pack.withheld_redacted == withheld, (
+            f"{p} counted {pack.withheld_redacted} redactions for {word}, not {withheld}"
+        )
+        CASES["redactions counted"] += withheld
         returned = [(h.source_id, h.scope, h.scope_key, h.text) for h in search.results]
         returned += [(i.source_id, i.scope, i.scope_key, i.text) for i in pack.items]
         for source_id, scope, scope_key, text in returned:
@@ -472,8 +485,11 @@ async def _correct(
         m = memories[which % len(memories)]
         target = memories[target_index % len(memories)].source_id
         needs = {"supersede": "replacement_id", "mark_duplicate": "canonical_id"}.get(action)
+        # a redaction's summary repeats the memory's words, never its unique text: the
+        # withheld count must find it for exactly the readers of its space
+        summary = {"summary": " ".join((MARKER, *m.words))} if action == "redact" else {}
         request = CorrectionRequest(
-            action=CorrectionAction(action), **({needs: target} if needs else {})
+            action=CorrectionAction(action), **({needs: target} if needs else {}), **summary
         )
         writer, service = records[m.writer], world.services.corrections
         try:

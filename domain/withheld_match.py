@@ -1,0 +1,51 @@
+"""Whether a redacted source's summary is relevant to a query, without its text.
+
+A redacted source keeps no chunks and no vectors, so nothing secret can be
+matched; what is left is what its corrector wrote to stand in for it (the
+summary, or the text outside the redacted spans). A pack counts a redacted
+source as relevant withheld memory when that remainder shares a meaningful
+query word (``domain.query_terms``). Words are split like the in-process
+analyzer splits them (letters, digits) and folded by a light suffix rule on
+both sides, so "deploys" finds "deploy"; the count never shows the text.
+"""
+
+import re
+from collections.abc import Iterable
+
+from domain.query_terms import FUNCTION_WORDS, meaningful_query
+
+__all__ = ["fold", "mentions", "query_terms"]
+
+_TOKEN = re.compile(r"[^\W\d_]+|\d+")
+#: longest first: "ies" before "es" before "s"
+_SUFFIXES = (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
+
+
+def fold(word: str) -> str:
+    """A word lowercased, one common English suffix and then a final "e" taken off, keeping
+    at least 3 letters: "databases", "database" -> "databas"; "deploying" -> "deploy"."""
+    word = word.lower()
+    for suffix, replacement in _SUFFIXES:
+        if suffix == "s" and word.endswith("ss"):
+            break
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)] + replacement
+            break
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+def _words(text: str) -> Iterable[str]:
+    return _TOKEN.findall(text)
+
+
+def query_terms(query: str) -> frozenset[str]:
+    """The query's meaningful words, folded; function words never count as a match."""
+    meaningful = meaningful_query(query)
+    return frozenset(fold(w) for w in _words(meaningful) if w.lower() not in FUNCTION_WORDS)
+
+
+def mentions(remainder: str, terms: frozenset[str]) -> bool:
+    """True when the remainder of a redacted source shares a term with the query."""
+    if not terms:
+        return False
+    return any(fold(w) in terms for w in _words(remainder))
