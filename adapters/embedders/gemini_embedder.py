@@ -16,7 +16,8 @@ body, which may echo the request.
 
 from typing import TYPE_CHECKING
 
-from adapters.embedders.remote import SAFE_IDENTIFIER, RemoteEmbedder
+from adapters.embedders.remote import RemoteEmbedder
+from adapters.sdk_clients import describe_gemini_error, gemini_client
 from application.records import Vector
 
 if TYPE_CHECKING:
@@ -29,18 +30,6 @@ DEFAULT_MODEL = "gemini-embedding-001"
 DEFAULT_DIMENSIONS = 768
 #: batchEmbedContents accepts at most 100 requests per call
 MAX_BATCH = 100
-
-
-def _describe(exc: Exception) -> str:
-    """Status code, status name and error type of an SDK exception; never its message."""
-    from google.genai import errors
-
-    name = type(exc).__name__
-    if isinstance(exc, errors.APIError):
-        status = exc.status if isinstance(exc.status, str) else None
-        safe = status if status and SAFE_IDENTIFIER.fullmatch(status) else None
-        return f"HTTP {exc.code} {name}" + (f" ({safe})" if safe else "")
-    return name
 
 
 class GeminiEmbedder(RemoteEmbedder):
@@ -73,21 +62,11 @@ class GeminiEmbedder(RemoteEmbedder):
 
     def _get_client(self) -> "Client":
         if self._client is None:
-            from google import genai
-
-            retry = (
-                genai.types.HttpRetryOptions(attempts=self._max_retries + 1)
-                if self._max_retries
-                else None
-            )
-            self._client = genai.Client(
+            self._client = gemini_client(
                 api_key=self._api_key,
-                vertexai=False,
-                http_options=genai.types.HttpOptions(
-                    base_url=self._base_url,
-                    timeout=max(1, round(self._timeout * 1000)),  # milliseconds
-                    retry_options=retry,
-                ),
+                base_url=self._base_url,
+                timeout=self._timeout,
+                max_retries=self._max_retries,
             )
         return self._client
 
@@ -103,7 +82,7 @@ class GeminiEmbedder(RemoteEmbedder):
             )
         except Exception as exc:
             # APIError for HTTP failures; httpx/OS errors for transport ones
-            raise self._failure(_describe(exc)) from None
+            raise self._failure(describe_gemini_error(exc)) from None
         return self._vectors(response, len(batch))
 
     def _vectors(self, response: "EmbedContentResponse", expected: int) -> list[Vector]:

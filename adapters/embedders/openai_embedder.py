@@ -13,7 +13,8 @@ status and error type only: the SDK's own messages can quote the API key
 
 from typing import TYPE_CHECKING
 
-from adapters.embedders.remote import SAFE_IDENTIFIER, RemoteEmbedder
+from adapters.embedders.remote import RemoteEmbedder
+from adapters.sdk_clients import describe_openai_error
 from application.records import Vector
 
 if TYPE_CHECKING:
@@ -27,19 +28,6 @@ DEFAULT_DIMENSIONS = 1536
 #: the API takes up to 2048 inputs a call; smaller calls keep each request well
 #: under its 300k-token cap and a timeout cheap to retry
 MAX_BATCH = 256
-
-
-def _describe(exc: Exception) -> str:
-    """Status, error type and error code of an SDK exception; never its message."""
-    import openai
-
-    name = type(exc).__name__
-    if isinstance(exc, openai.APIStatusError):
-        code = (
-            exc.code if isinstance(exc.code, str) and SAFE_IDENTIFIER.fullmatch(exc.code) else None
-        )
-        return f"HTTP {exc.status_code} {name}" + (f" ({code})" if code else "")
-    return name
 
 
 class OpenAIEmbedder(RemoteEmbedder):
@@ -94,7 +82,7 @@ class OpenAIEmbedder(RemoteEmbedder):
                 encoding_format="float",
             )
         except openai.OpenAIError as exc:
-            raise self._failure(_describe(exc)) from None
+            raise self._failure(describe_openai_error(exc)) from None
         return self._vectors(response, len(batch))
 
     def _vectors(self, response: "CreateEmbeddingResponse", expected: int) -> list[Vector]:

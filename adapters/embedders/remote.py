@@ -7,17 +7,13 @@ norm (a compatible server may not normalise).
 """
 
 import math
-import re
 from collections.abc import Sequence
 
 from application.records import EmbeddingSpace, Vector
 from domain.errors import UpstreamError
 from domain.reasons import ReasonCode
 
-__all__ = ["SAFE_IDENTIFIER", "RemoteEmbedder"]
-
-#: provider error codes are identifiers like "invalid_api_key"; anything else is not quoted
-SAFE_IDENTIFIER = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
+__all__ = ["RemoteEmbedder"]
 
 
 class RemoteEmbedder:

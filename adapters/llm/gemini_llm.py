@@ -12,8 +12,8 @@ which may echo the prompt.
 
 from typing import TYPE_CHECKING
 
-from adapters.embedders.remote import SAFE_IDENTIFIER
 from adapters.llm.remote import RemoteLLM
+from adapters.sdk_clients import describe_gemini_error, gemini_client
 from application.llm import LLMRequest, LLMResponse
 
 if TYPE_CHECKING:
@@ -22,17 +22,6 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_MODEL", "GeminiLLM"]
 
 DEFAULT_MODEL = "gemini-2.5-flash"
-
-
-def _describe(exc: Exception) -> str:
-    from google.genai import errors
-
-    name = type(exc).__name__
-    if isinstance(exc, errors.APIError):
-        status = exc.status if isinstance(exc.status, str) else None
-        safe = status if status and SAFE_IDENTIFIER.fullmatch(status) else None
-        return f"HTTP {exc.code} {name}" + (f" ({safe})" if safe else "")
-    return name
 
 
 class GeminiLLM(RemoteLLM):
@@ -60,21 +49,11 @@ class GeminiLLM(RemoteLLM):
 
     def _get_client(self) -> "Client":
         if self._client is None:
-            from google import genai
-
-            retry = (
-                genai.types.HttpRetryOptions(attempts=self._max_retries + 1)
-                if self._max_retries
-                else None
-            )
-            self._client = genai.Client(
+            self._client = gemini_client(
                 api_key=self._api_key,
-                vertexai=False,
-                http_options=genai.types.HttpOptions(
-                    base_url=self._base_url,
-                    timeout=max(1, round(self._timeout * 1000)),  # milliseconds
-                    retry_options=retry,
-                ),
+                base_url=self._base_url,
+                timeout=self._timeout,
+                max_retries=self._max_retries,
             )
         return self._client
 
@@ -95,7 +74,7 @@ class GeminiLLM(RemoteLLM):
             text = response.text
         except Exception as exc:
             # APIError for HTTP failures; httpx/OS errors for transport ones
-            raise self._failure(_describe(exc)) from None
+            raise self._failure(describe_gemini_error(exc)) from None
         return self._answer(request, text, response.model_version)
 
     async def aclose(self) -> None:

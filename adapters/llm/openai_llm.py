@@ -13,8 +13,8 @@ status and error type only: SDK messages can quote the key or echo the prompt.
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from adapters.embedders.remote import SAFE_IDENTIFIER
 from adapters.llm.remote import RemoteLLM
+from adapters.sdk_clients import describe_openai_error
 from application.llm import LLMRequest, LLMResponse
 
 if TYPE_CHECKING:
@@ -23,19 +23,6 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_MODEL", "OpenAICompatibleLLM", "OpenAILLM"]
 
 DEFAULT_MODEL = "gpt-4.1-mini"
-
-
-def _describe(exc: Exception) -> str:
-    """Status, error type and error code of an SDK exception; never its message."""
-    import openai
-
-    name = type(exc).__name__
-    if isinstance(exc, openai.APIStatusError):
-        code = (
-            exc.code if isinstance(exc.code, str) and SAFE_IDENTIFIER.fullmatch(exc.code) else None
-        )
-        return f"HTTP {exc.status_code} {name}" + (f" ({code})" if code else "")
-    return name
 
 
 class OpenAILLM(RemoteLLM):
@@ -105,7 +92,7 @@ class OpenAILLM(RemoteLLM):
                 **extra,
             )
         except openai.OpenAIError as exc:
-            raise self._failure(_describe(exc)) from None
+            raise self._failure(describe_openai_error(exc)) from None
         try:
             text = completion.choices[0].message.content
         except (AttributeError, IndexError, TypeError):

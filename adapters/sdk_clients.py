@@ -1,0 +1,62 @@
+"""What the hosted-model adapters (embedders, LLMs) share about the vendors' SDKs.
+
+One place describes an SDK failure without quoting its message (SDK
+messages can carry the key or echo the prompt; only a status, an error type
+and an identifier-shaped error code are kept), and one place builds a
+Gemini client with the adapters' timeout and retry options. The SDKs are
+imported on first use, so importing this module costs nothing.
+"""
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from google.genai import Client
+
+__all__ = ["SAFE_IDENTIFIER", "describe_gemini_error", "describe_openai_error", "gemini_client"]
+
+#: provider error codes are identifiers like "invalid_api_key"; anything else is not quoted
+SAFE_IDENTIFIER = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
+
+
+def describe_openai_error(exc: Exception) -> str:
+    """Status, error type and error code of an ``openai`` exception; never its message."""
+    import openai
+
+    name = type(exc).__name__
+    if isinstance(exc, openai.APIStatusError):
+        code = (
+            exc.code if isinstance(exc.code, str) and SAFE_IDENTIFIER.fullmatch(exc.code) else None
+        )
+        return f"HTTP {exc.status_code} {name}" + (f" ({code})" if code else "")
+    return name
+
+
+def describe_gemini_error(exc: Exception) -> str:
+    """Status code, status name and error type of a google-genai exception; never its message."""
+    from google.genai import errors
+
+    name = type(exc).__name__
+    if isinstance(exc, errors.APIError):
+        status = exc.status if isinstance(exc.status, str) else None
+        safe = status if status and SAFE_IDENTIFIER.fullmatch(status) else None
+        return f"HTTP {exc.code} {name}" + (f" ({safe})" if safe else "")
+    return name
+
+
+def gemini_client(
+    *, api_key: str, base_url: str | None, timeout: float, max_retries: int
+) -> "Client":
+    """A Gemini Developer API client (not Vertex) with a timeout in seconds and retries."""
+    from google import genai
+
+    retry = genai.types.HttpRetryOptions(attempts=max_retries + 1) if max_retries else None
+    return genai.Client(
+        api_key=api_key,
+        vertexai=False,
+        http_options=genai.types.HttpOptions(
+            base_url=base_url,
+            timeout=max(1, round(timeout * 1000)),  # milliseconds
+            retry_options=retry,
+        ),
+    )
