@@ -10,7 +10,6 @@ weights and must agree with each other.
 """
 
 import hashlib
-import json
 import math
 import socket
 import statistics
@@ -18,7 +17,7 @@ import threading
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from email.message import Message
 from typing import Any
 
 import numpy as np
@@ -32,6 +31,7 @@ from application.ports import Embedder
 from contracts.embedder import EmbedderContract, cosine
 from domain.errors import UpstreamError
 from domain.reasons import ReasonCode
+from tests.support.fake_http import LocalJSONServer
 
 SECRET_TEXT = "Alice's unreleased launch date is the 14th of March."
 
@@ -79,7 +79,7 @@ class Call:
     parts_per_content: list[int] = field(default_factory=list)
 
 
-class FakeServer:
+class FakeServer(LocalJSONServer):
     """OpenAI ``POST /v1/embeddings`` and Gemini ``POST .../models/M:batchEmbedContents``.
 
     The API key chooses the behaviour: one ending in ``-500`` or ``-401`` fails
@@ -88,21 +88,9 @@ class FakeServer:
     """
 
     def __init__(self) -> None:
+        super().__init__()
         self.calls: list[Call] = []
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    def __enter__(self) -> "FakeServer":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
 
     def calls_for(self, api_key: str) -> list[Call]:
         with self._lock:
@@ -112,86 +100,63 @@ class FakeServer:
         with self._lock:
             self.calls.append(call)
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        server = self
+    def respond(self, path: str, headers: Message, body: dict[str, Any]) -> tuple[int, object]:
+        if path == "/v1/embeddings":
+            return self._openai(path, headers, body)
+        if path.endswith(":batchEmbedContents"):
+            return self._gemini(path, headers, body)
+        return 404, {"error": {"message": f"no route {path}"}}
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                """Quiet."""
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                if self.path == "/v1/embeddings":
-                    self._openai(body)
-                elif self.path.endswith(":batchEmbedContents"):
-                    self._gemini(body)
-                else:
-                    self._send(404, {"error": {"message": f"no route {self.path}"}})
-
-            def _send(self, status: int, payload: object) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def _fail(self, key: str, texts: list[str], gemini: bool) -> bool:
-                for status, name in ((500, "INTERNAL"), (401, "UNAUTHENTICATED")):
-                    if key.endswith(f"-{status}"):
-                        message = f"key {key} refused for input {texts[0] if texts else ''}"
-                        error: dict[str, object] = (
-                            {"code": status, "message": message, "status": name}
-                            if gemini
-                            else {"message": message, "type": name, "code": name.lower()}
-                        )
-                        self._send(status, {"error": error})
-                        return True
-                return False
-
-            def _openai(self, body: dict[str, Any]) -> None:
-                key = self.headers.get("Authorization", "").removeprefix("Bearer ")
-                texts = body["input"]
-                assert isinstance(texts, list), "the adapter sends a list of texts"
-                assert body["encoding_format"] == "float"
-                dimension = int(body["dimensions"])
-                server._record(Call(key, self.path, texts, dimension))
-                if self._fail(key, texts, gemini=False):
-                    return
-                if key.endswith("-short"):
-                    texts = texts[:-1]
-                data = [
-                    {"object": "embedding", "index": i, "embedding": fake_vector(t, dimension)}
-                    for i, t in enumerate(texts)
-                ]
-                data.reverse()  # the API promises an index, not an order
-                self._send(
-                    200,
-                    {
-                        "object": "list",
-                        "data": data,
-                        "model": body["model"],
-                        "usage": {"prompt_tokens": 0, "total_tokens": 0},
-                    },
+    @staticmethod
+    def _failure(key: str, texts: list[str], gemini: bool) -> tuple[int, object] | None:
+        for status, name in ((500, "INTERNAL"), (401, "UNAUTHENTICATED")):
+            if key.endswith(f"-{status}"):
+                message = f"key {key} refused for input {texts[0] if texts else ''}"
+                error: dict[str, object] = (
+                    {"code": status, "message": message, "status": name}
+                    if gemini
+                    else {"message": message, "type": name, "code": name.lower()}
                 )
+                return status, {"error": error}
+        return None
 
-            def _gemini(self, body: dict[str, Any]) -> None:
-                key = self.headers.get("x-goog-api-key", "")
-                requests = body["requests"]
-                texts = ["".join(p["text"] for p in r["content"]["parts"]) for r in requests]
-                dimensions = {int(r["outputDimensionality"]) for r in requests}
-                assert len(dimensions) == 1
-                (dimension,) = dimensions
-                parts = [len(r["content"]["parts"]) for r in requests]
-                server._record(Call(key, self.path, texts, dimension, parts))
-                if self._fail(key, texts, gemini=True):
-                    return
-                if key.endswith("-short"):
-                    texts = texts[:-1]
-                vectors = [{"values": fake_vector(t, dimension)} for t in texts]
-                self._send(200, {"embeddings": vectors})
+    def _openai(self, path: str, headers: Message, body: dict[str, Any]) -> tuple[int, object]:
+        key = headers.get("Authorization", "").removeprefix("Bearer ")
+        texts = body["input"]
+        assert isinstance(texts, list), "the adapter sends a list of texts"
+        assert body["encoding_format"] == "float"
+        dimension = int(body["dimensions"])
+        self._record(Call(key, path, texts, dimension))
+        if failure := self._failure(key, texts, gemini=False):
+            return failure
+        if key.endswith("-short"):
+            texts = texts[:-1]
+        data = [
+            {"object": "embedding", "index": i, "embedding": fake_vector(t, dimension)}
+            for i, t in enumerate(texts)
+        ]
+        data.reverse()  # the API promises an index, not an order
+        return 200, {
+            "object": "list",
+            "data": data,
+            "model": body["model"],
+            "usage": {"prompt_tokens": 0, "total_tokens": 0},
+        }
 
-        return Handler
+    def _gemini(self, path: str, headers: Message, body: dict[str, Any]) -> tuple[int, object]:
+        key = headers.get("x-goog-api-key", "")
+        requests = body["requests"]
+        texts = ["".join(p["text"] for p in r["content"]["parts"]) for r in requests]
+        dimensions = {int(r["outputDimensionality"]) for r in requests}
+        assert len(dimensions) == 1
+        (dimension,) = dimensions
+        parts = [len(r["content"]["parts"]) for r in requests]
+        self._record(Call(key, path, texts, dimension, parts))
+        if failure := self._failure(key, texts, gemini=True):
+            return failure
+        if key.endswith("-short"):
+            texts = texts[:-1]
+        return 200, {"embeddings": [{"values": fake_vector(t, dimension)} for t in texts]}
 
 
 @pytest.fixture(scope="module")

@@ -9,10 +9,9 @@ adapters must not pass either on.
 """
 
 import json
-import threading
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from email.message import Message
 from typing import Any
 
 import msgspec
@@ -25,99 +24,67 @@ from application.llm import LanguageModel, LLMRequest, generate_structured
 from contracts.llm import ANSWER_SCHEMA, LLMContract
 from domain.errors import UpstreamError
 from domain.reasons import ReasonCode
+from tests.support.fake_http import LocalJSONServer
 
 
-class FakeLLMServer:
+class FakeLLMServer(LocalJSONServer):
     """OpenAI ``POST /v1/chat/completions`` and Gemini ``POST .../models/M:generateContent``."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.bodies: list[tuple[str, dict[str, Any]]] = []
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    def __enter__(self) -> "FakeLLMServer":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
 
     def bodies_for(self, key: str) -> list[dict[str, Any]]:
         return [b for k, b in self.bodies if k == key]
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        server = self
+    def respond(self, path: str, headers: Message, body: dict[str, Any]) -> tuple[int, object]:
+        if path == "/v1/chat/completions":
+            key = headers.get("Authorization", "").removeprefix("Bearer ")
+            self.bodies.append((key, body))
+            return self._openai(key, body)
+        if path.endswith(":generateContent"):
+            key = headers.get("x-goog-api-key", "")
+            self.bodies.append((key, body))
+            return self._gemini(key, body)
+        return 404, {"error": {"message": f"no route {path}"}}
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                """Quiet."""
+    @staticmethod
+    def _failure(key: str, prompt: str) -> tuple[int, object] | None:
+        for status in (500, 401):
+            if key.endswith(f"-{status}"):
+                message = f"key {key} refused for prompt {prompt}"
+                return status, {"error": {"code": status, "message": message}}
+        return None
 
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                if self.path == "/v1/chat/completions":
-                    key = self.headers.get("Authorization", "").removeprefix("Bearer ")
-                    server.bodies.append((key, body))
-                    self._openai(key, body)
-                elif self.path.endswith(":generateContent"):
-                    key = self.headers.get("x-goog-api-key", "")
-                    server.bodies.append((key, body))
-                    self._gemini(key, body)
-                else:
-                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+    @staticmethod
+    def _answer(schema: dict[str, Any] | None) -> str:
+        if schema is None:
+            return "hello from the fake server"
+        return json.dumps(example_for_schema(schema))
 
-            def _send(self, status: int, payload: object) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+    def _openai(self, key: str, body: dict[str, Any]) -> tuple[int, object]:
+        prompt = body["messages"][-1]["content"]
+        if failure := self._failure(key, prompt):
+            return failure
+        fmt = body.get("response_format")
+        schema = fmt["json_schema"]["schema"] if fmt else None
+        message = {"role": "assistant", "content": self._answer(schema)}
+        choice = {"index": 0, "message": message, "finish_reason": "stop"}
+        return 200, {
+            "id": "c1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body["model"],
+            "choices": [choice],
+        }
 
-            def _fail(self, key: str, prompt: str) -> bool:
-                for status in (500, 401):
-                    if key.endswith(f"-{status}"):
-                        message = f"key {key} refused for prompt {prompt}"
-                        self._send(status, {"error": {"code": status, "message": message}})
-                        return True
-                return False
-
-            def _answer(self, schema: dict[str, Any] | None) -> str:
-                if schema is None:
-                    return "hello from the fake server"
-                return json.dumps(example_for_schema(schema))
-
-            def _openai(self, key: str, body: dict[str, Any]) -> None:
-                prompt = body["messages"][-1]["content"]
-                if self._fail(key, prompt):
-                    return
-                fmt = body.get("response_format")
-                schema = fmt["json_schema"]["schema"] if fmt else None
-                message = {"role": "assistant", "content": self._answer(schema)}
-                choice = {"index": 0, "message": message, "finish_reason": "stop"}
-                self._send(
-                    200,
-                    {
-                        "id": "c1",
-                        "object": "chat.completion",
-                        "created": 0,
-                        "model": body["model"],
-                        "choices": [choice],
-                    },
-                )
-
-            def _gemini(self, key: str, body: dict[str, Any]) -> None:
-                prompt = body["contents"][0]["parts"][0]["text"]
-                if self._fail(key, prompt):
-                    return
-                schema = body.get("generationConfig", {}).get("responseJsonSchema")
-                content = {"role": "model", "parts": [{"text": self._answer(schema)}]}
-                self._send(200, {"candidates": [{"content": content, "finishReason": "STOP"}]})
-
-        return Handler
+    def _gemini(self, key: str, body: dict[str, Any]) -> tuple[int, object]:
+        prompt = body["contents"][0]["parts"][0]["text"]
+        if failure := self._failure(key, prompt):
+            return failure
+        schema = body.get("generationConfig", {}).get("responseJsonSchema")
+        content = {"role": "model", "parts": [{"text": self._answer(schema)}]}
+        return 200, {"candidates": [{"content": content, "finishReason": "STOP"}]}
 
 
 @pytest.fixture(scope="module")

@@ -13,9 +13,8 @@
 
 import json
 import re
-import threading
 from collections.abc import AsyncIterator, Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from email.message import Message
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -30,6 +29,7 @@ from application.llm import LLMRequest
 from application.rerank import Reranker
 from contracts.reranker import CANDIDATES, QUERY, RerankerContract
 from domain.reasons import ReasonCode
+from tests.support.fake_http import LocalJSONServer
 from tests.support.logs import rerank_log
 
 Answer = Callable[[str], tuple[int, str]]
@@ -43,7 +43,7 @@ def reversed_order(prompt: str) -> str:
     return json.dumps({"order": _numbers(prompt)[::-1]})
 
 
-class RecordedLLMServer:
+class RecordedLLMServer(LocalJSONServer):
     """``POST /v1/chat/completions``; the path's first segment picks the recorded answer."""
 
     ANSWERS: ClassVar[dict[str, Answer]] = {
@@ -55,58 +55,29 @@ class RecordedLLMServer:
     }
 
     def __init__(self) -> None:
+        super().__init__()
         self.prompts: list[str] = []
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    def __enter__(self) -> "RecordedLLMServer":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
 
     def llm(self, answer: str) -> OpenAICompatibleLLM:
         return OpenAICompatibleLLM(
             base_url=f"{self.url}/{answer}/v1", model="llama-local", max_retries=0
         )
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                """Quiet."""
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                kind = self.path.strip("/").split("/")[0]
-                prompt = body["messages"][-1]["content"]
-                server.prompts.append(prompt)
-                status, content = server.ANSWERS[kind](prompt)
-                if status != 200:
-                    payload: dict[str, Any] = {"error": {"message": f"failed on {prompt}"}}
-                else:
-                    message = {"role": "assistant", "content": content}
-                    payload = {
-                        "id": "c1",
-                        "object": "chat.completion",
-                        "created": 0,
-                        "model": body["model"],
-                        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-                    }
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        return Handler
+    def respond(self, path: str, headers: Message, body: dict[str, Any]) -> tuple[int, object]:
+        kind = path.strip("/").split("/")[0]
+        prompt = body["messages"][-1]["content"]
+        self.prompts.append(prompt)
+        status, content = self.ANSWERS[kind](prompt)
+        if status != 200:
+            return status, {"error": {"message": f"failed on {prompt}"}}
+        message = {"role": "assistant", "content": content}
+        return status, {
+            "id": "c1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body["model"],
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        }
 
 
 @pytest.fixture(scope="module")
