@@ -2,8 +2,8 @@
 
 One place describes an SDK failure without quoting its message (SDK
 messages can carry the key or echo the prompt; only a status, an error type
-and an identifier-shaped error code are kept), and one place builds a
-Gemini client with the adapters' timeout and retry options. The SDKs are
+and an identifier-shaped error code are kept), and one place builds
+each vendor's client with the adapters' timeout and retry options. The SDKs are
 imported on first use, so importing this module costs nothing.
 """
 
@@ -12,8 +12,15 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from google.genai import Client
+    from openai import AsyncOpenAI
 
-__all__ = ["SAFE_IDENTIFIER", "describe_gemini_error", "describe_openai_error", "gemini_client"]
+__all__ = [
+    "SAFE_IDENTIFIER",
+    "describe_gemini_error",
+    "describe_openai_error",
+    "gemini_client",
+    "openai_client",
+]
 
 #: provider error codes are identifiers like "invalid_api_key"; anything else is not quoted
 SAFE_IDENTIFIER = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
@@ -60,3 +67,12 @@ def gemini_client(
             retry_options=retry,
         ),
     )
+
+
+def openai_client(
+    *, api_key: str | None, base_url: str | None, timeout: float, max_retries: int
+) -> "AsyncOpenAI":
+    """An ``openai`` async client with a timeout in seconds and retries."""
+    from openai import AsyncOpenAI
+
+    return AsyncOpenAI(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries)

@@ -14,7 +14,7 @@ status and error type only: the SDK's own messages can quote the API key
 from typing import TYPE_CHECKING
 
 from adapters.embedders.remote import RemoteEmbedder
-from adapters.sdk_clients import describe_openai_error
+from adapters.sdk_clients import describe_openai_error, openai_client
 from application.records import Vector
 
 if TYPE_CHECKING:
@@ -60,9 +60,7 @@ class OpenAIEmbedder(RemoteEmbedder):
 
     def _get_client(self) -> "AsyncOpenAI":
         if self._client is None:
-            from openai import AsyncOpenAI
-
-            self._client = AsyncOpenAI(
+            self._client = openai_client(
                 api_key=self._api_key,
                 base_url=self._base_url,
                 timeout=self._timeout,

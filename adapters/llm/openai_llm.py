@@ -14,7 +14,7 @@ status and error type only: SDK messages can quote the key or echo the prompt.
 from typing import TYPE_CHECKING, Any, Literal
 
 from adapters.llm.remote import RemoteLLM
-from adapters.sdk_clients import describe_openai_error
+from adapters.sdk_clients import describe_openai_error, openai_client
 from application.llm import LLMRequest, LLMResponse
 
 if TYPE_CHECKING:
@@ -52,9 +52,7 @@ class OpenAILLM(RemoteLLM):
 
     def _get_client(self) -> "AsyncOpenAI":
         if self._client is None:
-            from openai import AsyncOpenAI
-
-            self._client = AsyncOpenAI(
+            self._client = openai_client(
                 api_key=self._api_key,
                 base_url=self._base_url,
                 timeout=self._timeout,
