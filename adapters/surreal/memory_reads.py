@@ -2,7 +2,8 @@
 
 Split from the writes (``memory_store``) so each half stays readable. Every
 query is built once from constant field lists, and every value travels as a
-variable. The lifecycle reads select no text.
+variable. A read never decodes more than it returns: the lifecycle reads and
+the redaction match select no text.
 """
 
 from collections.abc import Sequence
@@ -39,14 +40,15 @@ _LIFECYCLE_OF = (
     "duplicate_of"
 )
 _LIFECYCLES = f"SELECT {_LIFECYCLE_OF} FROM $ids;"  # noqa: S608
-_REDACTED_ANYWHERE = (
-    f"SELECT {codec.SOURCE_FIELDS} FROM source WHERE lifecycle = 'redacted' "  # noqa: S608
-    "ORDER BY id LIMIT $limit;"
+#: the query's words looked up in the redactions' words (``withheld``); no text is read
+_REDACTED = (
+    "LET $hits = (SELECT VALUE type::record('source', source_id) FROM withheld_term "  # noqa: S608
+    "WHERE term IN $terms<SPACES>);\n"
+    f"SELECT {_LIFECYCLE_OF} FROM array::distinct($hits) "
+    "WHERE lifecycle = 'redacted' ORDER BY id LIMIT $limit;"
 )
-_REDACTED_IN = (
-    f"SELECT {codec.SOURCE_FIELDS} FROM source WHERE lifecycle = 'redacted' "  # noqa: S608
-    "AND space IN $spaces ORDER BY id LIMIT $limit;"
-)
+_REDACTED_ANYWHERE = _REDACTED.replace("<SPACES>", "")
+_REDACTED_IN = _REDACTED.replace("<SPACES>", " AND space IN $spaces")
 _CHUNKS_WITH_SOURCES = (
     f"LET $c = (SELECT {codec.CHUNK_FIELDS}, "  # noqa: S608
     "type::record('source', source_id) AS src FROM $ids);\n"
@@ -173,19 +175,25 @@ class SurrealMemoryReads(SurrealStoreBase):
         return [SourceState(row["id"], LifecycleState(row["lifecycle"])) for row in rows or []]
 
     async def redacted_sources(
-        self, org_id: str, visible: frozenset[ScopeRef] | None, limit: int
-    ) -> list[Source]:
+        self,
+        org_id: str,
+        visible: frozenset[ScopeRef] | None,
+        terms: frozenset[str],
+        limit: int,
+    ) -> list[SourceLifecycle]:
+        if limit < 1 or not terms or (visible is not None and not visible):
+            return []
         namespace = await self._readable(org_id)
-        if namespace is None or limit < 1 or (visible is not None and not visible):
+        if namespace is None:
             return []
         spaces = None if visible is None else sorted(codec.ref_code(r) for r in visible)
-        (rows,) = await self._conn.query(
+        *_, rows = await self._conn.query(
             namespace,
             _REDACTED_ANYWHERE if spaces is None else _REDACTED_IN,
-            {"spaces": spaces or [], "limit": int(limit)},
-            operation="listing redacted sources",
+            {"spaces": spaces or [], "terms": sorted(terms), "limit": int(limit)},
+            operation="matching redacted sources",
         )
-        return [codec.source_from_row(row) for row in rows or []]
+        return [codec.lifecycle_from(row) for row in rows or []]
 
     async def scan_index_entries(
         self, org_id: str, after: str | None, limit: int

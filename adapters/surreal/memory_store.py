@@ -16,6 +16,7 @@ from adapters.surreal import codec, corrections
 from adapters.surreal.compaction import CompactionReport, compact
 from adapters.surreal.memory_reads import SurrealMemoryReads
 from adapters.surreal.store_base import CHECKPOINT_EVERY_CHUNKS
+from adapters.surreal.withheld import withheld_rows
 from application.memory_checks import check_memory
 from application.records import EmbeddedChunk, Vector
 from domain.errors import ConflictError, NotFoundError, UpstreamError
@@ -50,6 +51,10 @@ class SurrealMemoryStore(SurrealMemoryReads):
             "BEGIN TRANSACTION;",
             "CREATE $sid CONTENT $source RETURN NONE;",
         ]
+        withheld = withheld_rows(source)  # a source saved already redacted (none otherwise)
+        if withheld:
+            variables["withheld"] = withheld
+            statements.append("INSERT INTO withheld_term $withheld RETURN NONE;")
         rows = [codec.chunk_row(c.chunk, c.vector, chunk_recall(source, c.chunk)) for c in chunks]
         for n, batch in enumerate(_batches(rows)):
             variables[f"rows{n}"] = batch
