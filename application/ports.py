@@ -123,11 +123,17 @@ class MemoryStore(Protocol):
         ...
 
     async def redacted_sources(
-        self, org_id: str, visible: frozenset[ScopeRef] | None, limit: int
-    ) -> list[Source]:
-        """Redacted sources of these spaces (``None``: every space) in source-id order, at
-        most ``limit``. Their content is only what the redaction left (its summary, or the
-        text outside its spans): a pack counts the relevant ones as withheld, never shown."""
+        self,
+        org_id: str,
+        visible: frozenset[ScopeRef] | None,
+        terms: frozenset[str],
+        limit: int,
+    ) -> list[SourceLifecycle]:
+        """Redacted sources of these spaces (``None``: every space) whose remainder (what
+        the redaction left: its summary, or the text outside its spans) shares a word with
+        ``terms``, in source-id order, at most ``limit``; none for no terms. Words are
+        compared folded (``domain.withheld_match.remainder_terms``), a store may keep them
+        when the redaction is written; a pack counts the matches as withheld, never shown."""
         ...
 
     async def linked_sources(self, org_id: str, source_id: str) -> list[str]:

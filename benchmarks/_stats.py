@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["code_version", "machine_info", "summarize"]
+__all__ = ["changed_paths", "code_version", "machine_info", "summarize"]
 
 
 def summarize(samples_ms: list[float]) -> dict[str, float]:
@@ -68,10 +68,31 @@ def code_version() -> dict[str, object]:
             text=True,
             check=False,
         )
-        return done.stdout.strip()
+        return done.stdout
 
-    changed = [line[3:] for line in git("status", "--porcelain").splitlines()]
+    changed = changed_paths(git("status", "--porcelain=v1", "-z"))
     return {
-        "commit": git("rev-parse", "--short", "HEAD") or None,
+        "commit": git("rev-parse", "--short", "HEAD").strip() or None,
         "uncommitted_product_files": sorted(p for p in changed if not p.startswith("benchmarks/")),
     }
+
+
+def changed_paths(porcelain_z: str) -> list[str]:
+    """The paths ``git status --porcelain=v1 -z`` lists, as they are now.
+
+    Each entry is two status letters, a space and the path, NUL-terminated (a
+    rename's entry is followed by its old path, which is skipped). The status
+    letters may start with a space, so the output must not be stripped: that
+    once cut the first letter off the first path."""
+    entries = porcelain_z.split("\0")
+    paths: list[str] = []
+    at = 0
+    while at < len(entries):
+        entry = entries[at]
+        at += 1
+        if len(entry) < 4:
+            continue
+        paths.append(entry[3:])
+        if entry[0] in "RC":
+            at += 1  # the old path of a rename or copy
+    return paths

@@ -30,6 +30,7 @@ from domain.lifecycle import Mark, admitted_keys
 from domain.models import Source, chunk_recall
 from domain.reasons import ReasonCode
 from domain.scopes import LifecycleState, MemoryScope
+from domain.withheld_match import REDACTED_MARK, query_terms
 
 __all__ = ["MemoryStoreCorrectionContract", "RetrievalIndexCorrectionContract"]
 
@@ -139,7 +140,7 @@ class MemoryStoreCorrectionContract:
         assert set(left) == {hashes[1]}  # still used by s2's chunk
         assert [e.source_id for e in await store.scan_index_entries(ORG, None, 10)] == ["s2"]
 
-    async def test_redacted_sources_lists_only_redactions_of_the_given_spaces(
+    async def test_redacted_sources_lists_only_matching_redactions_of_the_given_spaces(
         self, store: MemoryStore
     ) -> None:
         await store.prepare(ORG, SPACE)
@@ -152,22 +153,60 @@ class MemoryStoreCorrectionContract:
             before = await store.get_source(ORG, sid)
             assert before is not None
             redacted[sid] = _changed(
-                before, lifecycle=LifecycleState.REDACTED, content=f"summary {sid}"
+                before, lifecycle=LifecycleState.REDACTED, content=f"rota summaries {sid}"
             )
             await store.update_source(redacted[sid], expected_version=1, drop_text=True)
-        mine = await store.redacted_sources(ORG, MINE.visible, 10)
-        assert mine == [redacted["s1"], redacted["s3"]]  # source-id order, active s2 left out
-        assert [s.source_id for s in await store.redacted_sources(ORG, None, 10)] == [
-            "s1",
-            "s3",
-            "t1",
+        rota = query_terms("the pager rota")
+        mine = await store.redacted_sources(ORG, MINE.visible, rota, 10)
+        assert mine == [SourceLifecycle.of(redacted["s1"]), SourceLifecycle.of(redacted["s3"])]
+        everywhere = await store.redacted_sources(ORG, None, query_terms("summary"), 10)
+        assert [s.source_id for s in everywhere] == ["s1", "s3", "t1"]  # folded both sides
+        digits = frozenset({"3"})  # "s3" is two words, as the analyzer splits it
+        assert [s.source_id for s in await store.redacted_sources(ORG, None, digits, 10)] == ["s3"]
+        assert [s.source_id for s in await store.redacted_sources(ORG, MINE.visible, rota, 1)] == [
+            "s1"
         ]
-        assert [s.source_id for s in await store.redacted_sources(ORG, MINE.visible, 1)] == ["s1"]
-        assert await store.redacted_sources(ORG, frozenset(), 10) == []
+        assert await store.redacted_sources(ORG, None, query_terms("secret words"), 10) == []
+        assert await store.redacted_sources(ORG, None, frozenset(), 10) == []
+        assert await store.redacted_sources(ORG, frozenset(), rota, 10) == []
         other = frozenset({ScopeRef(MemoryScope.PRIVATE, "someone-else")})
-        assert await store.redacted_sources(ORG, other, 10) == []
-        assert await store.redacted_sources("no-such-org", None, 10) == []
+        assert await store.redacted_sources(ORG, other, rota, 10) == []
+        assert await store.redacted_sources("no-such-org", None, rota, 10) == []
         assert await store.chunks_of_source(ORG, "s1") == []  # nothing secret kept to match
+
+    async def test_a_redaction_is_matched_on_its_remainder_only_while_it_is_redacted(
+        self, store: MemoryStore
+    ) -> None:
+        await store.prepare(ORG, SPACE)
+        source, _ = await _remember(store, "s1", ["the deploy key is hunter2"])
+        deploy = query_terms("which deploy keys")
+        assert await store.redacted_sources(ORG, None, deploy, 10) == []  # active: not withheld
+        redacted = _changed(
+            source, lifecycle=LifecycleState.REDACTED, content=f"the deploy key is {REDACTED_MARK}"
+        )
+        await store.update_source(redacted, expected_version=1, drop_text=True)
+        assert [s.source_id for s in await store.redacted_sources(ORG, None, deploy, 10)] == ["s1"]
+        assert await store.redacted_sources(ORG, None, query_terms("hunter2"), 10) == []
+        assert await store.redacted_sources(ORG, None, query_terms("redacted"), 10) == []
+        sensitive = _changed(redacted, marks=frozenset({Mark.SENSITIVE}))
+        await store.update_source(sensitive, expected_version=2, drop_text=False)
+        (found,) = await store.redacted_sources(ORG, None, deploy, 10)
+        assert found.marks == {Mark.SENSITIVE} and found.owner == OWNER
+        tomb = _changed(sensitive, lifecycle=LifecycleState.DELETED, content="")
+        await store.update_source(tomb, expected_version=3, drop_text=True)
+        assert await store.redacted_sources(ORG, None, deploy, 10) == []
+
+
+    async def test_a_source_saved_redacted_is_matched_on_its_remainder(
+        self, store: MemoryStore
+    ) -> None:
+        await store.prepare(ORG, SPACE)
+        saved = make_source(
+            "s1", ORG, content="pager rota summary", lifecycle=LifecycleState.REDACTED
+        )
+        await store.save_memory(saved, [])
+        found = await store.redacted_sources(ORG, None, frozenset({"rota"}), 10)
+        assert [s.source_id for s in found] == ["s1"]
 
 
 class RetrievalIndexCorrectionContract:

@@ -64,6 +64,8 @@ class ReasonCode(StrEnum):
     ADMIN_REQUIRED = "admin_required"
     SOURCE_MARKED_WRONG = "source_marked_wrong"
     SENSITIVE_SOURCE = "sensitive_source"
+    #: a superseded source is recalled only beside a replacement the reader may read too
+    REPLACEMENT_NOT_VISIBLE = "replacement_not_visible"
     # corrections (DESIGN.md section 7)
     TRANSITION_NOT_ALLOWED = "transition_not_allowed"
     SOURCE_CHANGED = "source_changed"

@@ -7,6 +7,11 @@ source as relevant withheld memory when that remainder shares a meaningful
 query word (``domain.query_terms``). Words are split like the in-process
 analyzer splits them (letters, digits) and folded by a light suffix rule on
 both sides, so "deploys" finds "deploy"; the count never shows the text.
+
+Why ``remainder_terms``: a remainder's folded words are computed once, when
+the redaction is written, and stored beside it, so a search tests a set
+against a set in the store instead of reading and folding every redacted
+source's text per query. ``mentions`` is the same test on the text itself.
 """
 
 import re
@@ -14,7 +19,10 @@ from collections.abc import Iterable
 
 from domain.query_terms import FUNCTION_WORDS, meaningful_query
 
-__all__ = ["fold", "mentions", "query_terms"]
+__all__ = ["REDACTED_MARK", "fold", "mentions", "query_terms", "remainder_terms"]
+
+#: what stands in for redacted text when no summary is given; never a word of the remainder
+REDACTED_MARK = "[redacted]"
 
 _TOKEN = re.compile(r"[^\W\d_]+|\d+")
 #: longest first: "ies" before "es" before "s"
@@ -49,3 +57,10 @@ def mentions(remainder: str, terms: frozenset[str]) -> bool:
     if not terms:
         return False
     return any(fold(w) in terms for w in _words(remainder))
+
+
+def remainder_terms(remainder: str) -> frozenset[str]:
+    """Every folded word of a redacted source's remainder, the redaction mark taken out:
+    it shares one of ``terms`` exactly when ``mentions`` finds one in the remainder
+    without its marks (``mentions(remainder.replace(REDACTED_MARK, " "), terms)``)."""
+    return frozenset(fold(w) for w in _words(remainder.replace(REDACTED_MARK, " ")))

@@ -69,7 +69,14 @@ class Backend(Protocol):
         credentials: Credentials | None = None,
     ) -> Json: ...
 
-    async def text(self, method: str, path: str, body: Json = None) -> str:
+    async def text(
+        self,
+        method: str,
+        path: str,
+        body: Json = None,
+        params: dict[str, Any] | None = None,
+        credentials: Credentials | None = None,
+    ) -> str:
         """A route that answers text rather than one JSON value (the JSON-lines export)."""
         ...
 
@@ -146,9 +153,19 @@ class HttpBackend:
             raise _error_of(response)
         return response.json()
 
-    async def text(self, method: str, path: str, body: Json = None) -> str:
+    async def text(
+        self,
+        method: str,
+        path: str,
+        body: Json = None,
+        params: dict[str, Any] | None = None,
+        credentials: Credentials | None = None,
+    ) -> str:
+        headers = self._headers if credentials is None else credentials.headers()
         try:
-            response = await self._client.request(method, path, json=body, headers=self._headers)
+            response = await self._client.request(
+                method, path, json=body, params=params, headers=headers
+            )
         except httpx.TransportError as exc:
             raise StoreUnavailableError(
                 ReasonCode.SERVICE_UNREACHABLE,

@@ -28,6 +28,7 @@ from domain.errors import ConflictError, InvalidInputError, NotFoundError, Upstr
 from domain.models import Chunk, Source, chunk_recall
 from domain.reasons import ReasonCode
 from domain.scopes import LifecycleState, ScopeRef
+from domain.withheld_match import remainder_terms
 
 __all__ = ["InMemoryMemoryStore"]
 
@@ -207,8 +208,12 @@ class InMemoryMemoryStore:
         return [SourceState(sid, lifecycle) for sid, lifecycle in matching[:limit]]
 
     async def redacted_sources(
-        self, org_id: str, visible: frozenset[ScopeRef] | None, limit: int
-    ) -> list[Source]:
+        self,
+        org_id: str,
+        visible: frozenset[ScopeRef] | None,
+        terms: frozenset[str],
+        limit: int,
+    ) -> list[SourceLifecycle]:
         org = self._orgs.get(org_id)
         if org is None or limit < 1:
             return []
@@ -218,10 +223,11 @@ class InMemoryMemoryStore:
                 for s in org.sources.values()
                 if s.lifecycle is LifecycleState.REDACTED
                 and (visible is None or ScopeRef(s.scope, s.scope_key) in visible)
+                and not remainder_terms(s.content).isdisjoint(terms)
             ),
             key=lambda s: s.source_id,
         )
-        return [copy.deepcopy(s) for s in matching[:limit]]
+        return [SourceLifecycle.of(s) for s in matching[:limit]]
 
     async def scan_index_entries(
         self, org_id: str, after: str | None, limit: int

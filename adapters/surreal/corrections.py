@@ -1,4 +1,4 @@
-"""Corrections on SurrealDB: a source's new state and its chunks, in one transaction.
+"""Corrections on SurrealDB: a source's new state, its chunks and its withheld words, at once.
 
 Why a version check inside the transaction: a preview token is bound to the
 version the caller saw; a correction applied by someone else in between must
@@ -12,6 +12,7 @@ from surrealdb import RecordID
 
 from adapters.surreal import codec
 from adapters.surreal.connection import SurrealConnection
+from adapters.surreal.withheld import REFRESH_WITHHELD, withheld_rows
 from application.records import EmbeddingSpace
 from domain.models import Chunk, Source
 
@@ -22,6 +23,7 @@ __all__ = ["linked_sources", "update_source"]
 _UPDATE_SOURCE = """BEGIN TRANSACTION;
 LET $hit = (UPDATE $sid CONTENT $source WHERE version = $expected RETURN VALUE version);
 IF array::len($hit) = 0 { THROW "source_changed" };
+<WITHHELD>
 <CHUNKS>
 COMMIT TRANSACTION;"""
 _SET_CHUNKS = (
@@ -56,10 +58,13 @@ async def update_source(
         "recall": source.recall,
         "hashes": hashes,
         "cache": [RecordID("embedding_cache", codec.cache_key(space.model, h)) for h in hashes],
+        "withheld": withheld_rows(source),
     }
     await conn.query(
         namespace,
-        _UPDATE_SOURCE.replace("<CHUNKS>", _DROP_TEXT if drop_text else _SET_CHUNKS),
+        _UPDATE_SOURCE.replace("<CHUNKS>", _DROP_TEXT if drop_text else _SET_CHUNKS).replace(
+            "<WITHHELD>", REFRESH_WITHHELD
+        ),
         variables,
         operation="correcting a source",
         write=True,

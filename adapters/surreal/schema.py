@@ -12,11 +12,13 @@ dimension, and vectors of two models must never be mixed, so ``prepare``
 refuses a different space before any DDL runs.
 """
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
 
 from adapters.surreal.connection import SurrealConnection
+from adapters.surreal.withheld import backfill_rows
 from application.memory_checks import embedder_mismatch
 from application.records import EmbeddingSpace
 from domain.errors import UpstreamError
@@ -26,11 +28,18 @@ from domain.reasons import ReasonCode
 __all__ = ["MIGRATIONS", "Migration", "load_space", "migrate"]
 
 
+#: reads what a migration must compute in Python; answers rows for its ``$backfill``
+Backfill = Callable[[SurrealConnection, str], Awaitable[list[dict[str, Any]]]]
+
+
 class Migration(msgspec.Struct, frozen=True, kw_only=True):
     version: int
     name: str
     #: SurrealQL; ``{dimension}`` is replaced by the organisation's vector dimension
     script: str
+    #: values SurrealQL cannot compute, read before the script and passed to it as
+    #: ``$backfill``, so the script writes them in its own transaction
+    backfill: Backfill | None = None
 
 
 _BOOTSTRAP = """
@@ -123,6 +132,20 @@ _V5_REDACTED = """
 DEFINE INDEX IF NOT EXISTS source_lifecycle ON source FIELDS lifecycle, space;
 """
 
+# Withheld words (issue 10): each redacted source's remainder as folded words, one row per
+# word, so a search looks its query words up instead of reading every redaction.
+_V6_WITHHELD_TERMS = """
+DEFINE TABLE IF NOT EXISTS withheld_term SCHEMAFULL;
+DEFINE FIELD IF NOT EXISTS term ON withheld_term TYPE string;
+DEFINE FIELD IF NOT EXISTS space ON withheld_term TYPE string;
+DEFINE FIELD IF NOT EXISTS source_id ON withheld_term TYPE string;
+DEFINE INDEX IF NOT EXISTS withheld_term_term ON withheld_term FIELDS term;
+DEFINE INDEX IF NOT EXISTS withheld_term_source ON withheld_term FIELDS source_id;
+DELETE withheld_term RETURN NONE;
+INSERT INTO withheld_term $backfill RETURN NONE;
+"""
+
+
 _RECORD_ORG = """
 UPSERT meta:org SET org_id = $org RETURN NONE;
 SELECT model, dimension FROM meta:embedding;
@@ -139,6 +162,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         version=4, name="corrections: marks, links, history, recall keys", script=_V4_CORRECTIONS
     ),
     Migration(version=5, name="redacted sources by space", script=_V5_REDACTED),
+    Migration(
+        version=6,
+        name="withheld terms: a redaction's remainder as folded words",
+        script=_V6_WITHHELD_TERMS,
+        backfill=backfill_rows,
+    ),
 )
 
 
@@ -209,13 +238,16 @@ async def migrate(
         script = migration.script.replace("{dimension}", str(int(held.dimension))).replace(
             "{open}", RECALL_OPEN
         )
+        variables: dict[str, Any] = {"version": migration.version, "name": migration.name}
+        if migration.backfill is not None:
+            variables["backfill"] = await migration.backfill(conn, namespace)
         await conn.query(
             namespace,
             "BEGIN TRANSACTION;\n"
             + script
             + "\nUPSERT type::record('migration', $version) SET version = $version, name = $name,"
             " applied_at = time::now() RETURN NONE;\nCOMMIT TRANSACTION;",
-            {"version": migration.version, "name": migration.name},
+            variables,
             operation=f"applying schema migration {migration.version}",
             write=True,
         )

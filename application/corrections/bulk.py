@@ -11,11 +11,9 @@ import hashlib
 
 import msgspec
 
+from application.corrections.base import CorrectionUseCase
 from application.corrections.commands import CorrectionRequest
 from application.corrections.planning import corrected
-from application.corrections.tokens import PreviewTokens
-from application.ports import Clock, MemoryStore, RetrievalIndex
-from application.trust.audit import AuditTrail
 from application.trust.guard import require_org
 from domain.errors import InvalidInputError
 from domain.lifecycle import CorrectionAction, plan
@@ -84,22 +82,7 @@ class BulkDeleteResult(msgspec.Struct, frozen=True, kw_only=True):
     source_ids: list[str]
 
 
-class BulkDelete:
-    def __init__(
-        self,
-        *,
-        store: MemoryStore,
-        index: RetrievalIndex,
-        clock: Clock,
-        audit: AuditTrail,
-        tokens: PreviewTokens,
-    ) -> None:
-        self._store = store
-        self._index = index
-        self._clock = clock
-        self._audit = audit
-        self._tokens = tokens
-
+class BulkDelete(CorrectionUseCase):
     async def _select(
         self, ctx: MemoryPolicyContext, selector: BulkSelector
     ) -> tuple[list[Source], int]:

@@ -3,7 +3,8 @@
 Each record carries the source's metadata, lifecycle, marks, links and
 correction history, and its text only where inspect would show it (the
 redaction's summary for a redacted source, nothing for a tombstone). Never
-vectors, never chunks' text beyond the source's own.
+vectors, never chunks' text beyond the source's own. An export may be read
+in pages (``after``, ``limit``), as an agent's tool must be.
 """
 
 from collections import Counter
@@ -16,9 +17,11 @@ from application.ports import MemoryStore
 from application.trust.audit import AuditTrail
 from application.trust.guard import require_org
 from application.trust.source_lifecycle import history_for, inspect_exposure, is_owner
+from domain.errors import InvalidInputError
 from domain.lifecycle import Exposure, Mark
 from domain.models import CorrectionRecord, MetadataValue, Source
 from domain.policy import MemoryPolicyContext, authorize_correct, authorize_read
+from domain.reasons import ReasonCode
 from domain.scopes import LifecycleState, MemoryScope, ScopeRef, SourceType
 
 __all__ = ["ExportPreview", "ExportRecord", "Exporter"]
@@ -88,8 +91,10 @@ class Exporter:
             corrections=history_for(source, may_correct or is_owner(ctx, source)),
         )
 
-    async def records(self, ctx: MemoryPolicyContext) -> AsyncIterator[ExportRecord]:
-        after: str | None = None
+    async def records(
+        self, ctx: MemoryPolicyContext, after: str | None = None
+    ) -> AsyncIterator[ExportRecord]:
+        """What the caller may read, in source-id order, strictly after ``after``."""
         while True:
             page = await self._store.list_sources(ctx.org_id, after, _PAGE)
             for source in page:
@@ -111,16 +116,27 @@ class Exporter:
         self._audit.note(ctx, "preview_export", counts={"sources": total, "with_text": with_text})
         return ExportPreview(sources=total, with_text=with_text, by_lifecycle=dict(states))
 
-    def export(self, ctx: MemoryPolicyContext) -> AsyncIterator[bytes]:
-        """JSON lines, one per source; the caller is checked before the first line."""
-        require_org(ctx, ctx.org_id)
-        return self._lines(ctx)
+    def export(
+        self, ctx: MemoryPolicyContext, *, after: str | None = None, limit: int | None = None
+    ) -> AsyncIterator[bytes]:
+        """JSON lines, one per source; the caller is checked before the first line.
 
-    async def _lines(self, ctx: MemoryPolicyContext) -> AsyncIterator[bytes]:
+        ``after`` and ``limit`` page through it (a tool's answer must stay bounded):
+        at most ``limit`` sources, strictly after the source id ``after``."""
+        require_org(ctx, ctx.org_id)
+        if limit is not None and limit < 1:
+            raise InvalidInputError(ReasonCode.INVALID_REQUEST, "limit must be at least 1")
+        return self._lines(ctx, after, limit)
+
+    async def _lines(
+        self, ctx: MemoryPolicyContext, after: str | None, limit: int | None
+    ) -> AsyncIterator[bytes]:
         """The audit receipt, written once the last line went out, counts them."""
         encode = msgspec.json.Encoder().encode
         count = 0
-        async for record in self.records(ctx):
+        async for record in self.records(ctx, after):
             count += 1
             yield encode(record) + b"\n"
+            if count == limit:
+                break
         self._audit.note(ctx, "export", counts={"sources": count})

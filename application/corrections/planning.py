@@ -13,11 +13,9 @@ from application.corrections.results import RecallImpact
 from domain.lifecycle import RECALL_CLOSED, RECALL_OPEN, CorrectionAction, Transition, demoted
 from domain.models import Chunk, CorrectionRecord, Source
 from domain.scopes import LifecycleState
+from domain.withheld_match import REDACTED_MARK
 
 __all__ = ["REDACTED_MARK", "corrected", "drops_text", "impact"]
-
-#: what stands in for redacted text when no summary is given
-REDACTED_MARK = "[redacted]"
 
 _DROPS_TEXT = frozenset({CorrectionAction.REDACT, CorrectionAction.DELETE})
 

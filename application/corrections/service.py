@@ -7,12 +7,10 @@ every index at once; a hidden source is gone from the next search. Each step
 leaves an audit receipt with ids, counts and reason codes, never text.
 """
 
+from application.corrections.base import CorrectionUseCase
 from application.corrections.commands import CorrectionRequest
 from application.corrections.planning import corrected, drops_text, impact
 from application.corrections.results import CorrectionApplied, CorrectionPreview
-from application.corrections.tokens import PreviewTokens
-from application.ports import Clock, MemoryStore, RetrievalIndex
-from application.trust.audit import AuditTrail
 from application.trust.guard import denied, may_read, require_org
 from domain.errors import ConflictError, NotFoundError, TesseraError
 from domain.lifecycle import Transition, plan
@@ -28,22 +26,7 @@ def audit_action(request: CorrectionRequest) -> str:
     return f"correct:{request.action}"
 
 
-class CorrectionService:
-    def __init__(
-        self,
-        *,
-        store: MemoryStore,
-        index: RetrievalIndex,
-        clock: Clock,
-        audit: AuditTrail,
-        tokens: PreviewTokens,
-    ) -> None:
-        self._store = store
-        self._index = index
-        self._clock = clock
-        self._audit = audit
-        self._tokens = tokens
-
+class CorrectionService(CorrectionUseCase):
     async def _load(
         self, ctx: MemoryPolicyContext, source_id: str, request: CorrectionRequest, action: str
     ) -> Source:

@@ -2,24 +2,27 @@
 
 Issue 10: "redacted text is never returned, but a pack reports that relevant
 withheld memory exists (counts, no text)". Redaction deletes the chunks and
-their vectors, so the index cannot find them; the store lists the redacted
-sources of the spaces the caller may read (the same ``CandidateFilter`` as
-search) and each one's remainder (its summary, or the text outside the
-redacted spans, with the redaction mark taken out) is matched against the
-query's meaningful words. Another's sensitive source counts only for its
-owner, as search would admit it. Only the number leaves this module.
+their vectors, so the index cannot find them; the store matches the query's
+meaningful words (folded, ``domain.withheld_match``) against each redacted
+source's remainder (its summary, or the text outside the redacted spans,
+without the redaction mark) in the spaces the caller may read (the same
+``CandidateFilter`` as search), and answers the matches without their text.
+The remainder's words are kept when the redaction is written, so this costs a
+search what its matches cost, not a read of every redaction. Another's
+sensitive source counts only for its owner, as search would admit it. Only
+the number leaves this module.
 """
 
-from application.corrections.planning import REDACTED_MARK
 from application.ports import MemoryStore
 from application.trust.guard import candidate_filter
 from domain.lifecycle import Mark, owner_key
 from domain.policy import MemoryPolicyContext
-from domain.withheld_match import mentions, query_terms
+from domain.withheld_match import query_terms
 
 __all__ = ["REDACTED_SCAN_LIMIT", "withheld_redacted"]
 
-#: at most this many redacted sources are read per query: the count is a signal, not a census
+#: at most this many matching redacted sources are read per query: the count is a signal,
+#: not a census
 REDACTED_SCAN_LIMIT = 500
 
 
@@ -31,10 +34,9 @@ async def withheld_redacted(
     if not terms:
         return 0
     where = candidate_filter(policy)
-    found = await store.redacted_sources(org_id, where.visible, REDACTED_SCAN_LIMIT)
+    found = await store.redacted_sources(org_id, where.visible, terms, REDACTED_SCAN_LIMIT)
     return sum(
         1
         for source in found
-        if (Mark.SENSITIVE not in source.marks or owner_key(source.owner) in where.recall)
-        and mentions(source.content.replace(REDACTED_MARK, " "), terms)
+        if Mark.SENSITIVE not in source.marks or owner_key(source.owner) in where.recall
     )

@@ -4,7 +4,6 @@ Both answer with ids, states and reasons. Text is returned only where the
 policy allows reading it in its current lifecycle state.
 """
 
-from collections import Counter
 from datetime import datetime
 
 import msgspec
@@ -16,6 +15,7 @@ from application.trust.audit import AuditTrail
 from application.trust.guard import denied, may_read, require_org
 from application.trust.lookup import principal_named, space_with_id
 from application.trust.ports import ControlStore
+from application.trust.recall_preview import recall_preview
 from application.trust.records import AuditReceipt
 from application.trust.source_lifecycle import (
     ActionView,
@@ -237,20 +237,12 @@ class MemoryInspector:
         target = await principal_named(self._control, ctx.org_id, principal)
         their = await self._access.context_for(target, ctx.surface)
         space_decision = authorize_read(their, space.ref)
-        states = await self._store.source_states(ctx.org_id, space.ref, PREVIEW_LIMIT)
-        recallable, reasons = [], Counter[str]()
-        for state in states:
-            decision = authorize_read(their, space.ref, state.lifecycle)
-            if decision.allowed:
-                recallable.append(state.source_id)
-            else:
-                reasons[str(decision.reason)] += 1
-        hidden = sum(1 for s in states if s.lifecycle is not LifecycleState.ACTIVE)
+        found = await recall_preview(self._store, their, space.ref, PREVIEW_LIMIT)
         self._audit.note(
             ctx,
             "access_preview",
             ids=[space_id, target.principal_id],
-            counts={"recallable": len(recallable), "sources": len(states)},
+            counts={"recallable": len(found.recallable), "sources": found.total},
         )
         return AccessPreview(
             space_id=space_id,
@@ -259,10 +251,10 @@ class MemoryInspector:
             principal_id=target.principal_id,
             allowed=space_decision.allowed,
             reason=space_decision.reason,
-            recallable_source_ids=recallable,
-            hidden_count=hidden,
-            deny_reasons=dict(reasons),
-            total_sources=len(states),
+            recallable_source_ids=found.recallable,
+            hidden_count=found.not_active,
+            deny_reasons=found.deny_reasons,
+            total_sources=found.total,
         )
 
     async def _require_space_admin(self, ctx: MemoryPolicyContext, space_id: str) -> None:

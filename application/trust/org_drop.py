@@ -7,6 +7,14 @@ of the organisation's principals, keys and spaces); the drop is applied only
 with a token that still matches, so nothing added after the preview is
 removed unseen.
 
+Why not the corrections' preview tokens (``application.corrections.tokens``):
+those are HMACs under a key held in process memory and bound to a caller's
+policy context, and a drop is previewed and applied by two separate runs of
+``tessera admin org drop`` (two processes when no service runs), possibly by
+the install's operator, who has no context. This token is the digest of what
+would be removed, so every process computes the same one; it is a
+confirmation that nothing changed, not an authority (``_require_owner`` is).
+
 Who may: the install's operator (the data directory's holder or the home
 organisation's owner), or an owner of that organisation (not an admin, not an
 agent). The home organisation cannot be dropped. The drop is audited in the

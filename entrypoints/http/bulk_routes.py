@@ -4,9 +4,11 @@ Thin: selection, policy and tokens live in ``application.corrections``.
 The export answers JSON lines, one source per line, streamed as they are read.
 """
 
+from typing import Annotated
+
 from litestar import post
 from litestar.di import NamedDependency
-from litestar.params import JSONBody
+from litestar.params import JSONBody, Parameter
 from litestar.response import Stream
 
 from application.corrections.bulk import BulkDeletePreview, BulkDeleteResult, BulkSelector
@@ -62,11 +64,16 @@ async def preview_export(
     summary="Export what you may read (JSON lines)",
 )
 async def export(
-    services: NamedDependency[Services], policy: NamedDependency[MemoryPolicyContext]
+    services: NamedDependency[Services],
+    policy: NamedDependency[MemoryPolicyContext],
+    after: Annotated[str | None, Parameter(min_length=1)] = None,
+    limit: Annotated[int | None, Parameter(ge=1)] = None,
 ) -> Stream:
     """One JSON object per line and source: metadata, lifecycle, correction history, and text
-    where inspect would show it. Never vectors."""
-    return Stream(services.exporter.export(policy), media_type="application/x-ndjson")
+    where inspect would show it. Never vectors. In source-id order; ``after`` (a source id)
+    and ``limit`` read it a page at a time."""
+    lines = services.exporter.export(policy, after=after, limit=limit)
+    return Stream(lines, media_type="application/x-ndjson")
 
 
 BULK_ROUTES = [preview_bulk_delete, bulk_delete, preview_export, export]

@@ -31,9 +31,10 @@ from mcp_types import (
 from domain.errors import TesseraError
 from domain.reasons import ReasonCode
 from entrypoints.backends import Backend, Credentials
+from entrypoints.mcp.export_tools import EXPORT_TOOLS
 from entrypoints.mcp.schemas import object_schema
 from entrypoints.mcp.synthesis_tools import SYNTHESIS_TOOLS
-from entrypoints.mcp.tools import TOOLS, ToolSpec
+from entrypoints.mcp.tools import TOOLS, Route, ToolSpec
 
 __all__ = ["CredentialSource", "build_server", "tool_error"]
 
@@ -89,6 +90,19 @@ def _invalid(exc: msgspec.ValidationError) -> CallToolResult:
     return tool_error(reason, message)
 
 
+async def _answer(
+    backend: Backend, spec: ToolSpec, args: Any, route: Route, who: Credentials
+) -> Any:
+    if spec.lines is None:
+        return await backend.call(
+            route.method, route.path, route.body, params=route.params, credentials=who
+        )
+    text = await backend.text(
+        route.method, route.path, route.body, params=route.params, credentials=who
+    )
+    return spec.lines(args, [json.loads(line) for line in text.splitlines() if line.strip()])
+
+
 async def _call(
     backend: Backend, spec: ToolSpec, arguments: Mapping[str, Any], who: Credentials
 ) -> CallToolResult:
@@ -98,7 +112,7 @@ async def _call(
         return _invalid(exc)
     route = spec.route(args)
     try:
-        answer = await backend.call(route.method, route.path, route.body, credentials=who)
+        answer = await _answer(backend, spec, args, route, who)
     except TesseraError as exc:
         return tool_error(exc.reason, exc.detail)
     except Exception as exc:  # a tool call must answer, never crash the session
@@ -118,7 +132,7 @@ async def _call(
 def build_server(
     backend: Backend,
     credentials: CredentialSource,
-    tools: Sequence[ToolSpec] = (*TOOLS, *SYNTHESIS_TOOLS),
+    tools: Sequence[ToolSpec] = (*TOOLS, *SYNTHESIS_TOOLS, *EXPORT_TOOLS),
 ) -> Server[Any]:
     """An MCP server whose every tool call goes through ``backend`` as the caller's key."""
     by_name = {spec.name: spec for spec in tools}

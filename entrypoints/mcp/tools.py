@@ -41,6 +41,7 @@ class Route:
     method: str
     path: str
     body: Json = None
+    params: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,8 @@ class ToolSpec:
     shape: Callable[[Json], Json] = lambda answer: answer
     #: the text content, when it is not the result's JSON (e.g. a document as Markdown)
     text: Callable[[Any, Json], str | None] = lambda args, result: None
+    #: for a route that answers JSON lines: the result from the arguments and the lines
+    lines: Callable[[Any, list[Json]], Json] | None = None
 
 
 def _path(value: str) -> str:

@@ -154,3 +154,18 @@ def test_export_streams_what_the_caller_may_read_without_vectors(http: Site) -> 
     assert tomb["corrections"][0]["action"] == "delete"
     assert "swordfish" not in response.text and "bob private" not in response.text
     assert all("vec" not in line and "vector" not in line for line in lines)
+
+
+def test_export_reads_a_page_at_a_time(http: Site) -> None:
+    ana = _user(http, "ana")
+    for n in range(3):
+        _ok(http.call(ana, "POST", "/api/memory/remember", json={"content": f"ana note {n}"}))
+    whole = http.call(ana, "POST", "/api/memory/export").text.splitlines()
+    ids = [json.loads(line)["source_id"] for line in whole]
+    assert len(ids) == 3 and ids == sorted(ids)
+    first = http.call(ana, "POST", "/api/memory/export", params={"limit": 2})
+    assert [json.loads(line)["source_id"] for line in first.text.splitlines()] == ids[:2]
+    rest = http.call(ana, "POST", "/api/memory/export", params={"after": ids[1], "limit": 2})
+    assert [json.loads(line)["source_id"] for line in rest.text.splitlines()] == ids[2:]
+    bad = http.call(ana, "POST", "/api/memory/export", params={"limit": 0})
+    assert bad.status_code == 400 and bad.json()["error"]["reason"] == "invalid_request"

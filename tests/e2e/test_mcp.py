@@ -41,6 +41,8 @@ TOOLS = {
     "source_import_start",
     "source_import_status",
     "source_import_list",
+    "memory_export_preview",
+    "memory_export",
 }
 
 
@@ -126,6 +128,13 @@ async def _exercise_as_member(client: Client, note: str) -> str:
 
     spaces = await client.call_tool("list_spaces", {})
     assert [s["scope"] for s in spaces.structured_content["spaces"]] == ["private"]
+
+    exported = await client.call_tool("memory_export", {"limit": 200})
+    assert not exported.is_error, exported.content
+    mine = {r["source_id"]: r for r in exported.structured_content["records"]}
+    assert mine[source_id]["content"] == note and exported.structured_content["next_after"] is None
+    counted = await client.call_tool("memory_export_preview", {})
+    assert counted.structured_content["sources"] == len(mine)
     return source_id
 
 
@@ -148,6 +157,8 @@ async def _sees_nothing(client: Client, source_id: str) -> None:
     assert _error(await client.call_tool("inspect_source", {"source_id": source_id})) == (
         "not_found"
     )
+    exported = await client.call_tool("memory_export", {})
+    assert source_id not in {r["source_id"] for r in exported.structured_content["records"]}
 
 
 async def test_stdio_server_as_the_key_in_the_environment(site: Site) -> None:

@@ -1,6 +1,15 @@
 """The pure matcher behind the withheld-redaction count."""
 
-from domain.withheld_match import fold, mentions, query_terms
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from domain.withheld_match import REDACTED_MARK, fold, mentions, query_terms, remainder_terms
+
+#: words whose folds collide or nearly do ("ies" -> "y", "ss", a final "e")
+_SUFFIXED = (
+    "policies", "policy", "classes", "class", "deploys", "deploying", "stored", "store",
+    "databases", "database", "redacted", "keys", "key", "bus", "is", "yes",
+)
 
 
 def test_fold_takes_one_common_suffix_off_and_keeps_short_words() -> None:
@@ -24,3 +33,33 @@ def test_mentions_needs_a_shared_meaningful_word() -> None:
     assert mentions("prod deploy key is [redacted]", terms)
     assert not mentions("the dentist appointment", terms)
     assert not mentions("anything at all", frozenset())
+
+
+def test_remainder_terms_fold_every_word_and_leave_the_mark_out() -> None:
+    assert remainder_terms("Prod deploy keys: [redacted] policies") == {
+        "prod",
+        "deploy",
+        "key",
+        "policy",
+    }
+    assert remainder_terms(REDACTED_MARK) == frozenset()  # the mark is no word
+    assert remainder_terms("") == frozenset()
+
+
+_WORDISH = st.text(
+    alphabet=st.sampled_from(list("abcdeilnorsty AEIS019_-.,'[]\u00e9\u00df")), max_size=40
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    remainder=st.lists(
+        st.one_of(_WORDISH, st.just(REDACTED_MARK), st.sampled_from(_SUFFIXED)), max_size=6
+    ).map("".join),
+    query=st.lists(st.one_of(_WORDISH, st.sampled_from(_SUFFIXED)), max_size=4).map(" ".join),
+)
+def test_a_stored_term_set_matches_exactly_when_mentions_does(remainder: str, query: str) -> None:
+    """The stored set (computed once at redaction) decides as ``mentions`` on the text."""
+    terms = query_terms(query)
+    by_text = mentions(remainder.replace(REDACTED_MARK, " "), terms)
+    assert by_text == (not remainder_terms(remainder).isdisjoint(terms))

@@ -17,9 +17,11 @@ from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope
 from entrypoints.backends import Credentials
 from entrypoints.http.schemas import RememberBody
+from entrypoints.mcp.export_tools import EXPORT_PAGE_MAX, EXPORT_TOOLS
 from entrypoints.mcp.run import RequireBearer, request_credentials
 from entrypoints.mcp.schemas import object_schema
 from entrypoints.mcp.server import build_server
+from entrypoints.mcp.synthesis_tools import SYNTHESIS_TOOLS
 from entrypoints.mcp.tools import TOOLS
 from tests.support.mcp_driver import McpDriver
 
@@ -32,6 +34,7 @@ class FakeBackend:
     def __init__(self, answer: Any = None, error: BaseException | None = None) -> None:
         self.answer, self.error = answer, error
         self.calls: list[tuple[str, str, Any, Credentials | None]] = []
+        self.params: list[dict[str, Any] | None] = []
 
     async def call(
         self,
@@ -42,9 +45,22 @@ class FakeBackend:
         credentials: Credentials | None = None,
     ) -> Any:
         self.calls.append((method, path, body, credentials))
+        self.params.append(params)
         if self.error is not None:
             raise self.error
         return self.answer
+
+    async def text(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        params: dict[str, Any] | None = None,
+        credentials: Credentials | None = None,
+    ) -> str:
+        """The canned answer (a list of records) as JSON lines."""
+        await self.call(method, path, body, params, credentials)
+        return "".join(json.dumps(record) + "\n" for record in self.answer)
 
     async def close(self) -> None:
         pass
@@ -66,7 +82,9 @@ def test_schemas_are_objects_at_the_top_with_nested_types_defined() -> None:
 
 def test_every_tool_says_when_to_use_it_in_one_or_two_sentences() -> None:
     assert len({t.name for t in TOOLS}) == len(TOOLS) == 13
-    for tool in TOOLS:
+    every = (*TOOLS, *SYNTHESIS_TOOLS, *EXPORT_TOOLS)
+    assert len({t.name for t in every}) == len(every) == 19
+    for tool in every:
         sentences = [s for s in tool.description.split(". ") if s.strip()]
         assert 1 <= len(sentences) <= 2, tool.name
         assert "Use it" in tool.description or "For " in tool.description, tool.name
@@ -84,6 +102,51 @@ async def test_a_call_goes_to_its_route_as_the_callers_credentials() -> None:
     assert backend.calls[0] == ("POST", "/api/search", {"query": "keys", "limit": 3}, who)
     # an id cannot change the route it travels in
     assert backend.calls[1][:2] == ("GET", "/api/memory/sources/a%2Fb%3Fc")
+
+
+async def test_export_pages_through_the_json_lines_as_the_callers_credentials() -> None:
+    records = [_record("s1"), _record("s2")]
+    backend = FakeBackend(answer=records)
+    who = Credentials("tsk_a_b")
+    async with Client(build_server(backend, lambda _ctx: who)) as client:
+        full = await client.call_tool("memory_export", {"limit": 2})
+        backend.answer = records[1:]
+        last = await client.call_tool("memory_export", {"after": "s1", "limit": 2})
+        default = await client.call_tool("memory_export", {})
+        too_many = await client.call_tool("memory_export", {"limit": EXPORT_PAGE_MAX + 1})
+    assert full.structured_content == {"records": records, "next_after": "s2"}
+    assert [json.loads(line) for line in full.content[0].text.splitlines()] == records
+    assert last.structured_content == {"records": records[1:], "next_after": None}
+    assert backend.calls[0] == ("POST", "/api/memory/export", None, who)
+    assert backend.params == [{"limit": 2}, {"after": "s1", "limit": 2}, {"limit": 50}]
+    assert not default.is_error
+    assert too_many.is_error and too_many.structured_content["error"]["reason"] == (
+        "invalid_request"
+    )
+
+
+def _record(source_id: str) -> dict[str, Any]:
+    """An export line as the route writes it (the fields the result schema requires)."""
+    return {
+        "source_id": source_id,
+        "scope": "private",
+        "scope_key": "u1",
+        "source_type": "note",
+        "source_uri": None,
+        "version": 1,
+        "content_hash": "h",
+        "created_by": "u1",
+        "created_at": "2026-01-01T00:00:00Z",
+        "occurred_at": None,
+        "lifecycle": "active",
+        "marks": [],
+        "superseded_by": None,
+        "duplicate_of": None,
+        "exposure": "text",
+        "metadata": {},
+        "content": "a note",
+        "corrections": [],
+    }
 
 
 async def test_list_spaces_wraps_the_list_in_an_object() -> None:

@@ -1,0 +1,230 @@
+"""The MemoryStore port's reads on SurrealDB: sources, chunks, lifecycles, index rows, cache.
+
+Split from the writes (``memory_store``) so each half stays readable. Every
+query is built once from constant field lists, and every value travels as a
+variable. A read never decodes more than it returns: the lifecycle reads and
+the redaction match select no text.
+"""
+
+from collections.abc import Sequence
+from typing import Any
+
+from surrealdb import RecordID
+
+from adapters.surreal import codec, corrections
+from adapters.surreal.store_base import SurrealStoreBase
+from application.records import IndexEntry, SourceLifecycle, SourceState, Vector
+from domain.models import Chunk, Source
+from domain.scopes import LifecycleState, ScopeRef
+
+__all__ = ["SurrealMemoryReads"]
+
+_GET_SOURCE = f"SELECT {codec.SOURCE_FIELDS} FROM $sid;"  # noqa: S608
+_GET_CHUNKS = f"SELECT {codec.CHUNK_FIELDS} FROM $ids;"  # noqa: S608
+_CHUNKS_OF_SOURCE = (
+    f"SELECT {codec.CHUNK_FIELDS} FROM chunk WHERE source_id = $source "  # noqa: S608
+    "ORDER BY ordinal;"
+)
+_SCAN_FIRST = f"SELECT {codec.ENTRY_FIELDS} FROM chunk ORDER BY id LIMIT $limit;"  # noqa: S608
+_SCAN_AFTER = (
+    f"SELECT {codec.ENTRY_FIELDS} FROM chunk WHERE id > $after "  # noqa: S608
+    "ORDER BY id LIMIT $limit;"
+)
+_LIST_FIRST = f"SELECT {codec.SOURCE_FIELDS} FROM source ORDER BY id LIMIT $limit;"  # noqa: S608
+_LIST_AFTER = (
+    f"SELECT {codec.SOURCE_FIELDS} FROM source WHERE id > $after "  # noqa: S608
+    "ORDER BY id LIMIT $limit;"
+)
+_LIFECYCLE_OF = (
+    "meta::id(id) AS id, scope, scope_key, lifecycle, created_by, marks, superseded_by, "
+    "duplicate_of"
+)
+_LIFECYCLES = f"SELECT {_LIFECYCLE_OF} FROM $ids;"  # noqa: S608
+#: the query's words looked up in the redactions' words (``withheld``); no text is read
+_REDACTED = (
+    "LET $hits = (SELECT VALUE type::record('source', source_id) FROM withheld_term "  # noqa: S608
+    "WHERE term IN $terms<SPACES>);\n"
+    f"SELECT {_LIFECYCLE_OF} FROM array::distinct($hits) "
+    "WHERE lifecycle = 'redacted' ORDER BY id LIMIT $limit;"
+)
+_REDACTED_ANYWHERE = _REDACTED.replace("<SPACES>", "")
+_REDACTED_IN = _REDACTED.replace("<SPACES>", " AND space IN $spaces")
+_CHUNKS_WITH_SOURCES = (
+    f"LET $c = (SELECT {codec.CHUNK_FIELDS}, "  # noqa: S608
+    "type::record('source', source_id) AS src FROM $ids);\n"
+    f"RETURN {{chunks: $c, sources: (SELECT {_LIFECYCLE_OF} FROM array::distinct($c.src))}};"
+)
+
+
+class SurrealMemoryReads(SurrealStoreBase):
+    """What the store answers; ``SurrealMemoryStore`` adds the writes."""
+
+    async def get_source(self, org_id: str, source_id: str) -> Source | None:
+        namespace = await self._readable(org_id)
+        if namespace is None:
+            return None
+        (rows,) = await self._conn.query(
+            namespace,
+            _GET_SOURCE,
+            {"sid": RecordID("source", source_id)},
+            operation="reading a source",
+        )
+        return codec.source_from_row(rows[0]) if rows else None
+
+    async def get_sources(self, org_id: str, source_ids: Sequence[str]) -> dict[str, Source]:
+        rows = await self._select_ids(
+            org_id,
+            _GET_SOURCE.replace("$sid", "$ids"),
+            "source",
+            source_ids,
+            operation="reading sources",
+        )
+        found = (codec.source_from_row(row) for row in rows)
+        return {s.source_id: s for s in found}
+
+    async def chunks_with_sources(
+        self, org_id: str, chunk_ids: Sequence[str]
+    ) -> tuple[dict[str, Chunk], dict[str, SourceLifecycle]]:
+        wanted = list(dict.fromkeys(chunk_ids))
+        namespace = await self._readable(org_id) if wanted else None
+        if namespace is None:
+            return {}, {}
+        *_, answer = await self._conn.query(
+            namespace,
+            _CHUNKS_WITH_SOURCES,
+            {"ids": [RecordID("chunk", key) for key in wanted]},
+            operation="reading chunks and their sources",
+        )
+        chunks = (codec.chunk_from_row(row) for row in answer["chunks"] or [])
+        sources = (codec.lifecycle_from(row) for row in answer["sources"] or [])
+        return {c.chunk_id: c for c in chunks}, {s.source_id: s for s in sources}
+
+    async def source_lifecycles(
+        self, org_id: str, source_ids: Sequence[str]
+    ) -> dict[str, SourceLifecycle]:
+        rows = await self._select_ids(
+            org_id, _LIFECYCLES, "source", source_ids, operation="reading source lifecycles"
+        )
+        found = (codec.lifecycle_from(row) for row in rows)
+        return {s.source_id: s for s in found}
+
+    async def list_sources(self, org_id: str, after: str | None, limit: int) -> list[Source]:
+        namespace = await self._readable(org_id)
+        if namespace is None or limit < 1:
+            return []
+        sql, variables = _LIST_FIRST, dict[str, Any]({"limit": int(limit)})
+        if after is not None:
+            sql, variables = _LIST_AFTER, {**variables, "after": RecordID("source", after)}
+        (rows,) = await self._conn.query(namespace, sql, variables, operation="listing sources")
+        return [codec.source_from_row(row) for row in rows or []]
+
+    async def linked_sources(self, org_id: str, source_id: str) -> list[str]:
+        namespace = await self._readable(org_id)
+        if namespace is None:
+            return []
+        return await corrections.linked_sources(self._conn, namespace, source_id)
+
+    async def get_chunks(self, org_id: str, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
+        rows = await self._select_ids(
+            org_id, _GET_CHUNKS, "chunk", chunk_ids, operation="reading chunks"
+        )
+        chunks = (codec.chunk_from_row(row) for row in rows)
+        return {c.chunk_id: c for c in chunks}
+
+    async def chunks_of_source(self, org_id: str, source_id: str) -> list[Chunk]:
+        namespace = await self._readable(org_id)
+        if namespace is None:
+            return []
+        (rows,) = await self._conn.query(
+            namespace,
+            _CHUNKS_OF_SOURCE,
+            {"source": source_id},
+            operation="listing a source's chunks",
+        )
+        return [codec.chunk_from_row(row) for row in rows or []]
+
+    async def count_chunks(self, org_id: str) -> int:
+        namespace = await self._readable(org_id)
+        if namespace is None:
+            return 0
+        (rows,) = await self._conn.query(
+            namespace, "SELECT count() AS n FROM chunk GROUP ALL;", operation="counting chunks"
+        )
+        return int(rows[0]["n"]) if rows else 0
+
+    async def count_sources(self, org_id: str) -> int:
+        namespace = await self._readable(org_id)
+        if namespace is None:
+            return 0
+        (rows,) = await self._conn.query(
+            namespace, "SELECT count() AS n FROM source GROUP ALL;", operation="counting sources"
+        )
+        return int(rows[0]["n"]) if rows else 0
+
+    async def source_states(self, org_id: str, space: ScopeRef, limit: int) -> list[SourceState]:
+        namespace = await self._readable(org_id)
+        if namespace is None or limit < 1:
+            return []
+        (rows,) = await self._conn.query(
+            namespace,
+            "SELECT meta::id(id) AS id, lifecycle FROM source WHERE space = $space "
+            "ORDER BY id LIMIT $limit;",
+            {"space": codec.ref_code(space), "limit": int(limit)},
+            operation="listing a space's sources",
+        )
+        return [SourceState(row["id"], LifecycleState(row["lifecycle"])) for row in rows or []]
+
+    async def redacted_sources(
+        self,
+        org_id: str,
+        visible: frozenset[ScopeRef] | None,
+        terms: frozenset[str],
+        limit: int,
+    ) -> list[SourceLifecycle]:
+        if limit < 1 or not terms or (visible is not None and not visible):
+            return []
+        namespace = await self._readable(org_id)
+        if namespace is None:
+            return []
+        spaces = None if visible is None else sorted(codec.ref_code(r) for r in visible)
+        *_, rows = await self._conn.query(
+            namespace,
+            _REDACTED_ANYWHERE if spaces is None else _REDACTED_IN,
+            {"spaces": spaces or [], "terms": sorted(terms), "limit": int(limit)},
+            operation="matching redacted sources",
+        )
+        return [codec.lifecycle_from(row) for row in rows or []]
+
+    async def scan_index_entries(
+        self, org_id: str, after: str | None, limit: int
+    ) -> list[IndexEntry]:
+        if limit < 1:
+            return []
+        namespace = await self._readable(org_id)
+        if namespace is None:
+            return []
+        (rows,) = await self._conn.query(
+            namespace,
+            _SCAN_FIRST if after is None else _SCAN_AFTER,
+            {"limit": int(limit)}
+            if after is None
+            else {"after": RecordID("chunk", after), "limit": int(limit)},
+            operation="scanning chunks",
+        )
+        return [codec.entry_from_row(row) for row in rows or []]
+
+    async def cached_embeddings(
+        self, org_id: str, model: str, hashes: Sequence[str]
+    ) -> dict[str, Vector]:
+        rows = await self._select_ids(
+            org_id,
+            "SELECT model, hash, vec FROM $ids;",
+            "embedding_cache",
+            [codec.cache_key(model, h) for h in hashes],
+            operation="reading the embedding cache",
+        )
+        found: dict[str, Vector] = {}
+        for row in rows:
+            if row.get("model") == model:
+                found[row["hash"]] = codec.unpack_vector(row["vec"])
+        return found

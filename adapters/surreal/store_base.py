@@ -1,0 +1,119 @@
+"""The SurrealDB store's footing: one connection, each organisation's namespace, its schema.
+
+Each organisation gets its own namespace (``org_<hex>``, see ``namespace_for``)
+holding one database, ``memory``. Reads of an organisation that was never
+prepared answer empty without touching it, because a ``USE NS`` would create
+the namespace as a side effect; writes to one are refused, because vectors
+must never land before the embedding space is recorded. The reads
+(``memory_reads``) and the writes (``memory_store``) of the MemoryStore port
+build on this class.
+"""
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from surrealdb import RecordID
+
+from adapters.surreal import codec
+from adapters.surreal.connection import SurrealConnection
+from adapters.surreal.schema import load_space, migrate
+from application.records import EmbeddingSpace, StoreInfo
+from domain.errors import ConflictError, UpstreamError
+from domain.reasons import ReasonCode
+
+__all__ = ["CHECKPOINT_EVERY_CHUNKS", "SurrealStoreBase"]
+
+#: rows written between engine checkpoints (see SurrealConnection.checkpoint): the
+#: embedded engine stalled at ~74k chunks without one; 25k-chunk checkpoints kept a
+#: 100k fill going, and a checkpoint's pause grows with the rows written before it
+CHECKPOINT_EVERY_CHUNKS = 20_000
+
+
+class SurrealStoreBase:
+    """The connection and the organisations' namespaces; one connection, safe to share."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        username: str | None = None,
+        password: str | None = None,
+        checkpoint_every: int = CHECKPOINT_EVERY_CHUNKS,
+    ) -> None:
+        if checkpoint_every < 1:
+            raise ValueError("checkpoint_every must be >= 1")
+        self._conn = SurrealConnection(url, username=username, password=password)
+        self._checkpoint_every = checkpoint_every
+        self._written_since_checkpoint = 0
+        #: organisations known to exist in this store, with their embedding space
+        self._spaces: dict[str, EmbeddingSpace] = {}
+        self._preparing = asyncio.Lock()
+
+    @property
+    def connection(self) -> SurrealConnection:
+        return self._conn
+
+    async def open(self) -> None:
+        """Connect now rather than on the first call (fails fast on a locked directory)."""
+        await self._conn.open()
+
+    def info(self) -> StoreInfo:
+        return StoreInfo(engine="surrealdb", url_kind=self._conn.url_kind)
+
+    async def prepare(self, org_id: str, space: EmbeddingSpace) -> None:
+        namespace = codec.namespace_for(org_id)
+        async with self._preparing:
+            try:
+                await migrate(self._conn, namespace, org_id, space)
+            except ConflictError:
+                self._spaces.pop(org_id, None)
+                raise
+            self._spaces[org_id] = space
+
+    async def space_of(self, org_id: str) -> EmbeddingSpace | None:
+        """The organisation's space if it exists in the store (prepared here or elsewhere)."""
+        known = self._spaces.get(org_id)
+        if known is not None:
+            return known
+        namespace = codec.namespace_for(org_id)
+        (root,) = await self._conn.query(None, "INFO FOR ROOT;", operation="listing namespaces")
+        if namespace not in (root or {}).get("namespaces", {}):
+            return None
+        space = await load_space(self._conn, namespace)
+        if space is not None:
+            self._spaces[org_id] = space
+        return space
+
+    async def _writable(self, org_id: str) -> tuple[str, EmbeddingSpace]:
+        space = await self.space_of(org_id)
+        if space is None:
+            raise UpstreamError(
+                ReasonCode.STORE_FAILED,
+                f"organisation {org_id} has not been prepared; call prepare() first",
+            )
+        return codec.namespace_for(org_id), space
+
+    async def _readable(self, org_id: str) -> str | None:
+        return None if await self.space_of(org_id) is None else codec.namespace_for(org_id)
+
+    async def _select_ids(
+        self, org_id: str, sql: str, table: str, ids: Sequence[str], *, operation: str
+    ) -> list[dict[str, Any]]:
+        """Rows of ``table`` with these ids (each once); none for an unknown organisation."""
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return []
+        namespace = await self._readable(org_id)
+        if namespace is None:
+            return []
+        (rows,) = await self._conn.query(
+            namespace,
+            sql,
+            {"ids": [RecordID(table, key) for key in wanted]},
+            operation=operation,
+        )
+        return list(rows or [])
+
+    async def close(self) -> None:
+        await self._conn.close()
