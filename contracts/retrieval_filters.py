@@ -120,6 +120,7 @@ FILTER_CASES: list[tuple[str, SearchFilters, set[str]]] = [
         SearchFilters(occurred_from=_at(3, 1), occurred_to=_at(3, 31)),
         {"m1-0", "m2-0", "c1-0", "c1-1", "d1-0"},
     ),
+    ("inclusive bounds", SearchFilters(occurred_from=_at(3, 10), occurred_to=_at(3, 10)), {"m1-0"}),
     ("import imp1", SearchFilters(import_id="imp1"), {"m1-0", "m2-0"}),
     ("label work", SearchFilters(metadata=(("labels", "work"),)), {"m1-0"}),
     ("priority 2", SearchFilters(metadata=(("priority", 2.0),)), {"n1-0"}),

@@ -24,7 +24,7 @@ from enum import StrEnum
 import msgspec
 
 from domain.models import MetadataValue
-from domain.scopes import KEYED_SCOPES, MemoryScope, SourceType
+from domain.scopes import MemoryScope, SourceType
 
 __all__ = [
     "MAX_FILTER_ENTRIES",
@@ -46,6 +46,8 @@ MAX_FILTER_VALUE_CHARS = 200
 
 FilterScalar = str | int | float | bool
 
+#: one space per organisation each: a key names nothing
+_UNKEYED = frozenset({MemoryScope.ORGANIZATION, MemoryScope.PUBLIC})
 _WORDS = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
 _SPACES = re.compile(r"\s+")
 
@@ -185,7 +187,7 @@ class SearchFilters(msgspec.Struct, frozen=True, kw_only=True):
     def __post_init__(self) -> None:
         if self.scope_key is not None and self.scope is None:
             raise ValueError("scope_key needs a scope")
-        if self.scope_key is not None and self.scope not in KEYED_SCOPES:
+        if self.scope_key is not None and self.scope in _UNKEYED:
             raise ValueError(f"scope '{self.scope}' takes no scope_key")
         for name, moment in (("from", self.occurred_from), ("to", self.occurred_to)):
             if moment is not None and moment.tzinfo is None:
