@@ -105,6 +105,10 @@ def parse_moment(text: str, field: str, *, end: bool) -> datetime:
         raise _invalid(f"{field} is not an ISO 8601 date or time: {shown!r}") from None
     if moment.tzinfo is None:
         raise _invalid(f"{field} must include a timezone offset (or be a date alone)")
+    try:
+        moment.astimezone(UTC)  # compared and stored as UTC instants
+    except OverflowError:
+        raise _invalid(f"{field} is outside the years 1 to 9999 in UTC") from None
     return moment
 
 

@@ -30,6 +30,7 @@ import msgspec
 
 from application.commands import RememberRequest, SearchRequest
 from application.filters import FiltersSpec, parse_filters
+from application.limits import MAX_CONTENT_CHARS
 from benchmarks._data import DEFAULT_DATA, load_corpus
 from benchmarks._phases import authorized
 from benchmarks._stats import code_version, machine_info, summarize
@@ -40,6 +41,7 @@ from domain.hashing import content_hash
 from domain.models import MetadataValue
 from domain.policy import Surface
 from domain.scopes import SourceType
+from domain.visible_text import has_visible_text
 
 __all__ = ["main"]
 
@@ -97,6 +99,8 @@ async def _fill(
     for turn in turns:
         if len(texts) >= args.chunks:
             break
+        if not has_visible_text(turn) or len(turn) > MAX_CONTENT_CHARS:
+            continue  # remember refuses these
         used.append(turn)
         texts.extend(span.text for span in split_into_chunks(turn))
     embedder = make_embedder()

@@ -16,6 +16,7 @@ the SDK decodes a 384-float array ~100x slower than a byte string.
 Decode failures raise; they are never turned into empty results.
 """
 
+import functools
 import hashlib
 import struct
 from collections.abc import Mapping, Sequence
@@ -288,7 +289,13 @@ def _facets_of(src: Mapping[str, Any] | None) -> frozenset[str]:
     """A chunk's filter facets from its source's type and metadata (none without a source)."""
     if not src:
         return frozenset()
-    return source_facets(SourceType(src["source_type"]), _metadata_decoder.decode(src["metadata"]))
+    return _facets(src["source_type"], src["metadata"])
+
+
+@functools.lru_cache(maxsize=1024)
+def _facets(source_type: str, metadata: str) -> frozenset[str]:
+    """Cached: a rebuild reads every chunk, and a source's chunks share its facets."""
+    return source_facets(SourceType(source_type), _metadata_decoder.decode(metadata))
 
 
 def text_from_row(row: Mapping[str, Any]) -> IndexedText:
