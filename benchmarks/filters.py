@@ -50,7 +50,7 @@ START = datetime(2022, 1, 1, tzinfo=UTC)
 MONTHS = 36
 PEOPLE = 200
 LABELS = 20
-#: filter shapes, from none to the issue's example ("mail from X in <a quarter>")
+#: filter shapes, from none to the issue's example ("mail from X in <a year>")
 ARMS: dict[str, dict[str, Any] | None] = {
     "none": None,
     "sender": {"participants": {"from": "person7"}},
@@ -58,10 +58,10 @@ ARMS: dict[str, dict[str, Any] | None] = {
         "source_type": ["email"],
         "occurred_at": {"from": "2023-01-01", "to": "2023-12-31"},
     },
-    "email_from_sender_in_a_quarter": {
+    "email_from_sender_in_a_year": {
         "source_type": ["email"],
         "participants": {"from": "person7@example.org"},
-        "occurred_at": {"from": "2023-01-01", "to": "2023-03-31"},
+        "occurred_at": {"from": "2023-01-01", "to": "2023-12-31"},
     },
     "label": {"metadata": {"labels": "label3"}},
 }
