@@ -20,6 +20,7 @@ from domain.errors import InvalidInputError
 from domain.models import TURN_ROLES, MetadataValue, Turn, speaker_problem
 from domain.reasons import ReasonCode
 from domain.scopes import KEYED_SCOPES, MemoryScope, SourceType
+from domain.search_filters import SearchFilters
 from domain.visible_text import has_visible_text
 
 #: one space each per organisation
@@ -136,6 +137,8 @@ class SearchRequest(msgspec.Struct, frozen=True, kw_only=True):
     limit: int = DEFAULT_SEARCH_LIMIT
     #: when the question is asked, for "last week" and the like; defaults to now
     as_of: datetime | None = None
+    #: the caller's narrowing (application.filters), applied inside the index queries
+    filters: SearchFilters | None = None
 
     def validate(self) -> None:
         _check_query(self.query)
@@ -152,6 +155,8 @@ class ContextRequest(msgspec.Struct, frozen=True, kw_only=True):
     token_budget: int = DEFAULT_PACK_BUDGET
     #: when the question is asked, for "last week" and the like; defaults to now
     as_of: datetime | None = None
+    #: the caller's narrowing (application.filters), applied inside the index queries
+    filters: SearchFilters | None = None
 
     def validate(self) -> None:
         _check_query(self.query)

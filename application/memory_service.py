@@ -140,7 +140,7 @@ class MemoryService:
         )
         embedded = [EmbeddedChunk(chunk=c, vector=v) for c, v in zip(chunks, vectors, strict=True)]
         await self._store.save_memory(source, embedded)
-        await self._index.add(request.org_id, [IndexEntry.of(e) for e in embedded])
+        await self._index.add(request.org_id, [IndexEntry.of(e, source=source) for e in embedded])
         self._audit.note(
             policy,
             "remember",
@@ -176,7 +176,9 @@ class MemoryService:
     async def search(self, request: SearchRequest, policy: MemoryPolicyContext) -> SearchResults:
         request.validate()
         require_org(policy, request.org_id)
-        found, notes, withheld = await self._recall.retrieve(request, policy, request.limit)
+        found, notes, withheld = await self._recall.retrieve(
+            request, policy, request.limit, request.filters
+        )
         self._note_read(policy, "search", request.query, [r.chunk for r in found], withheld)
         return SearchResults(
             results=[
@@ -213,7 +215,9 @@ class MemoryService:
     ) -> ContextPack:
         request.validate()
         require_org(policy, request.org_id)
-        found, notes, withheld = await self._recall.retrieve(request, policy, _PACK_CANDIDATES)
+        found, notes, withheld = await self._recall.retrieve(
+            request, policy, _PACK_CANDIDATES, request.filters
+        )
         counts = {r.chunk.chunk_id: self._tokens.count(r.chunk.text) for r in found}
         selection = select_within_budget(
             [PackCandidate(item_id=cid, token_count=n) for cid, n in counts.items()],

@@ -7,6 +7,7 @@ import msgspec
 from domain.lifecycle import RECALL_OPEN, Mark, recall_key
 from domain.models import Chunk, Source, spoken_text
 from domain.scopes import LifecycleState, MemoryScope, ScopeRef
+from domain.search_filters import SearchFilters, source_facets
 
 __all__ = [
     "CandidateFilter",
@@ -58,6 +59,8 @@ class IndexEntry(msgspec.Struct, frozen=True, kw_only=True):
     turn_index: int | None = None
     #: the turn's speaker by name; ``text`` stays the chunk's verbatim text
     speaker: str | None = None
+    #: its source's filter facets (domain.search_filters.source_facets): what ``filters`` match
+    facets: frozenset[str] = frozenset()
 
     @property
     def ranker_text(self) -> str:
@@ -73,8 +76,14 @@ class IndexEntry(msgspec.Struct, frozen=True, kw_only=True):
         return recall_key(self.lifecycle, (), None) if self.recall is None else self.recall
 
     @classmethod
-    def of(cls, embedded: EmbeddedChunk, recall: str | None = None) -> "IndexEntry":
-        """The entry of a chunk; ``recall`` is its recall key when the store knows one."""
+    def of(
+        cls, embedded: EmbeddedChunk, recall: str | None = None, source: Source | None = None
+    ) -> "IndexEntry":
+        """The entry of a chunk; ``recall`` is its recall key when the store knows one.
+
+        ``source``: the chunk's source, whose type and metadata search filters match;
+        an entry made without it matches no filter on them.
+        """
         c = embedded.chunk
         return cls(
             chunk_id=c.chunk_id,
@@ -89,6 +98,9 @@ class IndexEntry(msgspec.Struct, frozen=True, kw_only=True):
             turn_index=c.turn_index,
             speaker=c.speaker,
             recall=recall,
+            facets=frozenset()
+            if source is None
+            else source_facets(source.source_type, source.metadata),
         )
 
 
@@ -120,6 +132,9 @@ class CandidateFilter(msgspec.Struct, frozen=True, kw_only=True):
 
     visible: frozenset[ScopeRef] | None = None
     recall: frozenset[str] = frozenset({RECALL_OPEN})
+    #: the caller's own narrowing (``filters``), applied inside the same queries; it only
+    #: removes candidates, never adds any the fields above refuse
+    narrow: SearchFilters | None = None
 
     def admits(self, scope: MemoryScope, scope_key: str | None, recall: str) -> bool:
         if recall not in self.recall:

@@ -118,7 +118,7 @@ async def write_fill(
         for turn, spans in plan.sources[start : start + concurrency]:
             batch.append(_records(org_id, turn, spans, vectors[row : row + len(spans)], ids))
             row += len(spans)
-        entries = [IndexEntry.of(e) for _, chunks in batch for e in chunks]
+        entries = [IndexEntry.of(e, source=s) for s, chunks in batch for e in chunks]
         began = time.perf_counter()
         writes = asyncio.gather(*(store.save_memory(s, c) for s, c in batch))
         try:

@@ -22,6 +22,8 @@ class ReasonCode(StrEnum):
     INVALID_SCOPE_KEY = "invalid_scope_key"
     MISSING_SCOPE_KEY = "missing_scope_key"
     INVALID_TURN = "invalid_turn"
+    #: a search ``filters`` object breaks a rule: a bad date, from after to, too many entries
+    INVALID_FILTER = "invalid_filter"
     NOT_FOUND = "not_found"
     #: a resume token the source adapter did not issue
     INVALID_CHECKPOINT = "invalid_checkpoint"

@@ -21,6 +21,7 @@ from entrypoints.admin_cli import add_admin_parser, run_admin
 from entrypoints.bulk_cli import add_bulk_parsers, run_bulk
 from entrypoints.correct_cli import add_correct_parser, run_correct
 from entrypoints.errors import exit_code_for
+from entrypoints.filter_cli import add_filter_arguments, filters_body
 from entrypoints.import_cli import add_import_parser, run_import
 from entrypoints.paths import path_segment
 from entrypoints.settings import Settings, SettingsError, load_settings
@@ -68,11 +69,13 @@ def _parser() -> argparse.ArgumentParser:
     recall.add_argument("query")
     recall.add_argument("--limit", type=int, default=DEFAULT_SEARCH_LIMIT)
     recall.add_argument("--json", action="store_true", help="print JSON")
+    add_filter_arguments(recall)
 
     context = sub.add_parser("context", help="a context pack within a token budget")
     context.add_argument("query")
     context.add_argument("--budget", type=int, default=DEFAULT_PACK_BUDGET)
     context.add_argument("--json", action="store_true", help="print JSON")
+    add_filter_arguments(context)
 
     inspect = sub.add_parser("inspect", help="what a source is and why you can see it")
     inspect.add_argument("source_id")
@@ -159,10 +162,14 @@ async def _run_client(args: argparse.Namespace, settings: Settings) -> int:
                 )
         elif args.command == "recall":
             body = {"query": args.query, "limit": args.limit}
+            if (filters := filters_body(args)) is not None:
+                body["filters"] = filters
             result = await backend.call("POST", "/api/search", body)
             print(json.dumps(result)) if args.json else _print_search(result)
         else:
             body = {"query": args.query, "token_budget": args.budget}
+            if (filters := filters_body(args)) is not None:
+                body["filters"] = filters
             result = await backend.call("POST", "/api/context/pack", body)
             print(json.dumps(result)) if args.json else _print_context(result)
     finally:

@@ -240,6 +240,7 @@ class InMemoryMemoryStore:
             IndexEntry.of(
                 EmbeddedChunk(chunk=org.chunks[cid], vector=list(org.vectors[cid])),
                 org.recall[cid],
+                org.sources.get(org.chunks[cid].source_id),
             )
             for cid in org.chunk_order[start : start + limit]
         ]

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from adapters.inprocess.bm25 import Bm25Postings
+from adapters.inprocess.facets import FacetColumns
 from application.records import (
     CandidateFilter,
     IndexedText,
@@ -50,6 +51,8 @@ class _OrgIndex:
         #: candidates needs no store round trip)
         self.texts: list[IndexedText] = []
         self.lexical = Bm25Postings()
+        #: what search ``filters`` narrow by (the caller's, beside the policy's)
+        self.facets = FacetColumns()
         self.ready = False
 
     @property
@@ -111,6 +114,7 @@ class _OrgIndex:
                 )
             )
         self.lexical.extend(start, [e.text for e in entries])
+        self.facets.add(start, entries, self.source_codes)
 
     def recall_code(self, key: str) -> int:
         return self.recall_table.setdefault(key, len(self.recall_table))
@@ -141,6 +145,14 @@ class _OrgIndex:
         if where.visible is not None:
             allowed = [code for ref, code in self.scope_table.items() if ref in where.visible]
             live &= np.isin(self.scope_codes[: self.size], np.asarray(allowed, dtype=np.int32))
+        narrow = where.narrow
+        if narrow is not None and not narrow.is_empty:
+            table = self.scope_table.items()
+            spaces = [c for ref, c in table if narrow.admits_space(ref.scope, ref.scope_key)]
+            space_ok = np.isin(self.scope_codes[: self.size], np.asarray(spaces, dtype=np.int32))
+            live &= self.facets.mask(
+                narrow, self.size, self.source_codes, len(self.source_ids), space_ok
+            )
         return live
 
     def top(

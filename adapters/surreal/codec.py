@@ -16,6 +16,7 @@ the SDK decodes a 384-float array ~100x slower than a byte string.
 Decode failures raise; they are never turned into empty results.
 """
 
+import functools
 import hashlib
 import struct
 from collections.abc import Mapping, Sequence
@@ -36,6 +37,7 @@ from domain.lifecycle import RECALL_OPEN
 from domain.models import Chunk, MetadataValue, Source, spoken_text
 from domain.reasons import ReasonCode
 from domain.scopes import LifecycleState, MemoryScope, PrivacyClass, SourceType
+from domain.search_filters import source_facets
 
 __all__ = [
     "CHUNK_FIELDS",
@@ -71,7 +73,9 @@ CHUNK_FIELDS = (
 )
 ENTRY_FIELDS = (
     "meta::id(id) AS id, source_id, text, vec, scope, scope_key, lifecycle, occurred_at, "
-    "occurred_tz, role, turn_index, speaker, recall"
+    "occurred_tz, role, turn_index, speaker, recall, "
+    # the source's type and metadata: the chunk's search-filter facets
+    "type::record('source', source_id).{source_type, metadata} AS src"
 )
 
 _metadata_encoder = msgspec.json.Encoder()
@@ -275,9 +279,23 @@ def entry_from_row(row: Mapping[str, Any]) -> IndexEntry:
             turn_index=row.get("turn_index"),
             speaker=row.get("speaker"),
             recall=row.get("recall") or RECALL_OPEN,
+            facets=_facets_of(row.get("src")),
         )
-    except (KeyError, TypeError, ValueError, struct.error) as exc:
+    except (KeyError, TypeError, ValueError, struct.error, msgspec.DecodeError) as exc:
         raise _decode_failure("chunk", exc) from exc
+
+
+def _facets_of(src: Mapping[str, Any] | None) -> frozenset[str]:
+    """A chunk's filter facets from its source's type and metadata (none without a source)."""
+    if not src:
+        return frozenset()
+    return _facets(src["source_type"], src["metadata"])
+
+
+@functools.lru_cache(maxsize=1024)
+def _facets(source_type: str, metadata: str) -> frozenset[str]:
+    """Cached: a rebuild reads every chunk, and a source's chunks share its facets."""
+    return source_facets(SourceType(source_type), _metadata_decoder.decode(metadata))
 
 
 def text_from_row(row: Mapping[str, Any]) -> IndexedText:

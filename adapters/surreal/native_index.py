@@ -20,6 +20,7 @@ from typing import Any
 from surrealdb import RecordID
 
 from adapters.surreal import codec
+from adapters.surreal.filter_sql import narrowing_sql
 from adapters.surreal.memory_store import SurrealMemoryStore
 from application.records import CandidateFilter, IndexedText, IndexEntry, ScoredId, Vector
 from domain.errors import ConflictError
@@ -41,8 +42,9 @@ _LEXICAL = (
     "WHERE text @1,OR@ $q AND <FILTER> ORDER BY s DESC LIMIT $limit;"
 )
 _VECTOR = (
-    "LET $near = SELECT meta::id(id) AS id, vector::distance::knn() AS d, recall, space "
-    "FROM chunk WHERE emb <|<K>,<EF>|> $v;\n"
+    "LET $near = SELECT meta::id(id) AS id, vector::distance::knn() AS d, recall, space, "
+    "source_id, scope, scope_key, occurred_at, speaker FROM chunk WHERE emb <|<K>,<EF>|> $v;\n"
+    # the nearest keep the fields a caller's ``filters`` read (filter_sql)
     "RETURN {n: array::len($near), hits: (SELECT id, d FROM $near "
     "WHERE <FILTER> ORDER BY d LIMIT $limit)};"
 )
@@ -51,8 +53,8 @@ _LEXICAL_BY_SOURCE = (
     "WHERE text @1,OR@ $q AND <FILTER> ORDER BY s DESC LIMIT $limit;"
 )
 _VECTOR_BY_SOURCE = (
-    "LET $near = SELECT source_id, vector::distance::knn() AS d, recall, space "
-    "FROM chunk WHERE emb <|<K>,<EF>|> $v;\n"
+    "LET $near = SELECT vector::distance::knn() AS d, recall, space, "
+    "source_id, scope, scope_key, occurred_at, speaker FROM chunk WHERE emb <|<K>,<EF>|> $v;\n"
     "RETURN (SELECT source_id, d FROM $near WHERE <FILTER>);"
 )
 _MEMBERS = (
@@ -119,6 +121,17 @@ class SurrealNativeIndex:
         """Nothing to drop: the indexes go with the organisation's namespace."""
         return None
 
+    async def _condition(self, org_id: str, where: CandidateFilter) -> tuple[str, dict[str, Any]]:
+        """The policy's filter and, when given, the caller's ``filters`` (filter_sql)."""
+        condition, variables = _filter_sql(where)
+        if where.narrow is None or where.narrow.is_empty:
+            return condition, variables
+        spaces = variables.get("spaces")
+        extra, params = await narrowing_sql(
+            self._store.connection, codec.namespace_for(org_id), where.narrow, spaces
+        )
+        return " AND ".join([condition, *extra]), {**variables, **params}
+
     async def _filtered_rows(
         self,
         org_id: str,
@@ -130,7 +143,7 @@ class SurrealNativeIndex:
         """Rows of ``sql`` with the caller's filter in its WHERE; none for an empty filter."""
         if where.visible == frozenset() or await self._store.space_of(org_id) is None:
             return []
-        condition, variables = _filter_sql(where)
+        condition, variables = await self._condition(org_id, where)
         (rows,) = await self._store.connection.query(
             codec.namespace_for(org_id),
             sql.replace("<FILTER>", condition),
@@ -176,7 +189,7 @@ class SurrealNativeIndex:
     ) -> list[ScoredId]:
         if not await self._may_search_vectors(org_id, vector, limit, where):
             return []
-        condition, variables = _filter_sql(where)
+        condition, variables = await self._condition(org_id, where)
         nearest = max(limit * _OVERFETCH, _MIN_NEAREST)
         while True:
             # k and ef must be literals in SurrealQL (a parameter is a parse error).
@@ -217,7 +230,7 @@ class SurrealNativeIndex:
     ) -> list[ScoredId]:
         if not await self._may_search_vectors(org_id, vector, limit, where):
             return []
-        condition, variables = _filter_sql(where)
+        condition, variables = await self._condition(org_id, where)
         nearest = max(limit * _CHUNKS_PER_EPISODE, _MIN_NEAREST)
         sql = (
             _VECTOR_BY_SOURCE.replace("<FILTER>", condition)

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
+import msgspec
+
 from application.embedding import QueryVectorCache
 from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.readiness import OrgReadiness
@@ -22,6 +24,7 @@ from application.retrieval.rerank_step import DEFAULT_TOP_N
 from application.trust.guard import candidate_filter, may_read
 from domain.policy import MemoryPolicyContext
 from domain.ranking.ranker import RankWeights
+from domain.search_filters import SearchFilters
 
 __all__ = ["Recall", "RecallQuery"]
 
@@ -89,11 +92,15 @@ class Recall:
         return kept, notes, len(found) - len(resolved) + withheld
 
     async def retrieve(
-        self, request: RecallQuery, policy: MemoryPolicyContext, limit: int
+        self,
+        request: RecallQuery,
+        policy: MemoryPolicyContext,
+        limit: int,
+        filters: SearchFilters | None = None,
     ) -> tuple[list[Retrieved], dict[str, LifecycleNote], int]:
-        """Candidates only from the spaces the caller may read (filtered inside the index)."""
+        """Candidates only from the spaces the caller may read (filtered inside the index),
+        narrowed by the caller's ``filters`` inside the same queries."""
         await self.readiness.ensure(request.org_id)
-        found = await self._pipeline.run(
-            request.org_id, request.query, limit, candidate_filter(policy), request.as_of
-        )
+        where = msgspec.structs.replace(candidate_filter(policy), narrow=filters)
+        found = await self._pipeline.run(request.org_id, request.query, limit, where, request.as_of)
         return await self.resolve(request, policy, found)

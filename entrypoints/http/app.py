@@ -14,6 +14,7 @@ from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, FromQuery, JSONBody
 
 from application.commands import ContextRequest, RememberRequest, SearchRequest
+from application.filters import parse_filters
 from application.limits import MAX_CONTENT_CHARS
 from application.results import ContextPack, RememberResult, SearchResults
 from application.services import Services
@@ -90,7 +91,13 @@ async def search(
 ) -> SearchResults:
     """BM25 and vector candidates from the spaces the key may read, fused with RRF (k = 60)."""
     return await services.memory.search(
-        SearchRequest(org_id=policy.org_id, query=data.query, limit=data.limit), policy
+        SearchRequest(
+            org_id=policy.org_id,
+            query=data.query,
+            limit=data.limit,
+            filters=parse_filters(data.filters),
+        ),
+        policy,
     )
 
 
@@ -102,7 +109,12 @@ async def context_pack(
 ) -> ContextPack:
     """The best-ranked chunks that fit the budget (cl100k_base tokens), each with its reason."""
     return await services.memory.context_pack(
-        ContextRequest(org_id=policy.org_id, query=data.query, token_budget=data.token_budget),
+        ContextRequest(
+            org_id=policy.org_id,
+            query=data.query,
+            token_budget=data.token_budget,
+            filters=parse_filters(data.filters),
+        ),
         policy,
     )
 

@@ -62,7 +62,7 @@ _DESCRIPTIONS = {
     ),
     413: "content_too_large",
     415: "unsupported_media_type: the body must be application/json",
-    422: "A rule refused the input: empty_content, limit_out_of_range, ...",
+    422: "A rule refused the input: empty_content, limit_out_of_range, invalid_filter, ...",
     502: "embedder_failed / llm_failed: the embedding or language model failed",
     503: "store_locked / store_unavailable",
 }

@@ -5,6 +5,7 @@ from typing import Annotated
 
 import msgspec
 
+from application.filters import FiltersSpec
 from application.limits import (
     DEFAULT_PACK_BUDGET,
     DEFAULT_SEARCH_LIMIT,
@@ -69,6 +70,7 @@ class SearchBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     limit: Annotated[int, msgspec.Meta(description=f"1 to {MAX_SEARCH_LIMIT} results.")] = (
         DEFAULT_SEARCH_LIMIT
     )
+    filters: FiltersSpec | None = None
 
 
 class ContextBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -76,6 +78,7 @@ class ContextBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     token_budget: Annotated[
         int, msgspec.Meta(description=f"cl100k_base tokens, 1 to {MAX_PACK_BUDGET}.")
     ] = DEFAULT_PACK_BUDGET
+    filters: FiltersSpec | None = None
 
 
 class Health(msgspec.Struct, frozen=True, kw_only=True):

@@ -46,6 +46,23 @@ def test_remember_recall_context_without_a_server(tmp_path: Path) -> None:
     assert out.returncode == 0 and "Context pack:" in out.stdout and "Okafor" in out.stdout
 
 
+def test_recall_and_context_take_filter_flags(tmp_path: Path) -> None:
+    for text, kind in (("Budget mail about the offsite", "email"), ("Budget note", "note")):
+        when = ("--occurred-at", "2024-03-10T09:00:00Z")
+        out = _run(tmp_path, "remember", text, "--type", kind, *when)
+        assert out.returncode == 0, out.stderr
+    out = _run(tmp_path, "recall", "budget", "--json", "--type", "email", "--since", "2024-03-01")
+    assert out.returncode == 0, out.stderr
+    assert [hit["text"] for hit in json.loads(out.stdout)["results"]] == [
+        "Budget mail about the offsite"
+    ]
+    out = _run(tmp_path, "context", "budget", "--json", "--type", "note", "--until", "2024-03-31")
+    assert out.returncode == 0, out.stderr
+    assert [i["text"] for i in json.loads(out.stdout)["items"]] == ["Budget note"]
+    out = _run(tmp_path, "recall", "budget", "--since", "2024-04-01", "--until", "2024-03-01")
+    assert out.returncode == 2 and "invalid_filter" in out.stderr
+
+
 def test_bad_input_exits_2_with_the_reason(tmp_path: Path) -> None:
     out = _run(tmp_path, "recall", "x", "--limit", "0")
     assert out.returncode == 2

@@ -116,6 +116,16 @@ async def _exercise_as_member(client: Client, note: str) -> str:
     assert found.structured_content["results"][0]["source_id"] == source_id
     assert note in found.content[0].text  # the JSON result as text as well
 
+    assert "filters" in listed["recall"].input_schema["properties"]
+    narrowed = await client.call_tool(
+        "recall", {"query": "canoe", "filters": {"source_type": ["email"]}}
+    )
+    assert not narrowed.is_error and narrowed.structured_content["results"] == []
+    narrowed = await client.call_tool(
+        "context", {"query": "canoe", "filters": {"source_type": ["note"]}}
+    )
+    assert [i["source_id"] for i in narrowed.structured_content["items"]] == [source_id]
+
     pack = await client.call_tool("context", {"query": "canoe", "token_budget": 200})
     assert not pack.is_error
     assert [i["source_id"] for i in pack.structured_content["items"]] == [source_id]
@@ -147,6 +157,8 @@ async def _refusals(client: Client) -> None:
     assert _error(await client.call_tool("recall", {"query": "x", "limit": 0})) == (
         "limit_out_of_range"
     )
+    bad_date = {"query": "x", "filters": {"occurred_at": {"from": "someday"}}}
+    assert _error(await client.call_tool("recall", bad_date)) == "invalid_filter"
 
 
 async def _sees_nothing(client: Client, source_id: str) -> None:

@@ -1,0 +1,85 @@
+"""The in-process index's filter columns: what ``filters`` narrow a search by.
+
+A search filter (domain.search_filters) reaches the index as groups of facets
+and a time range. Source facets (type, mail participants, metadata) are held
+once per source, as posting sets of source codes; a turn's speaker is held per
+row; ``occurred_at`` is a float column. A filter becomes one boolean mask over
+the rows, ANDed with the policy's, before any scoring: the top k are taken
+among matching rows only, so a selective filter never starves a result list.
+"""
+
+import math
+from collections.abc import Sequence
+from datetime import datetime
+
+import numpy as np
+
+from application.records import IndexEntry
+from domain.search_filters import SearchFilters, speaker_facets
+
+__all__ = ["FacetColumns"]
+
+
+def _epoch(moment: datetime | None) -> float:
+    return math.nan if moment is None else moment.timestamp()
+
+
+class FacetColumns:
+    def __init__(self) -> None:
+        self.occurred = np.full(0, math.nan, dtype=np.float64)
+        #: source facet -> codes of the sources that have it
+        self.sources_with: dict[str, set[int]] = {}
+        #: speaker facet -> rows spoken by that speaker
+        self.rows_with: dict[str, list[int]] = {}
+
+    def add(self, start: int, entries: Sequence[IndexEntry], source_codes: np.ndarray) -> None:
+        """Rows ``start ..`` are ``entries``; ``source_codes`` holds each row's source code."""
+        end = start + len(entries)
+        if len(self.occurred) < end:
+            grown = np.full(max(end, 2 * len(self.occurred)), math.nan, dtype=np.float64)
+            grown[: len(self.occurred)] = self.occurred
+            self.occurred = grown
+        for offset, entry in enumerate(entries):
+            row = start + offset
+            self.occurred[row] = _epoch(entry.occurred_at)
+            code = int(source_codes[row])
+            for facet in entry.facets:
+                self.sources_with.setdefault(facet, set()).add(code)
+            for facet in speaker_facets(entry.speaker):
+                self.rows_with.setdefault(facet, []).append(row)
+
+    def mask(
+        self,
+        narrow: SearchFilters,
+        size: int,
+        source_codes: np.ndarray,
+        source_count: int,
+        space_ok: np.ndarray,
+    ) -> np.ndarray:
+        """Rows ``[0, size)`` the filter admits; ``space_ok``: rows whose space it admits."""
+        keep = space_ok.copy()
+        if narrow.has_time:
+            moments = self.occurred[:size]
+            with np.errstate(invalid="ignore"):  # NaN (unknown time) compares false
+                inside = ~np.isnan(moments)
+                if narrow.occurred_from is not None:
+                    inside &= moments >= narrow.occurred_from.timestamp()
+                if narrow.occurred_to is not None:
+                    inside &= moments <= narrow.occurred_to.timestamp()
+            keep &= inside
+        codes = source_codes[:size]
+        for group in narrow.facet_groups():
+            sources = np.zeros(source_count, dtype=bool)
+            for facet in group:
+                having = self.sources_with.get(facet)
+                if having:
+                    sources[np.fromiter(having, dtype=np.int64, count=len(having))] = True
+            passing = sources[codes]
+            for facet in group:
+                rows = self.rows_with.get(facet)
+                if rows:
+                    passing[np.asarray(rows, dtype=np.int64)] = True
+            keep &= passing
+            if not keep.any():
+                break
+        return keep
