@@ -20,7 +20,9 @@ from surrealdb import RecordID
 from adapters.surreal import codec, corrections
 from adapters.surreal.compaction import CompactionReport, compact
 from adapters.surreal.connection import SurrealConnection
+from adapters.surreal.embedding_queue import SurrealEmbeddingQueue
 from adapters.surreal.schema import load_space, migrate
+from application.enrichment.records import MemoryWrite
 from application.memory_checks import check_memory
 from application.records import (
     EmbeddedChunk,
@@ -31,7 +33,7 @@ from application.records import (
     StoreInfo,
     Vector,
 )
-from domain.errors import ConflictError, NotFoundError, UpstreamError
+from domain.errors import ConflictError, InvalidInputError, NotFoundError, UpstreamError
 from domain.models import Chunk, Source, chunk_recall
 from domain.reasons import ReasonCode
 from domain.scopes import LifecycleState, ScopeRef
@@ -90,7 +92,7 @@ def _batches(rows: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     return [list(rows[i : i + INSERT_BATCH]) for i in range(0, len(rows), INSERT_BATCH)]
 
 
-class SurrealMemoryStore:
+class SurrealMemoryStore(SurrealEmbeddingQueue):
     """Raw sources, chunks and vectors in SurrealDB; one connection, safe to share."""
 
     def __init__(
@@ -158,25 +160,49 @@ class SurrealMemoryStore:
         return None if await self.space_of(org_id) is None else codec.namespace_for(org_id)
 
     async def save_memory(self, source: Source, chunks: Sequence[EmbeddedChunk]) -> None:
-        namespace, space = await self._writable(source.org_id)
-        check_memory(source, chunks, space.dimension)
-        variables: dict[str, Any] = {
-            "sid": RecordID("source", source.source_id),
-            "source": codec.source_row(source),
-        }
-        statements = [
-            "BEGIN TRANSACTION;",
-            "CREATE $sid CONTENT $source RETURN NONE;",
-        ]
-        rows = [codec.chunk_row(c.chunk, c.vector, chunk_recall(source, c.chunk)) for c in chunks]
+        await self.save_memories(
+            [
+                MemoryWrite(
+                    source=source,
+                    chunks=[e.chunk for e in chunks],
+                    vectors={e.chunk.chunk_id: e.vector for e in chunks},
+                )
+            ]
+        )
+
+    async def save_memories(self, memories: Sequence[MemoryWrite]) -> None:
+        if not memories:
+            return
+        org_ids = {m.source.org_id for m in memories}
+        if len(org_ids) != 1:
+            raise InvalidInputError(
+                ReasonCode.INVALID_REQUEST, "one bulk write holds one organisation's memories"
+            )
+        namespace, space = await self._writable(memories[0].source.org_id)
+        sources: list[dict[str, Any]] = []
+        rows: list[dict[str, Any]] = []
+        for write in memories:
+            source = write.source
+            check_memory(source, write.chunks, space.dimension, write.vectors)
+            sources.append({**codec.source_row(source), "id": source.source_id})
+            rows.extend(
+                codec.chunk_row(c, write.vectors.get(c.chunk_id), chunk_recall(source, c))
+                for c in write.chunks
+            )
+        variables: dict[str, Any] = {}
+        statements = ["BEGIN TRANSACTION;"]
+        # sources first, then their chunks; a duplicate id fails the whole transaction
+        for n, batch in enumerate(_batches(sources)):
+            variables[f"src{n}"] = batch
+            statements.append(f"INSERT INTO source $src{n} RETURN NONE;")
         for n, batch in enumerate(_batches(rows)):
             variables[f"rows{n}"] = batch
             statements.append(f"INSERT INTO chunk $rows{n} RETURN NONE;")
         statements.append("COMMIT TRANSACTION;")
         await self._conn.query(
-            namespace, "\n".join(statements), variables, operation="saving a memory", write=True
+            namespace, "\n".join(statements), variables, operation="saving memories", write=True
         )
-        self._written_since_checkpoint += len(chunks) + 1
+        self._written_since_checkpoint += len(rows) + len(sources)
         if self._written_since_checkpoint >= self._checkpoint_every:
             self._written_since_checkpoint = 0
             await self._conn.checkpoint()

@@ -123,6 +123,17 @@ _V5_REDACTED = """
 DEFINE INDEX IF NOT EXISTS source_lifecycle ON source FIELDS lifecycle, space;
 """
 
+# The embedding lane (issue 11): a chunk may be saved before its vector. ``embed_state`` is
+# 'pending' or 'failed' (the dead letter) while it has none, NONE once indexed (rows written
+# before all have vectors); the state is the durable queue a restart resumes.
+_V6_EMBEDDING_LANE = """
+DEFINE FIELD OVERWRITE emb ON chunk TYPE option<array<float>>;
+DEFINE FIELD OVERWRITE vec ON chunk TYPE option<bytes>;
+DEFINE FIELD IF NOT EXISTS embed_state ON chunk TYPE option<string>;
+DEFINE FIELD IF NOT EXISTS embed_attempts ON chunk TYPE option<int>;
+DEFINE INDEX IF NOT EXISTS chunk_embed_state ON chunk FIELDS embed_state;
+"""
+
 _RECORD_ORG = """
 UPSERT meta:org SET org_id = $org RETURN NONE;
 SELECT model, dimension FROM meta:embedding;
@@ -139,6 +150,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         version=4, name="corrections: marks, links, history, recall keys", script=_V4_CORRECTIONS
     ),
     Migration(version=5, name="redacted sources by space", script=_V5_REDACTED),
+    # issue 11; another branch may add a v6 too: renumber on merge, the scripts are independent
+    Migration(
+        version=6,
+        name="embedding lane: pending vectors, state, attempts",
+        script=_V6_EMBEDDING_LANE,
+    ),
 )
 
 
