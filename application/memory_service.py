@@ -7,7 +7,9 @@ store or a model directly.
 from collections.abc import Mapping, Sequence
 
 from application.commands import ContextRequest, RememberRequest, SearchRequest
-from application.embedding import embed_for_memory
+from application.enrichment.lane import EmbeddingLane
+from application.enrichment.records import EmbeddingState, WaitFor
+from application.enrichment.writer import MemoryWriter
 from application.ports import (
     Clock,
     Embedder,
@@ -16,12 +18,7 @@ from application.ports import (
     RetrievalIndex,
     TokenCounter,
 )
-from application.records import (
-    EmbeddedChunk,
-    EmbeddingSpace,
-    IndexEntry,
-    StoreInfo,
-)
+from application.records import EmbeddingSpace, StoreInfo
 from application.results import (
     ContextItem,
     ContextPack,
@@ -39,12 +36,14 @@ from application.trust.audit import AuditTrail
 from application.trust.guard import denied, require_org, write_target
 from domain.chunking import ChunkingRules
 from domain.composition import compose_memory
+from domain.errors import InvalidInputError, PolicyDeniedError
 from domain.explain import inclusion_reason
 from domain.hashing import content_hash
-from domain.models import Chunk
+from domain.models import Chunk, Source
 from domain.packing import PackCandidate, select_within_budget
-from domain.policy import MemoryPolicyContext, authorize_write
+from domain.policy import MemoryPolicyContext, PolicyDecision, authorize_write
 from domain.ranking.ranker import RankWeights
+from domain.reasons import ReasonCode
 
 __all__ = ["MemoryService"]
 
@@ -67,6 +66,7 @@ class MemoryService:
         retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
         rank_weights: RankWeights | None = None,
         recall: Recall | None = None,
+        lane: EmbeddingLane | None = None,
     ) -> None:
         self._store = store
         self._index = index
@@ -86,6 +86,11 @@ class MemoryService:
             rank_weights=rank_weights,
         )
         self._readiness = self._recall.readiness
+        #: the embedding lane (the composition root shares one; built here for callers alone)
+        self.lane = lane or EmbeddingLane(store=store, index=index, embedder=embedder)
+        #: the one write path (remember, imports, benchmarks)
+        self.writer = MemoryWriter(store=store, index=index, embedder=embedder, lane=self.lane)
+        self._resumed: set[str] = set()
 
     # -- facts for health checks ------------------------------------------
 
@@ -101,14 +106,87 @@ class MemoryService:
         return self._store.info()
 
     async def open(self, org_id: str) -> None:
-        """Prepare an organisation ahead of traffic (migrations, index warm-up)."""
+        """Prepare an organisation ahead of traffic (migrations, index warm-up), and let the
+        embedding lane pick up the chunks a previous process left pending."""
+        await self._ready(org_id)
+
+    async def _ready(self, org_id: str) -> None:
         await self._readiness.ensure(org_id)
+        if org_id not in self._resumed:
+            self._resumed.add(org_id)
+            self.lane.resume(org_id)
 
     # -- remember ----------------------------------------------------------
 
     async def remember(
         self, request: RememberRequest, policy: MemoryPolicyContext
     ) -> RememberResult:
+        source, chunks, decision = self._prepare_write(request, policy)
+        await self._ready(request.org_id)
+        # Committed and lexically searchable before the model runs; the lane embeds the
+        # chunks (a model failure no longer loses the write, it leaves them pending).
+        outcome = await self.writer.write(
+            request.org_id, [(source, chunks)], wait=request.wait is WaitFor.INDEXED
+        )
+        self._note_write(policy, decision, source, chunks)
+        return RememberResult(
+            source_id=source.source_id,
+            chunk_ids=[c.chunk_id for c in chunks],
+            cached_embeddings=outcome.cached,
+            embedding=EmbeddingState.PENDING if outcome.pending else EmbeddingState.INDEXED,
+        )
+
+    async def remember_many(
+        self,
+        org_id: str,
+        requests: Sequence[RememberRequest],
+        policy: MemoryPolicyContext,
+        *,
+        tag: str | None = None,
+    ) -> list[RememberResult | InvalidInputError | PolicyDeniedError]:
+        """Remember a batch (an import's) in one store transaction, each request checked and
+        authorised on its own: a refused one is returned as its error, the rest are written.
+
+        Waits first while the organisation's embedding backlog is over its limit
+        (backpressure); ``tag`` lets the lane count this writer's pending chunks.
+        """
+        require_org(policy, org_id)
+        prepared: list[
+            tuple[Source, list[Chunk], PolicyDecision] | InvalidInputError | PolicyDeniedError
+        ] = []
+        for request in requests:
+            try:
+                if request.org_id != org_id:
+                    raise InvalidInputError(
+                        ReasonCode.INVALID_REQUEST, "one batch holds one organisation's memories"
+                    )
+                prepared.append(self._prepare_write(request, policy))
+            except (InvalidInputError, PolicyDeniedError) as exc:
+                prepared.append(exc)
+        writes = [p for p in prepared if isinstance(p, tuple)]
+        if writes:
+            await self._ready(org_id)
+            outcome = await self.writer.write(
+                org_id, [(s, c) for s, c, _ in writes], backpressure=True, tag=tag
+            )
+            for source, chunks, decision in writes:
+                self._note_write(policy, decision, source, chunks)
+        state = EmbeddingState.PENDING if writes and outcome.pending else EmbeddingState.INDEXED
+        results: list[RememberResult | InvalidInputError | PolicyDeniedError] = []
+        for p in prepared:
+            if isinstance(p, tuple):
+                ids = [c.chunk_id for c in p[1]]
+                results.append(
+                    RememberResult(source_id=p[0].source_id, chunk_ids=ids, embedding=state)
+                )
+            elif isinstance(p, InvalidInputError | PolicyDeniedError):
+                results.append(p)
+        return results
+
+    def _prepare_write(
+        self, request: RememberRequest, policy: MemoryPolicyContext
+    ) -> tuple[Source, list[Chunk], PolicyDecision]:
+        """Check and authorise one request, and compose its source and chunks."""
         request.validate()
         require_org(policy, request.org_id)
         target = write_target(policy, request.scope, request.scope_key)
@@ -117,7 +195,6 @@ class MemoryService:
             self._audit.note(policy, "remember", decision)
             raise denied(decision, "remembering")
         assert policy.actor is not None  # an allowed write always has an actor
-        await self._readiness.ensure(request.org_id)
         source, chunks = compose_memory(
             new_id=self._ids.new_id,
             org_id=request.org_id,
@@ -133,14 +210,15 @@ class MemoryService:
             rules=self._chunking,
             turns=request.turns,
         )
-        # Embed before writing: a model failure then leaves nothing half-written,
-        # and the store writes the source first, then its chunks, in one transaction.
-        vectors, cached = await embed_for_memory(
-            self._store, self._embedder, request.org_id, [c.text for c in chunks]
-        )
-        embedded = [EmbeddedChunk(chunk=c, vector=v) for c, v in zip(chunks, vectors, strict=True)]
-        await self._store.save_memory(source, embedded)
-        await self._index.add(request.org_id, [IndexEntry.of(e) for e in embedded])
+        return source, chunks, decision
+
+    def _note_write(
+        self,
+        policy: MemoryPolicyContext,
+        decision: PolicyDecision,
+        source: Source,
+        chunks: Sequence[Chunk],
+    ) -> None:
         self._audit.note(
             policy,
             "remember",
@@ -148,11 +226,6 @@ class MemoryService:
             ids=[source.source_id],
             counts={"chunks": len(chunks)},
             hashes={"content": source.content_hash},
-        )
-        return RememberResult(
-            source_id=source.source_id,
-            chunk_ids=[c.chunk_id for c in chunks],
-            cached_embeddings=cached,
         )
 
     # -- search ------------------------------------------------------------
@@ -280,11 +353,14 @@ class MemoryService:
         )
 
     async def drop_organization(self, org_id: str) -> None:
+        self.lane.forget(org_id)
+        self._resumed.discard(org_id)
         await self._store.drop_organization(org_id)
         await self._index.drop(org_id)
         self._readiness.forget(org_id)
 
     async def close(self) -> None:
+        await self.lane.stop()  # the batch in hand finishes; the rest stays pending
         await self._audit.close()
         await self._store.close()
 

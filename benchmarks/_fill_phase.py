@@ -79,6 +79,7 @@ async def _fill_new(
     timing, held.store = await write_fill(
         held.store,
         index,
+        embedder,
         config.org_id,
         plan,
         vectors.matrix,
@@ -98,8 +99,9 @@ async def _fill_new(
         "write_seconds": round(timing.write_seconds, 1),
         "bulk_chunks_per_s": round(config.chunks / timing.write_seconds, 1),
         "written_through_index": index.name,
-        "bulk_rate_note": "store.save_memory + index.add only; excludes model time "
-        "(vectors precomputed); embedding cache table not filled",
+        "bulk_rate_note": "the one write path (MemoryWriter: one store transaction per "
+        "batch of sources + index) with precomputed vectors; excludes model time; "
+        "embedding cache table not filled",
         "concurrency": config.concurrency,
         "reopen_every_chunks": config.reopen_every,
         "reopens": timing.reopens,

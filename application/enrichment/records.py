@@ -13,7 +13,7 @@ import msgspec
 from application.records import Vector
 from domain.models import Chunk, Source
 
-__all__ = ["EmbeddingCounts", "EmbeddingState", "MemoryWrite", "PendingChunk"]
+__all__ = ["EmbeddingCounts", "EmbeddingState", "MemoryWrite", "PendingChunk", "WaitFor"]
 
 
 class EmbeddingState(StrEnum):
@@ -22,6 +22,14 @@ class EmbeddingState(StrEnum):
     PENDING = "pending"
     INDEXED = "indexed"
     FAILED = "failed"
+
+
+class WaitFor(StrEnum):
+    """How long a write waits: until it is stored (and searchable by its words), or until
+    its vectors are searchable too."""
+
+    STORED = "stored"
+    INDEXED = "indexed"
 
 
 class MemoryWrite(msgspec.Struct, frozen=True, kw_only=True):

@@ -77,6 +77,7 @@ async def remember(
             metadata=data.metadata,
             occurred_at=data.occurred_at,
             turns=data.turns,
+            wait=data.wait,
         ),
         policy,
     )
