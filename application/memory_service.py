@@ -8,7 +8,6 @@ from collections.abc import Mapping, Sequence
 
 from application.commands import ContextRequest, RememberRequest, SearchRequest
 from application.enrichment.lane import EmbeddingLane
-from application.enrichment.records import EmbeddingState, WaitFor
 from application.enrichment.writer import MemoryWriter
 from application.ports import (
     Clock,
@@ -19,6 +18,7 @@ from application.ports import (
     TokenCounter,
 )
 from application.records import EmbeddingSpace, StoreInfo
+from application.remembering import Remembering
 from application.results import (
     ContextItem,
     ContextPack,
@@ -33,17 +33,15 @@ from application.retrieval.pipeline import RetrievalMode, Retrieved
 from application.retrieval.recall import Recall
 from application.retrieval.withheld import withheld_redacted
 from application.trust.audit import AuditTrail
-from application.trust.guard import denied, require_org, write_target
+from application.trust.guard import require_org
 from domain.chunking import ChunkingRules
-from domain.composition import compose_memory
 from domain.errors import InvalidInputError, PolicyDeniedError
 from domain.explain import inclusion_reason
 from domain.hashing import content_hash
-from domain.models import Chunk, Source
+from domain.models import Chunk
 from domain.packing import PackCandidate, select_within_budget
-from domain.policy import MemoryPolicyContext, PolicyDecision, authorize_write
+from domain.policy import MemoryPolicyContext
 from domain.ranking.ranker import RankWeights
-from domain.reasons import ReasonCode
 
 __all__ = ["MemoryService"]
 
@@ -91,6 +89,14 @@ class MemoryService:
         #: the one write path (remember, imports, benchmarks)
         self.writer = MemoryWriter(store=store, index=index, embedder=embedder, lane=self.lane)
         self._resumed: set[str] = set()
+        self._remembering = Remembering(
+            writer=self.writer,
+            audit=audit,
+            clock=clock,
+            ids=ids,
+            chunking=self._chunking,
+            ready=self._ready,
+        )
 
     # -- facts for health checks ------------------------------------------
 
@@ -121,20 +127,9 @@ class MemoryService:
     async def remember(
         self, request: RememberRequest, policy: MemoryPolicyContext
     ) -> RememberResult:
-        source, chunks, decision = self._prepare_write(request, policy)
-        await self._ready(request.org_id)
-        # Committed and lexically searchable before the model runs; the lane embeds the
-        # chunks (a model failure no longer loses the write, it leaves them pending).
-        outcome = await self.writer.write(
-            request.org_id, [(source, chunks)], wait=request.wait is WaitFor.INDEXED
-        )
-        self._note_write(policy, decision, source, chunks)
-        return RememberResult(
-            source_id=source.source_id,
-            chunk_ids=[c.chunk_id for c in chunks],
-            cached_embeddings=outcome.cached,
-            embedding=EmbeddingState.PENDING if outcome.pending else EmbeddingState.INDEXED,
-        )
+        """Stored and searchable by its words when this returns; the vectors follow
+        (``request.wait``: indexed waits for them)."""
+        return await self._remembering.one(request, policy)
 
     async def remember_many(
         self,
@@ -144,89 +139,8 @@ class MemoryService:
         *,
         tag: str | None = None,
     ) -> list[RememberResult | InvalidInputError | PolicyDeniedError]:
-        """Remember a batch (an import's) in one store transaction, each request checked and
-        authorised on its own: a refused one is returned as its error, the rest are written.
-
-        Waits first while the organisation's embedding backlog is over its limit
-        (backpressure); ``tag`` lets the lane count this writer's pending chunks.
-        """
-        require_org(policy, org_id)
-        prepared: list[
-            tuple[Source, list[Chunk], PolicyDecision] | InvalidInputError | PolicyDeniedError
-        ] = []
-        for request in requests:
-            try:
-                if request.org_id != org_id:
-                    raise InvalidInputError(
-                        ReasonCode.INVALID_REQUEST, "one batch holds one organisation's memories"
-                    )
-                prepared.append(self._prepare_write(request, policy))
-            except (InvalidInputError, PolicyDeniedError) as exc:
-                prepared.append(exc)
-        writes = [p for p in prepared if isinstance(p, tuple)]
-        if writes:
-            await self._ready(org_id)
-            outcome = await self.writer.write(
-                org_id, [(s, c) for s, c, _ in writes], backpressure=True, tag=tag
-            )
-            for source, chunks, decision in writes:
-                self._note_write(policy, decision, source, chunks)
-        state = EmbeddingState.PENDING if writes and outcome.pending else EmbeddingState.INDEXED
-        results: list[RememberResult | InvalidInputError | PolicyDeniedError] = []
-        for p in prepared:
-            if isinstance(p, tuple):
-                ids = [c.chunk_id for c in p[1]]
-                results.append(
-                    RememberResult(source_id=p[0].source_id, chunk_ids=ids, embedding=state)
-                )
-            elif isinstance(p, InvalidInputError | PolicyDeniedError):
-                results.append(p)
-        return results
-
-    def _prepare_write(
-        self, request: RememberRequest, policy: MemoryPolicyContext
-    ) -> tuple[Source, list[Chunk], PolicyDecision]:
-        """Check and authorise one request, and compose its source and chunks."""
-        request.validate()
-        require_org(policy, request.org_id)
-        target = write_target(policy, request.scope, request.scope_key)
-        decision = authorize_write(policy, target)
-        if not decision.allowed:
-            self._audit.note(policy, "remember", decision)
-            raise denied(decision, "remembering")
-        assert policy.actor is not None  # an allowed write always has an actor
-        source, chunks = compose_memory(
-            new_id=self._ids.new_id,
-            org_id=request.org_id,
-            actor_id=policy.actor.principal_id,
-            content=request.content,
-            now=self._clock.now(),
-            scope=target.scope,
-            scope_key=target.scope_key,
-            source_type=request.source_type,
-            source_uri=request.source_uri,
-            metadata=request.metadata,
-            occurred_at=request.occurred_at,
-            rules=self._chunking,
-            turns=request.turns,
-        )
-        return source, chunks, decision
-
-    def _note_write(
-        self,
-        policy: MemoryPolicyContext,
-        decision: PolicyDecision,
-        source: Source,
-        chunks: Sequence[Chunk],
-    ) -> None:
-        self._audit.note(
-            policy,
-            "remember",
-            decision,
-            ids=[source.source_id],
-            counts={"chunks": len(chunks)},
-            hashes={"content": source.content_hash},
-        )
+        """An import's batch in one store transaction (see ``Remembering.many``)."""
+        return await self._remembering.many(org_id, requests, policy, tag=tag)
 
     # -- search ------------------------------------------------------------
 

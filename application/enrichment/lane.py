@@ -28,59 +28,20 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 
 from application.embedding import embed_texts
+from application.enrichment.lane_items import Item as _Item
+from application.enrichment.lane_items import LaneSettings
+from application.enrichment.lane_items import Ticket as _Ticket
+from application.enrichment.lane_items import failure as _failure
 from application.enrichment.records import PendingChunk
 from application.ports import Embedder, MemoryStore, RetrievalIndex
-from domain.errors import TesseraError, UpstreamError
+from domain.errors import TesseraError
 from domain.reasons import ReasonCode
 
 __all__ = ["EmbeddingLane", "LaneSettings"]
 
 _log = logging.getLogger("tessera.embedding")
-
-
-@dataclass(frozen=True)
-class LaneSettings:
-    #: chunks per call to the model
-    batch_size: int = 64
-    #: chunks held in process; more wait in the store and are read back as room frees
-    capacity: int = 4096
-    #: an import waits while more of its organisation's chunks than this wait for vectors
-    backlog_limit: int = 8192
-    #: failed attempts before a chunk moves to the dead letter
-    max_attempts: int = 5
-    #: first retry delay in seconds, doubled per attempt up to ``backoff_max``
-    backoff: float = 0.5
-    backoff_max: float = 30.0
-
-
-class _Ticket:
-    """One caller waiting for the vectors of its chunks."""
-
-    def __init__(self, count: int) -> None:
-        self.future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.left = count
-
-    def done_one(self) -> None:
-        self.left -= 1
-        if self.left <= 0 and not self.future.done():
-            self.future.set_result(None)
-
-    def fail(self, error: Exception) -> None:
-        if not self.future.done():
-            self.future.set_exception(error)
-
-
-@dataclass
-class _Item:
-    org_id: str
-    chunk: PendingChunk
-    #: failed attempts (the store's count when read from it, plus this process's)
-    attempts: int = 0
-    not_before: float = 0.0
-    waiters: list[_Ticket] = field(default_factory=list)
 
 
 class EmbeddingLane:
@@ -163,6 +124,8 @@ class EmbeddingLane:
         else:
             self._rescan.add(org_id)  # they wait in the store; read back as room frees
         self._start()
+        if ticket is not None and self._stopping:
+            ticket.fail(_failure("the service is stopping"))
         return None if ticket is None else ticket.future
 
     def outstanding(self, tag: str) -> int:
@@ -360,10 +323,3 @@ class EmbeddingLane:
             reason,
             f": {type(exc).__name__}" if exc is not None else "",
         )
-
-
-def _failure(detail: str) -> UpstreamError:
-    return UpstreamError(
-        ReasonCode.EMBEDDER_FAILED,
-        f"{detail}; the memory is saved and searchable by its words, its vectors are pending",
-    )
