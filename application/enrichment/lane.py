@@ -69,6 +69,7 @@ class EmbeddingLane:
         #: chunks a tagged writer (an import) queued and that have no vector yet
         self._tagged: dict[str, set[tuple[str, str]]] = {}
         self._tag_of: dict[tuple[str, str], str] = {}
+        self._tags_seen: set[str] = set()
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
         self._idle.set()
@@ -103,6 +104,7 @@ class EmbeddingLane:
             return None
         self._backlog[org_id] = self._backlog.get(org_id, 0) + len(chunks)
         if tag is not None:
+            self._tags_seen.add(tag)
             keys = {(org_id, c.chunk_id) for c in chunks}
             self._tagged.setdefault(tag, set()).update(keys)
             self._tag_of.update(dict.fromkeys(keys, tag))
@@ -131,6 +133,10 @@ class EmbeddingLane:
     def outstanding(self, tag: str) -> int:
         """Chunks the writer named ``tag`` queued in this process that still wait for vectors."""
         return len(self._tagged.get(tag, ()))
+
+    def knows(self, tag: str) -> bool:
+        """Whether a writer named ``tag`` queued chunks in this process (its count is live)."""
+        return tag in self._tags_seen
 
     def untag(self, tag: str) -> None:
         """Stop counting for a writer that is done with its counts."""
