@@ -208,12 +208,19 @@ class ImportService:
         )
         job = await self._save(job, tally, status=ImportStatus.RUNNING, error=None)
         batches = 0
+        # the next batch is read (in a thread) while this one is written: parsing and
+        # writing overlap instead of adding up; a read ahead that is never written is
+        # simply dropped (the checkpoint only moves past what was written)
+        ahead: asyncio.Future[list[ReadItem]] | None = None
         try:
             while (max_batches is None or batches < max_batches) and not (stop and stop()):
                 batches += 1
-                batch = await asyncio.to_thread(_take, items, self._batch)
+                batch = await (ahead or asyncio.to_thread(_take, items, self._batch))
+                ahead = None
                 if not batch:
                     break
+                if max_batches is None or batches < max_batches:
+                    ahead = asyncio.ensure_future(asyncio.to_thread(_take, items, self._batch))
                 current = await self._store.get_job(job.org_id, job.import_id)
                 if current is not None and current.status is ImportStatus.CANCELLED:
                     return current  # cancelled from elsewhere: stop before writing more
@@ -232,6 +239,9 @@ class ImportService:
             raise
         except TesseraError as exc:  # the archive became unreadable mid-way
             return await self._save(job, tally, ImportStatus.FAILED, error=exc.reason)
+        finally:
+            if ahead is not None:
+                ahead.cancel()  # its thread finishes alone; nothing waits for what it read
         return await self._save(job, tally, ImportStatus.COMPLETED)
 
     async def _write(
