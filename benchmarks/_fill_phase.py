@@ -41,7 +41,9 @@ async def fill_store(config: FillConfig, turns: list[str]) -> dict[str, object]:
     held = _Holder(make_store(config.url))
     index = make_index(config.index, held.store)
     try:
-        await make_service(held.store, index, embedder).open(config.org_id)
+        service = make_service(held.store, index, embedder)
+        await service.open(config.org_id)
+        await service.lane.stop()  # the fill writes indexed chunks; no lane needed here
         existing = await held.store.count_chunks(config.org_id)
         if existing:
             _log(f"store already holds {existing} chunks: fill skipped")
