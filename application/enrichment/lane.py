@@ -24,6 +24,7 @@ index, and a chunk becomes a vector candidate then.
 """
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections import deque
@@ -165,7 +166,7 @@ class EmbeddingLane:
 
     async def drain(self) -> None:
         """Wait until nothing is queued, being embedded, or left to read back from the store."""
-        if self._task is None and not self._queue and not self._rescan:
+        if self._stopping or (self._task is None and not self._queue and not self._rescan):
             return
         self._start()
         await self._idle.wait()
@@ -215,22 +216,30 @@ class EmbeddingLane:
 
     async def _run(self) -> None:
         while not self._stopping:
-            batch = self._take()
-            if batch:
-                await self._process(batch)
-                continue
-            if self._rescan and len(self._queue) < self.settings.capacity:
-                await self._refill(self._rescan.pop())
-                continue
-            if self._queue:  # everything queued is backing off
-                delay = min(i.not_before for i in self._queue) - time.monotonic()
-                await self._sleep(max(delay, 0.0))
-                continue
-            self._wake.clear()
-            self._idle.set()
-            self._room.set()
-            await self._wake.wait()
+            try:
+                await self._step()
+            except Exception:  # a bug must not end the worker (and hang every drain)
+                _log.exception("the embedding lane failed a step; it goes on")
+                await self._sleep(self.settings.backoff)
         self._idle.set()
+
+    async def _step(self) -> None:
+        batch = self._take()
+        if batch:
+            await self._process(batch)
+            return
+        if self._rescan and len(self._queue) < self.settings.capacity:
+            await self._refill(self._rescan.pop())
+            return
+        self._wake.clear()
+        if self._queue:  # everything queued is backing off: wait for it, or for new work
+            delay = min(i.not_before for i in self._queue) - time.monotonic()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), max(delay, 0.0))
+            return
+        self._idle.set()
+        self._room.set()
+        await self._wake.wait()
 
     def _take(self) -> list[_Item]:
         """The next batch: chunks of one organisation ready now; a retried chunk goes alone."""

@@ -188,3 +188,24 @@ async def test_the_same_text_is_embedded_once_and_a_seen_text_is_indexed_at_once
     assert (again.cached, again.pending) == (1, 0)
     assert len(await rig.vector_hits("repeat me")) == 3
     await rig.lane.stop()
+
+
+class _Poison(_Flaky):
+    """Fails every batch holding the text 'poison'."""
+
+    async def embed(self, texts: Sequence[str]) -> list[Vector]:
+        if "poison" in texts:
+            raise RuntimeError("model rejects it")
+        return await super().embed(texts)
+
+
+async def test_a_chunk_backing_off_holds_up_no_other() -> None:
+    rig = _Rig(_Poison(0), LaneSettings(backoff=30.0, max_attempts=5))
+    await rig.open()
+    await rig.writer.write(ORG, [_memory(1, "poison")])
+    await asyncio.sleep(0.05)  # its first attempt fails; the next is 30 s away
+    fresh = rig.writer.write(ORG, [_memory(2, "fresh words")], wait=True)
+    outcome = await asyncio.wait_for(fresh, 5)
+    assert outcome.pending == 0
+    assert (await rig.store.embedding_counts(ORG)).pending == 1  # the poison waits alone
+    await rig.lane.stop()
