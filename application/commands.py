@@ -4,6 +4,7 @@ from datetime import datetime
 
 import msgspec
 
+from application.enrichment.records import WaitFor
 from application.limits import (
     DEFAULT_PACK_BUDGET,
     DEFAULT_SEARCH_LIMIT,
@@ -89,6 +90,9 @@ class RememberRequest(msgspec.Struct, frozen=True, kw_only=True):
     metadata: dict[str, MetadataValue] = msgspec.field(default_factory=dict)
     occurred_at: datetime | None = None
     turns: list[Turn] | None = None
+    #: "indexed": return only once the vectors are searchable too (the default returns once
+    #: the memory is stored and searchable by its words)
+    wait: WaitFor = WaitFor.STORED
 
     def validate(self) -> None:
         if self.turns is not None:

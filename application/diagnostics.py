@@ -1,6 +1,7 @@
 """What an operator needs to see about a running install, without reading memory.
 
-Counts per organisation, the retrieval index and embedder in use, the audit
+Counts per organisation (with its embedding queue: pending, dead-lettered,
+the lag of the oldest pending chunk), the retrieval index and embedder in use, the audit
 receipts waiting to be written, and the recent warnings and errors (recorded by
 the entrypoint's logging, which never logs memory text). Only the operator (the
 data directory's holder or the home organisation's owner) may read it: it
@@ -12,8 +13,9 @@ from datetime import datetime
 
 import msgspec
 
+from application.enrichment.records import EmbeddingCounts
 from application.memory_service import MemoryService
-from application.ports import MemoryStore
+from application.ports import Clock, MemoryStore
 from application.trust.admin_base import AdminBase
 from application.trust.audit import AuditTrail
 from application.trust.ports import ControlStore
@@ -29,6 +31,11 @@ class OrgStatus(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     #: None when the organisation's store could not be counted (its reason is logged)
     chunks: int | None
+    #: chunks waiting for their vectors, and dead-lettered (the embedding lane gave up)
+    embedding_pending: int | None = None
+    embedding_failed: int | None = None
+    #: seconds the oldest pending chunk has waited (0 when none waits)
+    embedding_lag_seconds: float | None = None
 
 
 class RecentError(msgspec.Struct, frozen=True, kw_only=True):
@@ -47,6 +54,8 @@ class ServiceStatus(msgspec.Struct, frozen=True, kw_only=True):
     organisations: list[OrgStatus]
     audit_pending: int
     recent_errors: list[RecentError]
+    #: chunks queued in this process for the embedding lane
+    embedding_queue_depth: int = 0
 
 
 class StatusReporter:
@@ -58,7 +67,9 @@ class StatusReporter:
         control: ControlStore,
         audit: AuditTrail,
         admin: AdminBase,
+        clock: Clock | None = None,
     ) -> None:
+        self._clock = clock
         self._store = store
         self._memory = memory
         self._control = control
@@ -76,9 +87,19 @@ class StatusReporter:
         for org in await self._control.list_organizations():
             try:
                 chunks: int | None = await self._store.count_chunks(org.org_id)
+                queue: EmbeddingCounts | None = await self._store.embedding_counts(org.org_id)
             except TesseraError:
-                chunks = None
-            organisations.append(OrgStatus(org_id=org.org_id, name=org.name, chunks=chunks))
+                chunks, queue = None, None
+            organisations.append(
+                OrgStatus(
+                    org_id=org.org_id,
+                    name=org.name,
+                    chunks=chunks,
+                    embedding_pending=None if queue is None else queue.pending,
+                    embedding_failed=None if queue is None else queue.failed,
+                    embedding_lag_seconds=self._lag(queue),
+                )
+            )
         info, space = self._memory.store_info(), self._memory.embedding_space
         return ServiceStatus(
             engine=info.engine,
@@ -89,4 +110,12 @@ class StatusReporter:
             organisations=organisations,
             audit_pending=self._audit.pending,
             recent_errors=list(recent_errors),
+            embedding_queue_depth=self._memory.lane.depth,
         )
+
+    def _lag(self, queue: EmbeddingCounts | None) -> float | None:
+        if queue is None or self._clock is None:
+            return None
+        if queue.oldest_pending_at is None:
+            return 0.0
+        return max((self._clock.now() - queue.oldest_pending_at).total_seconds(), 0.0)

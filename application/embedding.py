@@ -6,7 +6,7 @@ vectors are cached in process only: queries are not memory and are not kept.
 """
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from application.ports import Embedder, MemoryStore
 from application.records import Vector
@@ -14,7 +14,7 @@ from domain.errors import TesseraError, UpstreamError
 from domain.hashing import content_hash
 from domain.reasons import ReasonCode
 
-__all__ = ["QueryVectorCache", "embed_for_memory"]
+__all__ = ["QueryVectorCache", "embed_for_memory", "embed_texts"]
 
 
 async def _embed(embedder: Embedder, texts: Sequence[str]) -> list[Vector]:
@@ -52,6 +52,22 @@ async def embed_for_memory(
         cached = {**cached, **new}
     hits = sum(1 for h in hashes if h not in missing)
     return [cached[h] for h in hashes], hits
+
+
+async def embed_texts(
+    store: MemoryStore, embedder: Embedder, org_id: str, texts: Mapping[str, str]
+) -> dict[str, Vector]:
+    """Vectors for ``texts`` (text hash -> text), from the cache where it has them.
+
+    Writes nothing: the embedding lane caches a vector together with attaching it,
+    so the vector of a text deleted meanwhile is never kept.
+    """
+    cached = await store.cached_embeddings(org_id, embedder.space.model, sorted(texts))
+    missing = {h: t for h, t in texts.items() if h not in cached}
+    if missing:
+        fresh = await _embed(embedder, list(missing.values()))
+        cached = {**cached, **dict(zip(missing.keys(), fresh, strict=True))}
+    return {h: cached[h] for h in texts}
 
 
 class QueryVectorCache:

@@ -1,24 +1,28 @@
-"""Preconditions every MemoryStore enforces on ``save_memory``, whatever its technology.
+"""Preconditions every MemoryStore enforces on its writes, whatever its technology.
 
 Kept here, beside the ports, so each adapter refuses the same inputs with the
 same reasons, and the store contract can hold them all to it.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from application.records import EmbeddedChunk, EmbeddingSpace
+from application.records import EmbeddingSpace, Vector
 from domain.errors import ConflictError, InvalidInputError
-from domain.models import Source
+from domain.models import Chunk, Source
 from domain.reasons import ReasonCode
 
 __all__ = ["check_memory", "embedder_mismatch"]
 
 
-def check_memory(source: Source, chunks: Sequence[EmbeddedChunk], dimension: int) -> None:
-    """Refuse a memory whose chunks do not belong to it or whose vectors are of another space."""
+def check_memory(
+    source: Source, chunks: Sequence[Chunk], dimension: int, vectors: Mapping[str, Vector]
+) -> None:
+    """Refuse a memory whose chunks do not belong to it or whose vectors are of another space.
+
+    ``vectors``: the vectors known at write time, by chunk id (the others are pending).
+    """
     seen: set[str] = set()
-    for embedded in chunks:
-        chunk = embedded.chunk
+    for chunk in chunks:
         if chunk.source_id != source.source_id or chunk.org_id != source.org_id:
             raise InvalidInputError(
                 ReasonCode.INVALID_REQUEST,
@@ -29,10 +33,11 @@ def check_memory(source: Source, chunks: Sequence[EmbeddedChunk], dimension: int
                 ReasonCode.INVALID_REQUEST, f"chunk id {chunk.chunk_id} appears twice"
             )
         seen.add(chunk.chunk_id)
-        if len(embedded.vector) != dimension:
+        vector = vectors.get(chunk.chunk_id)
+        if vector is not None and len(vector) != dimension:
             raise ConflictError(
                 ReasonCode.EMBEDDER_MISMATCH,
-                f"chunk {chunk.chunk_id} has a {len(embedded.vector)}-dimensional vector; "
+                f"chunk {chunk.chunk_id} has a {len(vector)}-dimensional vector; "
                 f"organisation {source.org_id} stores {dimension} dimensions",
             )
 

@@ -7,7 +7,8 @@ store or a model directly.
 from collections.abc import Mapping, Sequence
 
 from application.commands import ContextRequest, RememberRequest, SearchRequest
-from application.embedding import embed_for_memory
+from application.enrichment.lane import EmbeddingLane
+from application.enrichment.writer import MemoryWriter
 from application.ports import (
     Clock,
     Embedder,
@@ -16,12 +17,8 @@ from application.ports import (
     RetrievalIndex,
     TokenCounter,
 )
-from application.records import (
-    EmbeddedChunk,
-    EmbeddingSpace,
-    IndexEntry,
-    StoreInfo,
-)
+from application.records import EmbeddingSpace, StoreInfo
+from application.remembering import Remembering
 from application.results import (
     ContextItem,
     ContextPack,
@@ -36,14 +33,14 @@ from application.retrieval.pipeline import RetrievalMode, Retrieved
 from application.retrieval.recall import Recall
 from application.retrieval.withheld import withheld_redacted
 from application.trust.audit import AuditTrail
-from application.trust.guard import denied, require_org, write_target
+from application.trust.guard import require_org
 from domain.chunking import ChunkingRules
-from domain.composition import compose_memory
+from domain.errors import InvalidInputError, PolicyDeniedError
 from domain.explain import inclusion_reason
 from domain.hashing import content_hash
 from domain.models import Chunk
 from domain.packing import PackCandidate, select_within_budget
-from domain.policy import MemoryPolicyContext, authorize_write
+from domain.policy import MemoryPolicyContext
 from domain.ranking.ranker import RankWeights
 
 __all__ = ["MemoryService"]
@@ -67,6 +64,7 @@ class MemoryService:
         retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
         rank_weights: RankWeights | None = None,
         recall: Recall | None = None,
+        lane: EmbeddingLane | None = None,
     ) -> None:
         self._store = store
         self._index = index
@@ -86,6 +84,19 @@ class MemoryService:
             rank_weights=rank_weights,
         )
         self._readiness = self._recall.readiness
+        #: the embedding lane (the composition root shares one; built here for callers alone)
+        self.lane = lane or EmbeddingLane(store=store, index=index, embedder=embedder)
+        #: the one write path (remember, imports, benchmarks)
+        self.writer = MemoryWriter(store=store, index=index, embedder=embedder, lane=self.lane)
+        self._resumed: set[str] = set()
+        self._remembering = Remembering(
+            writer=self.writer,
+            audit=audit,
+            clock=clock,
+            ids=ids,
+            chunking=self._chunking,
+            ready=self._ready,
+        )
 
     # -- facts for health checks ------------------------------------------
 
@@ -101,59 +112,35 @@ class MemoryService:
         return self._store.info()
 
     async def open(self, org_id: str) -> None:
-        """Prepare an organisation ahead of traffic (migrations, index warm-up)."""
+        """Prepare an organisation ahead of traffic (migrations, index warm-up), and let the
+        embedding lane pick up the chunks a previous process left pending."""
+        await self._ready(org_id)
+
+    async def _ready(self, org_id: str) -> None:
         await self._readiness.ensure(org_id)
+        if org_id not in self._resumed:
+            self._resumed.add(org_id)
+            self.lane.resume(org_id)
 
     # -- remember ----------------------------------------------------------
 
     async def remember(
         self, request: RememberRequest, policy: MemoryPolicyContext
     ) -> RememberResult:
-        request.validate()
-        require_org(policy, request.org_id)
-        target = write_target(policy, request.scope, request.scope_key)
-        decision = authorize_write(policy, target)
-        if not decision.allowed:
-            self._audit.note(policy, "remember", decision)
-            raise denied(decision, "remembering")
-        assert policy.actor is not None  # an allowed write always has an actor
-        await self._readiness.ensure(request.org_id)
-        source, chunks = compose_memory(
-            new_id=self._ids.new_id,
-            org_id=request.org_id,
-            actor_id=policy.actor.principal_id,
-            content=request.content,
-            now=self._clock.now(),
-            scope=target.scope,
-            scope_key=target.scope_key,
-            source_type=request.source_type,
-            source_uri=request.source_uri,
-            metadata=request.metadata,
-            occurred_at=request.occurred_at,
-            rules=self._chunking,
-            turns=request.turns,
-        )
-        # Embed before writing: a model failure then leaves nothing half-written,
-        # and the store writes the source first, then its chunks, in one transaction.
-        vectors, cached = await embed_for_memory(
-            self._store, self._embedder, request.org_id, [c.text for c in chunks]
-        )
-        embedded = [EmbeddedChunk(chunk=c, vector=v) for c, v in zip(chunks, vectors, strict=True)]
-        await self._store.save_memory(source, embedded)
-        await self._index.add(request.org_id, [IndexEntry.of(e, source=source) for e in embedded])
-        self._audit.note(
-            policy,
-            "remember",
-            decision,
-            ids=[source.source_id],
-            counts={"chunks": len(chunks)},
-            hashes={"content": source.content_hash},
-        )
-        return RememberResult(
-            source_id=source.source_id,
-            chunk_ids=[c.chunk_id for c in chunks],
-            cached_embeddings=cached,
-        )
+        """Stored and searchable by its words when this returns; the vectors follow
+        (``request.wait``: indexed waits for them)."""
+        return await self._remembering.one(request, policy)
+
+    async def remember_many(
+        self,
+        org_id: str,
+        requests: Sequence[RememberRequest],
+        policy: MemoryPolicyContext,
+        *,
+        tag: str | None = None,
+    ) -> list[RememberResult | InvalidInputError | PolicyDeniedError]:
+        """An import's batch in one store transaction (see ``Remembering.many``)."""
+        return await self._remembering.many(org_id, requests, policy, tag=tag)
 
     # -- search ------------------------------------------------------------
 
@@ -284,11 +271,14 @@ class MemoryService:
         )
 
     async def drop_organization(self, org_id: str) -> None:
+        self.lane.forget(org_id)
+        self._resumed.discard(org_id)
         await self._store.drop_organization(org_id)
         await self._index.drop(org_id)
         self._readiness.forget(org_id)
 
     async def close(self) -> None:
+        await self.lane.stop()  # the batch in hand finishes; the rest stays pending
         await self._audit.close()
         await self._store.close()
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
+from application.enrichment.records import EmbeddingCounts, MemoryWrite, PendingChunk
 from application.records import (
     CandidateFilter,
     EmbeddedChunk,
@@ -82,6 +83,44 @@ class MemoryStore(Protocol):
 
     async def save_memory(self, source: Source, chunks: Sequence[EmbeddedChunk]) -> None:
         """Write the source, then its chunks, all or nothing."""
+        ...
+
+    async def save_memories(self, memories: Sequence[MemoryWrite]) -> None:
+        """Write every source and its chunks in one transaction, all or nothing.
+
+        A chunk with a vector in its write is saved indexed; every other chunk is
+        saved ``pending``: its text is stored (and lexically searchable) now, its
+        vector comes later through ``attach_vectors``. The pending state is the
+        durable embedding queue.
+        """
+        ...
+
+    async def pending_embeddings(self, org_id: str, limit: int) -> list[PendingChunk]:
+        """Chunks of the organisation waiting for a vector, oldest (by chunk id) first,
+        at most ``limit``; dead-lettered chunks are not among them."""
+        ...
+
+    async def attach_vectors(
+        self, org_id: str, model: str, vectors: Mapping[str, Vector]
+    ) -> list[str]:
+        """Give chunks their vectors (state indexed) and cache each by (model, text hash),
+        in one transaction; returns the ids that still existed (a chunk deleted meanwhile
+        is skipped, and its text's vector is not cached)."""
+        ...
+
+    async def embedding_failed(
+        self, org_id: str, chunk_ids: Sequence[str], dead_after: int
+    ) -> list[str]:
+        """Count one more failed attempt for each chunk; a chunk reaching ``dead_after``
+        attempts moves to the dead letter (state failed). Returns the ids dead-lettered now."""
+        ...
+
+    async def requeue_failed(self, org_id: str) -> int:
+        """Move the dead-lettered chunks back to pending with no attempts; how many moved."""
+        ...
+
+    async def embedding_counts(self, org_id: str) -> EmbeddingCounts:
+        """Pending and dead-lettered chunks, and when the oldest pending one was written."""
         ...
 
     async def get_source(self, org_id: str, source_id: str) -> Source | None: ...
@@ -187,7 +226,18 @@ class RetrievalIndex(Protocol):
         ...
 
     async def add(self, org_id: str, entries: Sequence[IndexEntry]) -> None:
-        """Index chunks the store has just saved (write-through)."""
+        """Index chunks the store has just saved (write-through).
+
+        An entry without a vector (embedding pending) is searchable lexically at once
+        and never a vector candidate until ``attach_vectors`` gives it one.
+        """
+        ...
+
+    async def attach_vectors(self, org_id: str, vectors: Mapping[str, Vector]) -> None:
+        """Pending chunks got their vectors: vector queries find them from now on.
+
+        Ids the index does not hold, or whose source was removed, are ignored.
+        """
         ...
 
     async def mark_ready(self, org_id: str) -> None: ...

@@ -44,12 +44,16 @@ class EmbeddedChunk(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class IndexEntry(msgspec.Struct, frozen=True, kw_only=True):
-    """What a retrieval index needs of a chunk: text, vector and the filter fields."""
+    """What a retrieval index needs of a chunk: text, vector and the filter fields.
+
+    ``vector`` is None while the chunk's embedding is pending: the index then
+    answers lexical queries for it at once and vector queries once it arrives.
+    """
 
     chunk_id: str
     source_id: str
     text: str
-    vector: Vector
+    vector: Vector | None
     scope: MemoryScope
     scope_key: str | None
     lifecycle: LifecycleState = LifecycleState.ACTIVE
@@ -84,12 +88,22 @@ class IndexEntry(msgspec.Struct, frozen=True, kw_only=True):
         ``source``: the chunk's source, whose type and metadata search filters match;
         an entry made without it matches no filter on them.
         """
-        c = embedded.chunk
+        return cls.of_chunk(embedded.chunk, embedded.vector, recall, source)
+
+    @classmethod
+    def of_chunk(
+        cls,
+        c: Chunk,
+        vector: Vector | None = None,
+        recall: str | None = None,
+        source: Source | None = None,
+    ) -> "IndexEntry":
+        """The entry of a chunk whose vector may still be pending (``None``)."""
         return cls(
             chunk_id=c.chunk_id,
             source_id=c.source_id,
             text=c.text,
-            vector=embedded.vector,
+            vector=vector,
             scope=c.scope,
             scope_key=c.scope_key,
             lifecycle=c.lifecycle,

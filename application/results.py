@@ -4,6 +4,7 @@ from datetime import datetime
 
 import msgspec
 
+from application.enrichment.records import EmbeddingState
 from domain.scopes import LifecycleState, MemoryScope
 
 __all__ = [
@@ -22,6 +23,9 @@ class RememberResult(msgspec.Struct, frozen=True, kw_only=True):
     chunk_ids: list[str]
     #: chunks whose vectors came from the embedding cache rather than the model
     cached_embeddings: int = 0
+    #: "indexed": every vector is searchable; "pending": the embedding lane is making them
+    #: (the memory is already searchable by its words)
+    embedding: EmbeddingState = EmbeddingState.INDEXED
 
 
 class Signals(msgspec.Struct, frozen=True, kw_only=True):

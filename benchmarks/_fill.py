@@ -1,8 +1,9 @@
-"""Bulk fill: one source per real turn, its chunks, written with the calls remember makes.
+"""Bulk fill: one source per real turn, its chunks, written through the one write path.
 
-``remember`` does: split -> embed -> ``store.save_memory(source, chunks)`` ->
-``index.add(entries)``. The fill does the same store and index calls with
-precomputed vectors (see ``_vectors``), several sources at a time.
+``remember`` and imports write through ``MemoryWriter`` (application.enrichment);
+so does the fill, several sources per call (one store transaction), handing it
+the precomputed vectors (see ``_vectors``) so every chunk is saved indexed and
+the lane has nothing to do. Nothing here re-enacts the write.
 """
 
 import asyncio
@@ -15,14 +16,24 @@ from datetime import UTC, datetime
 import numpy as np
 
 from adapters.system.ids import TimeOrderedIds
-from application.ports import MemoryStore, RetrievalIndex
-from application.records import EmbeddedChunk, IndexEntry
+from application.enrichment.lane import EmbeddingLane
+from application.enrichment.writer import MemoryWriter
+from application.ports import Embedder, MemoryStore, RetrievalIndex
+from application.records import Vector
 from domain.chunking import TextSpan, split_into_chunks
 from domain.composition import compose_memory
-from domain.models import Source
+from domain.models import Chunk, Source
 from domain.scopes import SourceType
 
-__all__ = ["ACTOR", "FillPlan", "FillStalledError", "FillTiming", "plan_fill", "write_fill"]
+__all__ = [
+    "ACTOR",
+    "FillPlan",
+    "FillStalledError",
+    "FillTiming",
+    "bench_writer",
+    "plan_fill",
+    "write_fill",
+]
 
 ACTOR = "benchmark"
 #: a batch of writes taking longer than this is a hung engine, not a slow one
@@ -62,7 +73,7 @@ def plan_fill(turns: Sequence[str], target_chunks: int) -> FillPlan:
 
 def _records(
     org_id: str, turn: str, spans: Sequence[TextSpan], vectors: np.ndarray, ids: TimeOrderedIds
-) -> tuple[Source, list[EmbeddedChunk]]:
+) -> tuple[Source, list[Chunk], dict[str, Vector]]:
     source, chunks = compose_memory(
         new_id=ids.new_id,
         org_id=org_id,
@@ -73,23 +84,28 @@ def _records(
     )
     # the plan may keep only the first spans of the last turn, to hit the target exactly
     kept = chunks[: len(spans)]
-    return source, [
-        EmbeddedChunk(chunk=chunk, vector=vectors[n].tolist()) for n, chunk in enumerate(kept)
-    ]
+    return source, kept, {c.content_hash: vectors[n].tolist() for n, c in enumerate(kept)}
 
 
 @dataclass
 class FillTiming:
-    #: seconds inside save_memory + index.add
+    #: seconds inside the write path (store transaction + index)
     write_seconds: float = 0.0
     #: seconds spent closing and reopening the store between segments
     reopen_seconds: float = 0.0
     reopens: int = 0
 
 
+def bench_writer(store: MemoryStore, index: RetrievalIndex, embedder: Embedder) -> MemoryWriter:
+    """The one write path over these ports, with its own embedding lane."""
+    lane = EmbeddingLane(store=store, index=index, embedder=embedder)
+    return MemoryWriter(store=store, index=index, embedder=embedder, lane=lane)
+
+
 async def write_fill(
     store: MemoryStore,
     index: RetrievalIndex,
+    embedder: Embedder,
     org_id: str,
     plan: FillPlan,
     vectors: np.ndarray,
@@ -104,6 +120,7 @@ async def write_fill(
     """
     ids = TimeOrderedIds()
     timing = FillTiming()
+    writer = bench_writer(store, index, embedder)
     total = len(plan.chunk_texts)
     row = written = since_reopen = 0
     next_report = 0.0
@@ -111,26 +128,30 @@ async def write_fill(
         if reopen is not None and reopen_every and since_reopen >= reopen_every:
             began = time.perf_counter()
             store = await reopen(store)
+            writer = bench_writer(store, index, embedder)
             timing.reopen_seconds += time.perf_counter() - began
             timing.reopens += 1
             since_reopen = 0
         batch = []
+        known: dict[str, Vector] = {}
         for turn, spans in plan.sources[start : start + concurrency]:
-            batch.append(_records(org_id, turn, spans, vectors[row : row + len(spans)], ids))
+            source, chunks, vectors_of = _records(
+                org_id, turn, spans, vectors[row : row + len(spans)], ids
+            )
+            batch.append((source, chunks))
+            known.update(vectors_of)
             row += len(spans)
-        entries = [IndexEntry.of(e, source=s) for s, chunks in batch for e in chunks]
+        count = sum(len(chunks) for _, chunks in batch)
         began = time.perf_counter()
-        writes = asyncio.gather(*(store.save_memory(s, c) for s, c in batch))
         try:
-            await asyncio.wait_for(writes, STALL_SECONDS)
+            await asyncio.wait_for(writer.write(org_id, batch, known=known), STALL_SECONDS)
         except TimeoutError:
             raise FillStalledError(
                 f"no write finished in {STALL_SECONDS:.0f} s after {written} chunks"
             ) from None
-        await index.add(org_id, entries)
         timing.write_seconds += time.perf_counter() - began
-        written += len(entries)
-        since_reopen += len(entries)
+        written += count
+        since_reopen += count
         if written / total >= next_report or written == total:
             rate = written / max(timing.write_seconds, 1e-9)
             print(f"  filled {written}/{total} chunks ({rate:.0f} chunks/s)", file=sys.stderr)

@@ -41,7 +41,9 @@ async def fill_store(config: FillConfig, turns: list[str]) -> dict[str, object]:
     held = _Holder(make_store(config.url))
     index = make_index(config.index, held.store)
     try:
-        await make_service(held.store, index, embedder).open(config.org_id)
+        service = make_service(held.store, index, embedder)
+        await service.open(config.org_id)
+        await service.lane.stop()  # the fill writes indexed chunks; no lane needed here
         existing = await held.store.count_chunks(config.org_id)
         if existing:
             _log(f"store already holds {existing} chunks: fill skipped")
@@ -79,6 +81,7 @@ async def _fill_new(
     timing, held.store = await write_fill(
         held.store,
         index,
+        embedder,
         config.org_id,
         plan,
         vectors.matrix,
@@ -98,8 +101,9 @@ async def _fill_new(
         "write_seconds": round(timing.write_seconds, 1),
         "bulk_chunks_per_s": round(config.chunks / timing.write_seconds, 1),
         "written_through_index": index.name,
-        "bulk_rate_note": "store.save_memory + index.add only; excludes model time "
-        "(vectors precomputed); embedding cache table not filled",
+        "bulk_rate_note": "the one write path (MemoryWriter: one store transaction per "
+        "batch of sources + index) with precomputed vectors; excludes model time; "
+        "embedding cache table not filled",
         "concurrency": config.concurrency,
         "reopen_every_chunks": config.reopen_every,
         "reopens": timing.reopens,

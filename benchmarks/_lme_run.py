@@ -77,6 +77,7 @@ async def _ingest(
             owner_context(org),
         )
         session_of[result.source_id] = session_id
+    await service.lane.drain()  # the questions need the vectors, as a settled store has them
     return session_of, gold_turns
 
 

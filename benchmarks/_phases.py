@@ -77,6 +77,21 @@ async def remember_phase(
     return run
 
 
+async def to_vector_phase(
+    services: Services, key: str, org_id: str, texts: Sequence[str]
+) -> list[float]:
+    """Milliseconds from calling remember to the memory being searchable by vector: remember
+    returns once it is stored and lexical; the lane then embeds it (drained here)."""
+    samples: list[float] = []
+    for text in texts:
+        request = RememberRequest(org_id=org_id, content=text, source_type=SourceType.TURN)
+        began = time.perf_counter()
+        await services.memory.remember(request, await authorized(services, key))
+        await services.memory.lane.drain()
+        samples.append((time.perf_counter() - began) * 1000)
+    return samples
+
+
 class SearchRun:
     def __init__(self) -> None:
         self.samples_ms: list[float] = []

@@ -74,6 +74,7 @@ async def remember_all(service: MemoryService, org: str, texts: Sequence[str]) -
     for text in texts:
         result = await service.remember(RememberRequest(org_id=org, content=text), owner(org))
         ids.append(result.source_id)
+    await service.lane.drain()  # vectors and cached embeddings exist before anything is deleted
     return ids
 
 

@@ -14,6 +14,7 @@ from benchmarks._phases import (
     remember_phase,
     search_phase,
     time_open,
+    to_vector_phase,
 )
 from benchmarks._policy_ab import policy_ab
 from benchmarks._stats import summarize
@@ -86,12 +87,18 @@ async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
         mixed_search: list[float] = []
         _log(f"[{plan.name}] interleaved remember+search: {len(plan.mixed_queries)} pairs")
         await _interleaved(plan, services, key, mixed_remember, mixed_search)
+        await services.memory.lane.drain()  # the phases above leave the lane working
+        half = len(plan.breakdown_texts) // 2
+        _log(f"[{plan.name}] remember to vector-searchable: {half} unseen turns")
+        to_vector = await to_vector_phase(
+            services, key, plan.org_id, plan.breakdown_texts[:half]
+        )
         _log(f"[{plan.name}] breakdown")
         search_steps = await search_breakdown(
             embedder, index, store, plan.org_id, plan.queries[: plan.breakdown_queries]
         )
         remember_steps = await remember_breakdown(
-            embedder, index, store, plan.org_id, plan.breakdown_texts
+            embedder, index, store, plan.org_id, plan.breakdown_texts[half:]
         )
         policy_steps = await policy_breakdown(services, key, plan.queries[: plan.breakdown_queries])
         _log(f"[{plan.name}] policy cost: {len(plan.queries)} queries, policy vs baseline")
@@ -131,6 +138,7 @@ async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
             **remember.by_chunks(),
             "embedding_cache_hits": remember.cached_embeddings,
         },
+        "remember_to_vector_searchable": summarize(to_vector),
         "interleaved": {
             "remember": summarize(mixed_remember),
             "search": summarize(mixed_search),

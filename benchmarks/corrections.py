@@ -100,6 +100,7 @@ async def _fill(services: Services, who: PrincipalRecord, texts: list[str]) -> l
         ids += done
         if len(ids) % 2000 < _CONCURRENCY:
             _log(f"  filled {len(ids)}/{len(texts)}")
+    await services.memory.lane.drain()  # corrections meet indexed chunks, as in a settled store
     return ids
 
 

@@ -100,6 +100,7 @@ async def _serve(args: argparse.Namespace) -> None:
         for text in turns:
             ctx = await services.access.context_for(owner, Surface.JOB, services.audit.new_id())
             await services.memory.remember(RememberRequest(org_id="home", content=text), ctx)
+        await services.memory.lane.drain()  # the filled store is settled: every vector made
         await services.close()
         return
     key = await owner_key(services)

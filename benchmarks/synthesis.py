@@ -86,6 +86,7 @@ async def _fill(services: Services, key: str, args: argparse.Namespace) -> dict[
         await services.memory.remember(RememberRequest(org_id=org, content=turn), ctx)
         if n % 200 == 0:
             _log(f"notes {n}/{len(fillers)}")
+    await services.memory.lane.drain()  # drafts retrieve by meaning too
     _log(f"filled {len(mail) + len(fillers)} sources in {time.perf_counter() - started:.1f} s")
     return {"mail": len(mail), "notes": len(fillers), "sources": len(mail) + len(fillers)}
 

@@ -28,6 +28,7 @@ import pytest
 from application.ports import MemoryStore
 from application.records import EmbeddingSpace
 from contracts.corrections import MemoryStoreCorrectionContract
+from contracts.embedding_queue import MemoryStoreEmbeddingQueueContract
 from contracts.memory_store_isolation import ORG_A, MemoryStoreIsolationContract, assert_vectors
 from contracts.retrieval_index import RetrievalIndexContract
 from contracts.samples import (
@@ -59,7 +60,9 @@ def _assert_same_source(got: Source | None, want: Source) -> None:
     }
 
 
-class MemoryStoreContract(MemoryStoreIsolationContract, MemoryStoreCorrectionContract):
+class MemoryStoreContract(
+    MemoryStoreIsolationContract, MemoryStoreCorrectionContract, MemoryStoreEmbeddingQueueContract
+):
     """Subclass (as ``Test...``) and provide a ``store`` fixture."""
 
     def test_info_names_engine_and_url_kind(self, store: MemoryStore) -> None:
@@ -251,6 +254,7 @@ class MemoryStoreContract(MemoryStoreIsolationContract, MemoryStoreCorrectionCon
                 assert entry.occurred_at == want.chunk.occurred_at
                 assert entry.role == want.chunk.role
                 assert entry.turn_index == want.chunk.turn_index
+                assert entry.vector is not None
                 assert_vectors(entry.vector, want.vector)
             after = page[-1].chunk_id
         assert pages == [["c01", "c02", "c03"], ["c04", "c05", "c07"], ["c09", "c10"]]

@@ -31,6 +31,7 @@ import pytest
 from application.ports import MemoryStore, RetrievalIndex
 from application.records import CandidateFilter, IndexEntry, ScopeRef, ScoredId
 from contracts.corrections import RetrievalIndexCorrectionContract
+from contracts.embedding_queue import RetrievalIndexPendingContract
 from contracts.retrieval_filters import RetrievalIndexFilterContract
 from contracts.samples import SPACE, embedded, make_chunk, make_source, unit
 from domain.scopes import LifecycleState, MemoryScope
@@ -150,7 +151,9 @@ async def load_episodes(store: MemoryStore, index: RetrievalIndex, org: str) -> 
     await index.mark_ready(org)
 
 
-class RetrievalIndexContract(RetrievalIndexCorrectionContract, RetrievalIndexFilterContract):
+class RetrievalIndexContract(
+    RetrievalIndexCorrectionContract, RetrievalIndexFilterContract, RetrievalIndexPendingContract
+):
     """Subclass (as ``Test...``) and provide a ``pair`` fixture."""
 
     #: a native index is always ready; a derived one only after ``mark_ready``

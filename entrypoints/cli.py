@@ -63,6 +63,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     remember.add_argument("--source-uri")
     remember.add_argument("--occurred-at", help="RFC 3339 time with offset")
+    remember.add_argument(
+        "--wait",
+        choices=["stored", "indexed"],
+        default="stored",
+        help="'indexed': return only once it is searchable by meaning too",
+    )
     remember.add_argument("--json", action="store_true", help="print JSON")
 
     recall = sub.add_parser("recall", help="search memory")
@@ -149,6 +155,8 @@ async def _run_client(args: argparse.Namespace, settings: Settings) -> int:
                 "scope": args.scope,
                 "source_type": args.source_type,
             }
+            if args.wait != "stored":
+                body["wait"] = args.wait
             for key in ("scope_key", "source_uri", "occurred_at"):
                 if getattr(args, key):
                     body[key] = getattr(args, key)

@@ -16,10 +16,17 @@ def print_status(status: dict[str, Any], *, as_json: bool) -> None:
         f"({status['embedding_dimension']} dims)"
     )
     print(f"audit receipts waiting to be written: {status['audit_pending']}")
+    print(f"embedding queue in this process: {status.get('embedding_queue_depth', 0)} chunks")
     print(f"organisations: {len(status['organisations'])}")
     for org in status["organisations"]:
         chunks = "?" if org["chunks"] is None else org["chunks"]
         print(f"  {org['org_id']} ({org['name']}): {chunks} chunks")
+        if org.get("embedding_pending") is not None:
+            print(
+                f"    embedding: {org['embedding_pending']} pending, "
+                f"{org['embedding_failed']} dead-lettered, "
+                f"lag {org['embedding_lag_seconds'] or 0:.1f} s"
+            )
     errors = status["recent_errors"]
     print(f"recent warnings and errors: {len(errors)}")
     for error in errors[:20]:

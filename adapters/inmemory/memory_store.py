@@ -14,6 +14,9 @@ from collections.abc import Mapping, Sequence
 
 import msgspec
 
+from adapters.inmemory.embedding_queue import InMemoryEmbeddingQueue
+from adapters.inmemory.org_memory import OrgMemory as _Org
+from application.enrichment.records import MemoryWrite
 from application.memory_checks import check_memory, embedder_mismatch
 from application.records import (
     EmbeddedChunk,
@@ -33,18 +36,6 @@ from domain.withheld_match import remainder_terms
 __all__ = ["InMemoryMemoryStore"]
 
 
-class _Org:
-    def __init__(self, space: EmbeddingSpace) -> None:
-        self.space = space
-        self.sources: dict[str, Source] = {}
-        self.chunks: dict[str, Chunk] = {}
-        self.vectors: dict[str, Vector] = {}
-        self.chunk_order: list[str] = []
-        #: each chunk's recall key (domain.lifecycle), kept beside it as an index row would be
-        self.recall: dict[str, str] = {}
-        self.cache: dict[tuple[str, str], Vector] = {}
-
-
 def _check_datetimes(*values: object) -> None:
     for value in values:
         if value is not None and getattr(value, "utcoffset", lambda: None)() is None:
@@ -53,7 +44,7 @@ def _check_datetimes(*values: object) -> None:
             )
 
 
-class InMemoryMemoryStore:
+class InMemoryMemoryStore(InMemoryEmbeddingQueue):
     def __init__(self) -> None:
         self._orgs: dict[str, _Org] = {}
 
@@ -80,28 +71,50 @@ class InMemoryMemoryStore:
         return org
 
     async def save_memory(self, source: Source, chunks: Sequence[EmbeddedChunk]) -> None:
-        org = self._writable(source.org_id)
-        _check_datetimes(source.created_at, source.occurred_at)
-        if source.source_id in org.sources:
-            raise UpstreamError(
-                ReasonCode.STORE_FAILED, f"source {source.source_id} already exists"
-            )
-        check_memory(source, chunks, org.space.dimension)
-        for embedded in chunks:
-            chunk = embedded.chunk
-            _check_datetimes(chunk.created_at, chunk.occurred_at)
-            if chunk.chunk_id in org.chunks:
-                raise UpstreamError(
-                    ReasonCode.STORE_FAILED, f"chunk {chunk.chunk_id} already exists"
+        await self.save_memories(
+            [
+                MemoryWrite(
+                    source=source,
+                    chunks=[e.chunk for e in chunks],
+                    vectors={e.chunk.chunk_id: e.vector for e in chunks},
                 )
+            ]
+        )
+
+    async def save_memories(self, memories: Sequence[MemoryWrite]) -> None:
+        orgs = [self._writable(m.source.org_id) for m in memories]
+        seen_sources: set[str] = set()
+        seen_chunks: set[str] = set()
+        for org, write in zip(orgs, memories, strict=True):
+            source = write.source
+            _check_datetimes(source.created_at, source.occurred_at)
+            if source.source_id in org.sources or source.source_id in seen_sources:
+                raise UpstreamError(
+                    ReasonCode.STORE_FAILED, f"source {source.source_id} already exists"
+                )
+            seen_sources.add(source.source_id)
+            check_memory(source, write.chunks, org.space.dimension, write.vectors)
+            for chunk in write.chunks:
+                _check_datetimes(chunk.created_at, chunk.occurred_at)
+                if chunk.chunk_id in org.chunks or chunk.chunk_id in seen_chunks:
+                    raise UpstreamError(
+                        ReasonCode.STORE_FAILED, f"chunk {chunk.chunk_id} already exists"
+                    )
+                seen_chunks.add(chunk.chunk_id)
         # Everything checked: now write, with no await in between (all or nothing).
-        org.sources[source.source_id] = copy.deepcopy(source)
-        for embedded in chunks:
-            cid = embedded.chunk.chunk_id
-            org.chunks[cid] = embedded.chunk
-            org.vectors[cid] = [float(x) for x in embedded.vector]
-            org.recall[cid] = chunk_recall(source, embedded.chunk)
-            bisect.insort(org.chunk_order, cid)
+        for org, write in zip(orgs, memories, strict=True):
+            source = write.source
+            org.sources[source.source_id] = copy.deepcopy(source)
+            for chunk in write.chunks:
+                cid = chunk.chunk_id
+                org.chunks[cid] = chunk
+                vector = write.vectors.get(cid)
+                if vector is None:
+                    org.pending[cid] = 0
+                else:
+                    org.vectors[cid] = [float(x) for x in vector]
+                org.recall[cid] = chunk_recall(source, chunk)
+                bisect.insort(org.chunk_order, cid)
 
     async def get_source(self, org_id: str, source_id: str) -> Source | None:
         org = self._orgs.get(org_id)
@@ -153,8 +166,7 @@ class InMemoryMemoryStore:
         if drop_text:
             hashes = {org.chunks[cid].content_hash for cid in mine}
             for cid in mine:
-                del org.chunks[cid], org.vectors[cid], org.recall[cid]
-                org.chunk_order.remove(cid)
+                org.forget_chunk(cid)
             still_used = {c.content_hash for c in org.chunks.values()}
             for key in [k for k in org.cache if k[1] in hashes and k[1] not in still_used]:
                 del org.cache[key]
@@ -237,8 +249,9 @@ class InMemoryMemoryStore:
             return []
         start = 0 if after is None else bisect.bisect_right(org.chunk_order, after)
         return [
-            IndexEntry.of(
-                EmbeddedChunk(chunk=org.chunks[cid], vector=list(org.vectors[cid])),
+            IndexEntry.of_chunk(
+                org.chunks[cid],
+                list(org.vectors[cid]) if cid in org.vectors else None,
                 org.recall[cid],
                 org.sources.get(org.chunks[cid].source_id),
             )

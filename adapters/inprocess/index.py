@@ -8,7 +8,7 @@ grows with the data) and its BM25 is slow on common terms; a float32 matrix
 product over 100k x 384 takes a few milliseconds and filters for free.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -53,38 +53,56 @@ class _OrgIndex:
         self.lexical = Bm25Postings()
         #: what search ``filters`` narrow by (the caller's, beside the policy's)
         self.facets = FacetColumns()
+        #: rows with a vector; a pending row answers lexical queries only
+        self.has_vector = np.zeros(_INITIAL_ROWS, dtype=bool)
+        #: rows whose source was removed (redact, delete): a late vector never lands there
+        self.removed: set[int] = set()
         self.ready = False
 
     @property
     def size(self) -> int:
         return len(self.ids)
 
-    def _grow(self, needed: int, dimension: int) -> None:
+    def _grow(self, needed: int) -> None:
         capacity = len(self.recall_codes)
-        if self.vectors is None:
-            self.vectors = np.zeros((capacity, dimension), dtype=np.float32)
-        if self.vectors.shape[1] != dimension:
-            raise ValueError(
-                f"vector dimension {dimension} does not match the index ({self.vectors.shape[1]})"
-            )
         if needed <= capacity:
             return
         new_capacity = max(needed, capacity * 2)
-        self.vectors = np.resize(self.vectors, (new_capacity, dimension))
+        if self.vectors is not None:
+            self.vectors = np.resize(self.vectors, (new_capacity, self.vectors.shape[1]))
+            self.vectors[capacity:] = 0.0
         self.recall_codes = np.resize(self.recall_codes, new_capacity)
         self.recall_codes[capacity:] = 0
         self.scope_codes = np.resize(self.scope_codes, new_capacity)
         self.source_codes = np.resize(self.source_codes, new_capacity)
+        self.has_vector = np.resize(self.has_vector, new_capacity)
+        self.has_vector[capacity:] = False
+
+    def matrix(self, dimension: int) -> np.ndarray:
+        """The vector matrix, made at the first vector (rows before it were all pending)."""
+        if self.vectors is None:
+            self.vectors = np.zeros((len(self.recall_codes), dimension), dtype=np.float32)
+        if self.vectors.shape[1] != dimension:
+            raise ValueError(
+                f"vector dimension {dimension} does not match the index ({self.vectors.shape[1]})"
+            )
+        return self.vectors
 
     def add(self, entries: Sequence[IndexEntry]) -> None:
         if not entries:
             return
         start = self.size
-        self._grow(start + len(entries), len(entries[0].vector))
-        assert self.vectors is not None
-        block = np.asarray([e.vector for e in entries], dtype=np.float32)
-        norms = np.linalg.norm(block, axis=1, keepdims=True)
-        self.vectors[start : start + len(entries)] = block / np.clip(norms, 1e-12, None)
+        self._grow(start + len(entries))
+        with_vectors = [(n, e.vector) for n, e in enumerate(entries) if e.vector is not None]
+        if with_vectors:
+            matrix = self.matrix(len(with_vectors[0][1]))
+            block = np.asarray([v for _, v in with_vectors], dtype=np.float32)
+            if block.ndim != 2 or block.shape[1] != matrix.shape[1]:
+                raise ValueError("vector dimensions differ within one write")
+            norms = np.linalg.norm(block, axis=1, keepdims=True)
+            rows = np.asarray([start + n for n, _ in with_vectors])
+            matrix[rows] = block / np.clip(norms, 1e-12, None)
+            self.has_vector[rows] = True
         for offset, entry in enumerate(entries):
             row = start + offset
             previous = self.row_of.get(entry.chunk_id)
@@ -116,6 +134,16 @@ class _OrgIndex:
         self.lexical.extend(start, [e.text for e in entries])
         self.facets.add(start, entries, self.source_codes)
 
+    def attach(self, vectors: Mapping[str, Vector]) -> None:
+        for chunk_id, vector in vectors.items():
+            row = self.row_of.get(chunk_id)
+            if row is None or row in self.removed:
+                continue
+            matrix = self.matrix(len(vector))
+            v = np.asarray(vector, dtype=np.float32)
+            matrix[row] = v / max(float(np.linalg.norm(v)), 1e-12)
+            self.has_vector[row] = True
+
     def recall_code(self, key: str) -> int:
         return self.recall_table.setdefault(key, len(self.recall_table))
 
@@ -134,6 +162,8 @@ class _OrgIndex:
         keep only term counts of the removed rows, which no query can reach again."""
         for row in self.rows_of(source_id):
             self.recall_codes[row] = 0
+            self.removed.add(row)
+            self.has_vector[row] = False
             if self.vectors is not None:
                 self.vectors[row] = 0.0
             old = self.texts[row]
@@ -173,6 +203,7 @@ class _OrgIndex:
         if query.shape != (self.vectors.shape[1],):
             raise ValueError("query vector dimension does not match the index")
         query = query / max(float(np.linalg.norm(query)), 1e-12)
+        live = live & self.has_vector[: self.size]  # a pending row is no vector candidate
         rows = np.flatnonzero(live)
         if len(rows) == self.size:  # no filter: a contiguous slice avoids a gather copy
             return rows, self.vectors[: self.size] @ query
@@ -205,6 +236,11 @@ class InProcessIndex:
 
     async def add(self, org_id: str, entries: Sequence[IndexEntry]) -> None:
         self._org(org_id).add(entries)
+
+    async def attach_vectors(self, org_id: str, vectors: Mapping[str, Vector]) -> None:
+        org = self._orgs.get(org_id)
+        if org is not None:
+            org.attach(vectors)
 
     async def mark_ready(self, org_id: str) -> None:
         self._org(org_id).ready = True

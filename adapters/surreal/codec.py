@@ -47,6 +47,7 @@ __all__ = [
     "cache_key",
     "chunk_from_row",
     "chunk_row",
+    "datetime_from_row",
     "entry_from_row",
     "lifecycle_from",
     "namespace_for",
@@ -157,6 +158,11 @@ def _put_datetimes(row: dict[str, Any], created_at: datetime, occurred_at: datet
             row[name], row[name[: -len("_at")] + "_tz"] = _dt_out(value)
 
 
+def datetime_from_row(row: Mapping[str, Any], name: str) -> datetime:
+    """A stored datetime field with its UTC offset put back (``name`` ends in ``_at``)."""
+    return _dt_in(row[name], row.get(name[: -len("_at")] + "_tz"))
+
+
 def _optional_dt(row: Mapping[str, Any], name: str) -> datetime | None:
     value = row.get(name)
     return None if value is None else _dt_in(value, row.get(name[: -len("_at")] + "_tz"))
@@ -184,8 +190,12 @@ def source_row(source: Source) -> dict[str, Any]:
     return row
 
 
-def chunk_row(chunk: Chunk, vector: Sequence[float], recall: str) -> dict[str, Any]:
-    """An ``INSERT`` row for the ``chunk`` table, id included; ``recall`` is its recall key."""
+def chunk_row(chunk: Chunk, vector: Sequence[float] | None, recall: str) -> dict[str, Any]:
+    """An ``INSERT`` row for the ``chunk`` table, id included; ``recall`` is its recall key.
+
+    Without a vector the chunk is saved pending (``embed_state``): the embedding lane
+    gives it one later. The SDK drops a None value, so the vector fields stay absent.
+    """
     row: dict[str, Any] = {
         "id": chunk.chunk_id,
         "source_id": chunk.source_id,
@@ -200,12 +210,16 @@ def chunk_row(chunk: Chunk, vector: Sequence[float], recall: str) -> dict[str, A
         "space": space_code(chunk.scope, chunk.scope_key),
         "lifecycle": str(chunk.lifecycle),
         "recall": recall,
-        "emb": [float(x) for x in vector],
-        "vec": pack_vector(vector),
         "role": chunk.role,
         "turn_index": chunk.turn_index,
         "speaker": chunk.speaker,
     }
+    if vector is None:
+        row["embed_state"] = "pending"
+        row["embed_attempts"] = 0
+    else:
+        row["emb"] = [float(x) for x in vector]
+        row["vec"] = pack_vector(vector)
     _put_datetimes(row, chunk.created_at, chunk.occurred_at)
     return row
 
@@ -270,7 +284,7 @@ def entry_from_row(row: Mapping[str, Any]) -> IndexEntry:
             chunk_id=str(row["id"]),
             source_id=row["source_id"],
             text=row["text"],
-            vector=unpack_vector(row["vec"]),
+            vector=None if row.get("vec") is None else unpack_vector(row["vec"]),
             scope=MemoryScope(row["scope"]),
             scope_key=row.get("scope_key"),
             lifecycle=LifecycleState(row["lifecycle"]),

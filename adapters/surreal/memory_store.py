@@ -10,16 +10,16 @@ leaves neither.
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from surrealdb import RecordID
-
 from adapters.surreal import codec, corrections
 from adapters.surreal.compaction import CompactionReport, compact
+from adapters.surreal.embedding_queue import SurrealEmbeddingQueue
 from adapters.surreal.memory_reads import SurrealMemoryReads
 from adapters.surreal.store_base import CHECKPOINT_EVERY_CHUNKS
 from adapters.surreal.withheld import withheld_rows
+from application.enrichment.records import MemoryWrite
 from application.memory_checks import check_memory
 from application.records import EmbeddedChunk, Vector
-from domain.errors import ConflictError, NotFoundError, UpstreamError
+from domain.errors import ConflictError, InvalidInputError, NotFoundError, UpstreamError
 from domain.models import Source, chunk_recall
 from domain.reasons import ReasonCode
 
@@ -37,33 +37,58 @@ def _batches(rows: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     return [list(rows[i : i + INSERT_BATCH]) for i in range(0, len(rows), INSERT_BATCH)]
 
 
-class SurrealMemoryStore(SurrealMemoryReads):
+class SurrealMemoryStore(SurrealMemoryReads, SurrealEmbeddingQueue):
     """Raw sources, chunks and vectors in SurrealDB; one connection, safe to share."""
 
     async def save_memory(self, source: Source, chunks: Sequence[EmbeddedChunk]) -> None:
-        namespace, space = await self._writable(source.org_id)
-        check_memory(source, chunks, space.dimension)
-        variables: dict[str, Any] = {
-            "sid": RecordID("source", source.source_id),
-            "source": codec.source_row(source),
-        }
-        statements = [
-            "BEGIN TRANSACTION;",
-            "CREATE $sid CONTENT $source RETURN NONE;",
-        ]
-        withheld = withheld_rows(source)  # a source saved already redacted (none otherwise)
+        await self.save_memories(
+            [
+                MemoryWrite(
+                    source=source,
+                    chunks=[e.chunk for e in chunks],
+                    vectors={e.chunk.chunk_id: e.vector for e in chunks},
+                )
+            ]
+        )
+
+    async def save_memories(self, memories: Sequence[MemoryWrite]) -> None:
+        if not memories:
+            return
+        org_ids = {m.source.org_id for m in memories}
+        if len(org_ids) != 1:
+            raise InvalidInputError(
+                ReasonCode.INVALID_REQUEST, "one bulk write holds one organisation's memories"
+            )
+        namespace, space = await self._writable(memories[0].source.org_id)
+        sources: list[dict[str, Any]] = []
+        rows: list[dict[str, Any]] = []
+        for write in memories:
+            source = write.source
+            check_memory(source, write.chunks, space.dimension, write.vectors)
+            sources.append({**codec.source_row(source), "id": source.source_id})
+            rows.extend(
+                codec.chunk_row(c, write.vectors.get(c.chunk_id), chunk_recall(source, c))
+                for c in write.chunks
+            )
+        variables: dict[str, Any] = {}
+        statements = ["BEGIN TRANSACTION;"]
+        # sources first, then their chunks; a duplicate id fails the whole transaction
+        for n, batch in enumerate(_batches(sources)):
+            variables[f"src{n}"] = batch
+            statements.append(f"INSERT INTO source $src{n} RETURN NONE;")
+        # sources saved already redacted (an import of a redacted export): their withheld words
+        withheld = [row for write in memories for row in withheld_rows(write.source)]
         if withheld:
             variables["withheld"] = withheld
             statements.append("INSERT INTO withheld_term $withheld RETURN NONE;")
-        rows = [codec.chunk_row(c.chunk, c.vector, chunk_recall(source, c.chunk)) for c in chunks]
         for n, batch in enumerate(_batches(rows)):
             variables[f"rows{n}"] = batch
             statements.append(f"INSERT INTO chunk $rows{n} RETURN NONE;")
         statements.append("COMMIT TRANSACTION;")
         await self._conn.query(
-            namespace, "\n".join(statements), variables, operation="saving a memory", write=True
+            namespace, "\n".join(statements), variables, operation="saving memories", write=True
         )
-        self._written_since_checkpoint += len(chunks) + 1
+        self._written_since_checkpoint += len(rows) + len(sources)
         if self._written_since_checkpoint >= self._checkpoint_every:
             self._written_since_checkpoint = 0
             await self._conn.checkpoint()

@@ -14,7 +14,7 @@ the filter leaves fewer than ``limit`` hits and more chunks exist, it asks
 again for four times as many, so a selective filter costs time, not recall.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from surrealdb import RecordID
@@ -105,6 +105,11 @@ class SurrealNativeIndex:
         return None
 
     async def mark_ready(self, org_id: str) -> None:
+        return None
+
+    async def attach_vectors(self, org_id: str, vectors: Mapping[str, Vector]) -> None:
+        """Nothing to do: the store's ``attach_vectors`` wrote the rows the HNSW index reads
+        (a pending row has no ``emb``, so no KNN finds it until then)."""
         return None
 
     async def update(

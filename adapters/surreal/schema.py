@@ -146,6 +146,17 @@ INSERT INTO withheld_term $backfill RETURN NONE;
 """
 
 
+# The embedding lane (issue 11): a chunk may be saved before its vector. ``embed_state`` is
+# 'pending' or 'failed' (the dead letter) while it has none, NONE once indexed (rows written
+# before all have vectors); the state is the durable queue a restart resumes.
+_V7_EMBEDDING_LANE = """
+DEFINE FIELD OVERWRITE emb ON chunk TYPE option<array<float>>;
+DEFINE FIELD OVERWRITE vec ON chunk TYPE option<bytes>;
+DEFINE FIELD IF NOT EXISTS embed_state ON chunk TYPE option<string>;
+DEFINE FIELD IF NOT EXISTS embed_attempts ON chunk TYPE option<int>;
+DEFINE INDEX IF NOT EXISTS chunk_embed_state ON chunk FIELDS embed_state;
+"""
+
 _RECORD_ORG = """
 UPSERT meta:org SET org_id = $org RETURN NONE;
 SELECT model, dimension FROM meta:embedding;
@@ -167,6 +178,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         name="withheld terms: a redaction's remainder as folded words",
         script=_V6_WITHHELD_TERMS,
         backfill=backfill_rows,
+    ),
+    Migration(
+        version=7,
+        name="embedding lane: pending vectors, state, attempts",
+        script=_V7_EMBEDDING_LANE,
     ),
 )
 

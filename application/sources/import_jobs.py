@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+import msgspec
+
 from application.memory_service import MemoryService
 from application.ports import Clock, IdGenerator
 from application.sources.authority import JobAuthorizer
@@ -86,6 +88,7 @@ class ImportJobs:
         )
         self._tasks: dict[tuple[str, str], tuple[asyncio.Task[None], asyncio.Event]] = {}
         self._closing = False
+        self._lane = memory.lane
 
     # --- paths ---------------------------------------------------------------
 
@@ -234,7 +237,12 @@ class ImportJobs:
         )
 
     def _present(self, job: ImportJob) -> ImportView:
-        """The record, with the status this process knows: a task running, or none any more."""
+        """The record, with the status this process knows: a task running, or none any more;
+        and, for an import this process ran, its chunks still waiting for vectors now."""
+        if self._lane.knows(job.import_id):
+            pending = self._lane.outstanding(job.import_id)
+            counters = msgspec.structs.replace(job.counters, embedding_pending=pending)
+            job = msgspec.structs.replace(job, counters=counters)
         active = (job.org_id, job.import_id) in self._tasks
         if active and job.status not in FINISHED and job.status is not ImportStatus.RUNNING:
             return view_of(job, ImportStatus.RUNNING)

@@ -15,8 +15,11 @@ first asks the store which sources this import wrote since that checkpoint
 (``ImportStore.written_since``) and counts those records, when it reads
 them again, as written (not again, and not as duplicates).
 
-Not here yet: the asynchronous embedding lane (each write still waits for
-its vectors, so ``embedding_pending`` stays 0) and a bulk write path.
+Writes go through ``MemoryService.remember_many``: the new records of a
+batch are saved in one store transaction (each request still checked and
+authorised on its own), searchable by their words at once; their vectors
+come from the embedding lane, whose backlog slows the import (backpressure)
+and whose outstanding chunks of this import are ``embedding_pending``.
 """
 
 import asyncio
@@ -205,12 +208,19 @@ class ImportService:
         )
         job = await self._save(job, tally, status=ImportStatus.RUNNING, error=None)
         batches = 0
+        # the next batch is read (in a thread) while this one is written: parsing and
+        # writing overlap instead of adding up; a read ahead that is never written is
+        # simply dropped (the checkpoint only moves past what was written)
+        ahead: asyncio.Future[list[ReadItem]] | None = None
         try:
             while (max_batches is None or batches < max_batches) and not (stop and stop()):
                 batches += 1
-                batch = await asyncio.to_thread(_take, items, self._batch)
+                batch = await (ahead or asyncio.to_thread(_take, items, self._batch))
+                ahead = None
                 if not batch:
                     break
+                if max_batches is None or batches < max_batches:
+                    ahead = asyncio.ensure_future(asyncio.to_thread(_take, items, self._batch))
                 current = await self._store.get_job(job.org_id, job.import_id)
                 if current is not None and current.status is ImportStatus.CANCELLED:
                     return current  # cancelled from elsewhere: stop before writing more
@@ -229,6 +239,9 @@ class ImportService:
             raise
         except TesseraError as exc:  # the archive became unreadable mid-way
             return await self._save(job, tally, ImportStatus.FAILED, error=exc.reason)
+        finally:
+            if ahead is not None:
+                ahead.cancel()  # its thread finishes alone; nothing waits for what it read
         return await self._save(job, tally, ImportStatus.COMPLETED)
 
     async def _write(
@@ -239,9 +252,11 @@ class ImportService:
         batch: list[ReadItem],
         tally: _Run,
     ) -> None:
+        """One batch: new records written together (one store transaction), then their keys."""
         records = [item for item in batch if isinstance(item, ImportRecord)]
         known = await self._store.known_keys(job.org_id, space, [r.dedupe_key for r in records])
         counters = tally.counters
+        fresh: list[ImportRecord] = []
         for item in batch:
             counters["read"] += 1
             if not isinstance(item, ImportRecord):
@@ -257,22 +272,32 @@ class ImportService:
             if item.dedupe_key in known:
                 counters["duplicates"] += 1
                 continue
-            request = _tagged(
+            known.add(item.dedupe_key)  # a second copy later in this batch is a duplicate
+            fresh.append(item)
+        if not fresh:
+            return
+        requests = [
+            _tagged(
                 remember_request(
                     item, org_id=job.org_id, scope=job.scope, scope_key=job.scope_key
                 ),
                 job.import_id,
                 item.dedupe_key,
             )
-            try:
-                await self._memory.remember(request, ctx)
-            except (InvalidInputError, PolicyDeniedError) as exc:
+            for item in fresh
+        ]
+        results = await self._memory.remember_many(
+            job.org_id, requests, ctx, tag=job.import_id
+        )
+        written: list[str] = []
+        for item, result in zip(fresh, results, strict=True):
+            if isinstance(result, InvalidInputError | PolicyDeniedError):
                 counters["failed"] += 1
-                tally.problem(item.record_id, exc.reason, exc.detail)
+                tally.problem(item.record_id, result.reason, result.detail)
                 continue
-            await self._store.add_keys(job.org_id, space, [item.dedupe_key])
-            known.add(item.dedupe_key)
+            written.append(item.dedupe_key)
             counters["written"] += 1
+        await self._store.add_keys(job.org_id, space, written)
 
     async def _save(
         self,
@@ -282,6 +307,8 @@ class ImportService:
         error: ReasonCode | None = None,
         checkpoint: str | None = None,
     ) -> ImportJob:
+        # this process's count: chunks this import queued whose vectors are not made yet
+        tally.counters["embedding_pending"] = self._memory.lane.outstanding(job.import_id)
         job = msgspec.structs.replace(
             job,
             status=status or job.status,

@@ -56,6 +56,7 @@ async def ingest(
         )
         for index, turn in enumerate(session["turns"]):
             turn_of[(result.source_id, index)] = turn["turn_id"]
+    await service.lane.drain()  # the questions need the vectors, as a settled store has them
     return turn_of
 
 

@@ -78,6 +78,7 @@ async def remember(
             metadata=data.metadata,
             occurred_at=data.occurred_at,
             turns=data.turns,
+            wait=data.wait,
         ),
         policy,
     )

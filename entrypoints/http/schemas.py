@@ -5,6 +5,7 @@ from typing import Annotated
 
 import msgspec
 
+from application.enrichment.records import WaitFor
 from application.filters import FiltersSpec
 from application.limits import (
     DEFAULT_PACK_BUDGET,
@@ -63,6 +64,14 @@ class RememberBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
             " name, searched with the turn's words). Replaces content."
         ),
     ] = None
+    wait: Annotated[
+        WaitFor,
+        msgspec.Meta(
+            description="'stored' (default): return once the memory is saved and searchable by"
+            " its words; its vectors follow within moments. 'indexed': return only once it is"
+            " searchable by meaning too."
+        ),
+    ] = WaitFor.STORED
 
 
 class SearchBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -17,7 +17,7 @@ def _remember(client: Any, content: str, **kw: object) -> dict[str, Any]:
 
 def test_remember_then_search_then_pack(client: Any) -> None:
     first = _remember(client, "The quarterly budget review moved to Thursday at 3pm.")
-    assert set(first) == {"source_id", "chunk_ids", "cached_embeddings"}
+    assert set(first) == {"source_id", "chunk_ids", "cached_embeddings", "embedding"}
     assert len(first["chunk_ids"]) == 1
     _remember(
         client,

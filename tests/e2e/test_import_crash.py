@@ -57,7 +57,9 @@ def _kill_midway(args: list[str], data_dir: Path, past: int, rng: random.Random)
         counts = [int(n) for n in re.findall(rb"\| *(\d+)/\d+ \[", seen)]
         if counts and counts[-1] > past:
             break
-    time.sleep(rng.uniform(0.0, 0.6))
+    # a short random delay: a batch is one transaction now, the rest of the archive would
+    # be written within half a second
+    time.sleep(rng.uniform(0.0, 0.1))
     proc.kill()
     proc.wait(timeout=30)
 

@@ -239,7 +239,8 @@ async def test_a_crash_between_a_write_and_its_checkpoint_loses_and_doubles_noth
     setup: Setup, tmp_path: Path, after_write: bool
 ) -> None:
     path = archives.build_mbox(tmp_path).path  # item 5 repeats item 1's Message-ID
-    crashing = _CrashingStore(setup.world, crash_at=3, after_write=after_write)
+    # one ledger write per batch (of 2 here): the second one dies, mid-way through batch 2
+    crashing = _CrashingStore(setup.world, crash_at=2, after_write=after_write)
     setup.store = crashing
     job = await setup.service().create(adapter="mbox", path=path, authority=setup.authority)
     with pytest.raises(RuntimeError):

@@ -6,6 +6,8 @@ import pytest
 
 from adapters.inprocess.index import InProcessIndex
 from application.commands import ContextRequest, RememberRequest, SearchRequest
+from application.enrichment.lane import EmbeddingLane, LaneSettings
+from application.enrichment.records import EmbeddingState, WaitFor
 from application.memory_service import MemoryService
 from domain.errors import InvalidInputError, PolicyDeniedError
 from domain.policy import OrgRole, SpaceRole
@@ -41,6 +43,7 @@ async def test_long_content_is_chunked_and_every_chunk_points_to_the_source(part
 
 async def test_same_text_is_never_embedded_twice(parts: Parts) -> None:
     await parts.service.remember(_remember("Alice prefers green tea."), parts.ctx)
+    await parts.service.lane.drain()  # the lane embedded it and cached the vector
     before = parts.embedder.texts_embedded
     again = await parts.service.remember(_remember("Alice prefers green tea."), parts.ctx)
     assert parts.embedder.texts_embedded == before
@@ -161,11 +164,15 @@ async def test_bad_requests_are_refused_with_a_reason_before_any_write(
     assert await parts.store.count_chunks(ORG) == 0
 
 
-async def test_embedder_failure_writes_nothing_and_reports_a_reason(parts: Parts) -> None:
+async def test_an_embedder_failure_keeps_the_write_retries_then_dead_letters(
+    parts: Parts,
+) -> None:
     class Broken:
         space = parts.embedder.space
+        calls = 0
 
         async def embed(self, texts: object) -> list[list[float]]:
+            Broken.calls += 1
             raise RuntimeError("model exploded on: secret text")
 
     service = MemoryService(
@@ -176,14 +183,35 @@ async def test_embedder_failure_writes_nothing_and_reports_a_reason(parts: Parts
         clock=parts.clock,
         ids=parts.service._ids,
         audit=parts.service._audit,
+        lane=EmbeddingLane(
+            store=parts.store,
+            index=parts.index,
+            embedder=Broken(),
+            settings=LaneSettings(max_attempts=3, backoff=0.001),
+        ),
     )
     from domain.errors import UpstreamError
 
+    # a caller that waits for the vectors hears of the failure, without the text
     with pytest.raises(UpstreamError) as caught:
-        await service.remember(_remember("secret text"), parts.ctx)
+        await service.remember(_remember("secret text", wait=WaitFor.INDEXED), parts.ctx)
     assert caught.value.reason is ReasonCode.EMBEDDER_FAILED
     assert "secret" not in caught.value.detail
-    assert await parts.store.count_chunks(ORG) == 0
+    # the write itself is never lost: stored, found by its words, retried, then dead-lettered
+    result = await service.remember(_remember("another secret"), parts.ctx)
+    assert result.embedding is EmbeddingState.PENDING
+    assert await parts.store.count_chunks(ORG) == 2
+    # (searched through a service whose model works: a query needs its own vector)
+    found = await parts.service.search(
+        SearchRequest(org_id=ORG, query="another secret"), parts.ctx
+    )
+    assert found.results[0].chunk_id == result.chunk_ids[0]
+    assert found.results[0].signals.vector_rank is None
+    await service.lane.drain()
+    counts = await parts.store.embedding_counts(ORG)
+    assert (counts.pending, counts.failed) == (0, 2)
+    assert Broken.calls >= 3
+    await service.lane.stop()
 
 
 def test_occurred_at_with_timezone_is_accepted() -> None:

@@ -95,6 +95,7 @@ async def test_turns_become_chunks_with_role_turn_index_and_the_session_time(par
 
 async def test_every_signal_and_expansion_keeps_to_the_callers_spaces(parts: Parts) -> None:
     ids = await _seed(parts)
+    await parts.service.lane.drain()  # the vector-only mode needs the vectors
     for mode in RetrievalMode:
         service = MemoryService(
             store=parts.store,

@@ -59,6 +59,7 @@ async def test_pack_items_carry_their_speakers(parts: Parts) -> None:
 
 async def test_the_speaker_does_not_change_what_is_embedded(parts: Parts) -> None:
     await parts.service.remember(_talk(("user", "Maya", "Lovely weather.")), parts.ctx)
+    await parts.service.lane.drain()
     again = await parts.service.remember(_talk(("user", None, "Lovely weather.")), parts.ctx)
     assert again.cached_embeddings == 1
 

@@ -1,0 +1,30 @@
+"""One organisation's rows in the reference store (shared by its modules)."""
+
+from application.records import EmbeddingSpace, Vector
+from domain.models import Chunk, Source
+
+__all__ = ["OrgMemory"]
+
+
+class OrgMemory:
+    def __init__(self, space: EmbeddingSpace) -> None:
+        self.space = space
+        self.sources: dict[str, Source] = {}
+        self.chunks: dict[str, Chunk] = {}
+        #: chunk id -> vector; a chunk without one is pending or dead-lettered
+        self.vectors: dict[str, Vector] = {}
+        self.chunk_order: list[str] = []
+        #: each chunk's recall key (domain.lifecycle), kept beside it as an index row would be
+        self.recall: dict[str, str] = {}
+        self.cache: dict[tuple[str, str], Vector] = {}
+        #: chunk id -> failed attempts, for chunks waiting for a vector (the durable queue)
+        self.pending: dict[str, int] = {}
+        #: chunk id -> attempts, for chunks given up on (the dead letter)
+        self.failed: dict[str, int] = {}
+
+    def forget_chunk(self, chunk_id: str) -> None:
+        del self.chunks[chunk_id], self.recall[chunk_id]
+        self.vectors.pop(chunk_id, None)
+        self.pending.pop(chunk_id, None)
+        self.failed.pop(chunk_id, None)
+        self.chunk_order.remove(chunk_id)

@@ -1,0 +1,1 @@
+"""The asynchronous embedding lane: writes commit and are searchable before their vectors."""
