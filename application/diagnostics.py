@@ -1,10 +1,12 @@
 """What an operator needs to see about a running install, without reading memory.
 
-Counts per organisation, the retrieval index and embedder in use, the audit
-receipts waiting to be written, and the recent warnings and errors (recorded by
-the entrypoint's logging, which never logs memory text). Only the operator (the
-data directory's holder or the home organisation's owner) may read it: it
-spans every organisation.
+Counts per organisation (sources, chunks, whether its index is ready in this
+process), the retrieval index and embedder in use, the store's size and
+checkpoints, every registered queue's depth and lag (``application.queue_state``:
+the audit receipts always; other lanes register themselves), and the recent
+warnings and errors (recorded by the entrypoint's logging, which never logs
+memory text). Only the operator (the data directory's holder or the home
+organisation's owner) may read it: it spans every organisation.
 """
 
 from collections.abc import Sequence
@@ -13,7 +15,8 @@ from datetime import datetime
 import msgspec
 
 from application.memory_service import MemoryService
-from application.ports import MemoryStore
+from application.ports import MemoryStore, RetrievalIndex
+from application.queue_state import QueueGauge, QueueState
 from application.trust.admin_base import AdminBase
 from application.trust.audit import AuditTrail
 from application.trust.ports import ControlStore
@@ -21,7 +24,7 @@ from application.trust.records import PrincipalRecord
 from domain.errors import PolicyDeniedError, TesseraError
 from domain.reasons import ReasonCode
 
-__all__ = ["OrgStatus", "RecentError", "ServiceStatus", "StatusReporter"]
+__all__ = ["OrgStatus", "RecentError", "ServiceStatus", "StatusReporter", "StoreStatus"]
 
 
 class OrgStatus(msgspec.Struct, frozen=True, kw_only=True):
@@ -29,6 +32,9 @@ class OrgStatus(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     #: None when the organisation's store could not be counted (its reason is logged)
     chunks: int | None
+    sources: int | None = None
+    #: its retrieval index is built and answering in this process (it is built on first use)
+    index_ready: bool = False
 
 
 class RecentError(msgspec.Struct, frozen=True, kw_only=True):
@@ -36,6 +42,15 @@ class RecentError(msgspec.Struct, frozen=True, kw_only=True):
     level: str
     logger: str
     message: str
+
+
+class StoreStatus(msgspec.Struct, frozen=True, kw_only=True):
+    #: bytes of the data directory's files (None: not on this machine's disk, or mem://)
+    data_bytes: int | None
+    #: engine reopens that flushed the write-ahead log since this process started
+    checkpoints: int
+    written_since_checkpoint: int | None
+    checkpoint_every: int | None
 
 
 class ServiceStatus(msgspec.Struct, frozen=True, kw_only=True):
@@ -47,6 +62,8 @@ class ServiceStatus(msgspec.Struct, frozen=True, kw_only=True):
     organisations: list[OrgStatus]
     audit_pending: int
     recent_errors: list[RecentError]
+    store: StoreStatus | None = None
+    queues: list[QueueState] = msgspec.field(default_factory=list)
 
 
 class StatusReporter:
@@ -54,16 +71,24 @@ class StatusReporter:
         self,
         *,
         store: MemoryStore,
+        index: RetrievalIndex,
         memory: MemoryService,
         control: ControlStore,
         audit: AuditTrail,
         admin: AdminBase,
     ) -> None:
         self._store = store
+        self._index = index
         self._memory = memory
         self._control = control
         self._audit = audit
         self._admin = admin
+        self._queues: list[QueueGauge] = [audit]
+
+    def watch_queue(self, gauge: QueueGauge) -> None:
+        """Show this queue's depth and lag in the status (the hook a new lane registers)."""
+        if gauge not in self._queues:
+            self._queues.append(gauge)
 
     async def status(
         self, caller: PrincipalRecord | None, recent_errors: Sequence[RecentError]
@@ -76,9 +101,18 @@ class StatusReporter:
         for org in await self._control.list_organizations():
             try:
                 chunks: int | None = await self._store.count_chunks(org.org_id)
+                sources: int | None = await self._store.count_sources(org.org_id)
             except TesseraError:
-                chunks = None
-            organisations.append(OrgStatus(org_id=org.org_id, name=org.name, chunks=chunks))
+                chunks = sources = None
+            organisations.append(
+                OrgStatus(
+                    org_id=org.org_id,
+                    name=org.name,
+                    chunks=chunks,
+                    sources=sources,
+                    index_ready=self._index.is_ready(org.org_id),
+                )
+            )
         info, space = self._memory.store_info(), self._memory.embedding_space
         return ServiceStatus(
             engine=info.engine,
@@ -89,4 +123,11 @@ class StatusReporter:
             organisations=organisations,
             audit_pending=self._audit.pending,
             recent_errors=list(recent_errors),
+            store=StoreStatus(
+                data_bytes=info.data_bytes,
+                checkpoints=info.checkpoints,
+                written_since_checkpoint=info.written_since_checkpoint,
+                checkpoint_every=info.checkpoint_every,
+            ),
+            queues=[gauge.queue_state() for gauge in self._queues],
         )

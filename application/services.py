@@ -144,7 +144,12 @@ class Services:
         )
         self._control_store = control
         self.status = StatusReporter(
-            store=store, memory=self.memory, control=control, audit=self.audit, admin=self.control
+            store=store,
+            index=index,
+            memory=self.memory,
+            control=control,
+            audit=self.audit,
+            admin=self.control,
         )
         #: archive imports, when the composition root configured them
         self.imports: ImportJobs | None = None
