@@ -19,7 +19,7 @@ from typing import Any
 from adapters.surreal.compaction import directory_bytes, release_freed_memory
 from benchmarks._residue import rss_mib
 
-__all__ = ["growth_per_hour", "sample_forever", "soak_report"]
+__all__ = ["growth_per_hour", "print_growth", "sample_forever", "soak_report"]
 
 
 async def sample_forever(path: Path, data: Path, every: float) -> None:
@@ -61,3 +61,12 @@ def soak_report(path: Path, warmup: float) -> dict[str, Any]:
     for key in ("rss_mib", "py_blocks", "py_objects", "data_mb"):
         report[f"{key}_per_hour"] = growth_per_hour([(s["t"], float(s[key])) for s in after])
     return report
+
+
+def print_growth(report: dict[str, Any]) -> None:
+    print(
+        f"    per hour after {report.get('warmup_s', 0):.0f} s: RSS "
+        f"{report.get('rss_mib_per_hour')} MiB, Python blocks {report.get('py_blocks_per_hour')}, "
+        f"objects {report.get('py_objects_per_hour')}, data {report.get('data_mb_per_hour')} MB",
+        flush=True,
+    )

@@ -41,6 +41,7 @@ import httpx
 
 from benchmarks._load_profile import Profile
 from benchmarks._residue import load_turns
+from benchmarks._soak import print_growth, soak_report
 from benchmarks._stats import summarize
 
 __all__ = ["main"]
@@ -250,8 +251,6 @@ async def _one(
             proc.terminate()
             proc.wait(timeout=60)
         if soak and samples_file.exists():
-            from benchmarks._soak import soak_report
-
             fig["soak"] = soak_report(samples_file, args.warmup)
         if args.profile and profile_file.exists():
             fig["profile"] = json.loads(profile_file.read_text())
@@ -298,13 +297,7 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
             fig = await _one(args, "new", filled, args.port, args.soak)
             results["soak"] = fig
             _print(f"soak {args.soak:.0f} s", fig)
-            s = fig.get("soak", {})
-            print(
-                f"    per hour after {args.warmup:.0f} s: RSS {s.get('rss_mib_per_hour')} MiB, "
-                f"Python blocks {s.get('py_blocks_per_hour')}, objects "
-                f"{s.get('py_objects_per_hour')}, data {s.get('data_mb_per_hour')} MB",
-                flush=True,
-            )
+            print_growth(fig.get("soak", {}))
     return results
 
 
