@@ -1,11 +1,13 @@
 """What an operator needs to see about a running install, without reading memory.
 
-Counts per organisation (with its embedding queue: pending, dead-lettered,
-the lag of the oldest pending chunk), the retrieval index and embedder in use, the audit
-receipts waiting to be written, and the recent warnings and errors (recorded by
-the entrypoint's logging, which never logs memory text). Only the operator (the
-data directory's holder or the home organisation's owner) may read it: it
-spans every organisation.
+Counts per organisation (sources, chunks, whether its index is ready in this
+process, its embedding queue: pending, dead-lettered, the lag of the oldest
+pending chunk), the retrieval index and embedder in use, the store's size and
+checkpoints, every registered queue's depth and lag (``application.queue_state``:
+the audit receipts always; other lanes register themselves), and the recent
+warnings and errors (recorded by the entrypoint's logging, which never logs
+memory text). Only the operator (the data directory's holder or the home
+organisation's owner) may read it: it spans every organisation.
 """
 
 from collections.abc import Sequence
@@ -15,7 +17,8 @@ import msgspec
 
 from application.enrichment.records import EmbeddingCounts
 from application.memory_service import MemoryService
-from application.ports import Clock, MemoryStore
+from application.ports import Clock, MemoryStore, RetrievalIndex
+from application.queue_state import QueueGauge, QueueState
 from application.trust.admin_base import AdminBase
 from application.trust.audit import AuditTrail
 from application.trust.ports import ControlStore
@@ -23,7 +26,7 @@ from application.trust.records import PrincipalRecord
 from domain.errors import PolicyDeniedError, TesseraError
 from domain.reasons import ReasonCode
 
-__all__ = ["OrgStatus", "RecentError", "ServiceStatus", "StatusReporter"]
+__all__ = ["OrgStatus", "RecentError", "ServiceStatus", "StatusReporter", "StoreStatus"]
 
 
 class OrgStatus(msgspec.Struct, frozen=True, kw_only=True):
@@ -36,6 +39,9 @@ class OrgStatus(msgspec.Struct, frozen=True, kw_only=True):
     embedding_failed: int | None = None
     #: seconds the oldest pending chunk has waited (0 when none waits)
     embedding_lag_seconds: float | None = None
+    sources: int | None = None
+    #: its retrieval index is built and answering in this process (it is built on first use)
+    index_ready: bool = False
 
 
 class RecentError(msgspec.Struct, frozen=True, kw_only=True):
@@ -43,6 +49,15 @@ class RecentError(msgspec.Struct, frozen=True, kw_only=True):
     level: str
     logger: str
     message: str
+
+
+class StoreStatus(msgspec.Struct, frozen=True, kw_only=True):
+    #: bytes of the data directory's files (None: not on this machine's disk, or mem://)
+    data_bytes: int | None
+    #: engine reopens that flushed the write-ahead log since this process started
+    checkpoints: int
+    written_since_checkpoint: int | None
+    checkpoint_every: int | None
 
 
 class ServiceStatus(msgspec.Struct, frozen=True, kw_only=True):
@@ -56,6 +71,8 @@ class ServiceStatus(msgspec.Struct, frozen=True, kw_only=True):
     recent_errors: list[RecentError]
     #: chunks queued in this process for the embedding lane
     embedding_queue_depth: int = 0
+    store: StoreStatus | None = None
+    queues: list[QueueState] = msgspec.field(default_factory=list)
 
 
 class StatusReporter:
@@ -63,6 +80,7 @@ class StatusReporter:
         self,
         *,
         store: MemoryStore,
+        index: RetrievalIndex,
         memory: MemoryService,
         control: ControlStore,
         audit: AuditTrail,
@@ -71,10 +89,17 @@ class StatusReporter:
     ) -> None:
         self._clock = clock
         self._store = store
+        self._index = index
         self._memory = memory
         self._control = control
         self._audit = audit
         self._admin = admin
+        self._queues: list[QueueGauge] = [audit]
+
+    def watch_queue(self, gauge: QueueGauge) -> None:
+        """Show this queue's depth and lag in the status (the hook a new lane registers)."""
+        if gauge not in self._queues:
+            self._queues.append(gauge)
 
     async def status(
         self, caller: PrincipalRecord | None, recent_errors: Sequence[RecentError]
@@ -87,9 +112,11 @@ class StatusReporter:
         for org in await self._control.list_organizations():
             try:
                 chunks: int | None = await self._store.count_chunks(org.org_id)
+                sources: int | None = await self._store.count_sources(org.org_id)
                 queue: EmbeddingCounts | None = await self._store.embedding_counts(org.org_id)
             except TesseraError:
-                chunks, queue = None, None
+                chunks = sources = None
+                queue = None
             organisations.append(
                 OrgStatus(
                     org_id=org.org_id,
@@ -98,6 +125,8 @@ class StatusReporter:
                     embedding_pending=None if queue is None else queue.pending,
                     embedding_failed=None if queue is None else queue.failed,
                     embedding_lag_seconds=self._lag(queue),
+                    sources=sources,
+                    index_ready=self._index.is_ready(org.org_id),
                 )
             )
         info, space = self._memory.store_info(), self._memory.embedding_space
@@ -111,6 +140,13 @@ class StatusReporter:
             audit_pending=self._audit.pending,
             recent_errors=list(recent_errors),
             embedding_queue_depth=self._memory.lane.depth,
+            store=StoreStatus(
+                data_bytes=info.data_bytes,
+                checkpoints=info.checkpoints,
+                written_since_checkpoint=info.written_since_checkpoint,
+                checkpoint_every=info.checkpoint_every,
+            ),
+            queues=[gauge.queue_state() for gauge in self._queues],
         )
 
     def _lag(self, queue: EmbeddingCounts | None) -> float | None:

@@ -197,3 +197,11 @@ class SourceLifecycle(msgspec.Struct, frozen=True, kw_only=True):
 class StoreInfo(msgspec.Struct, frozen=True, kw_only=True):
     engine: str
     url_kind: str
+    #: size of the data directory's files (None: not on this machine's disk)
+    data_bytes: int | None = None
+    #: engine reopens that flushed its write-ahead log since this process started
+    checkpoints: int = 0
+    #: rows written since the last checkpoint, and the count that triggers the next one
+    #: (None where the store has no checkpoints)
+    written_since_checkpoint: int | None = None
+    checkpoint_every: int | None = None

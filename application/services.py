@@ -145,6 +145,7 @@ class Services:
         self._control_store = control
         self.status = StatusReporter(
             store=store,
+            index=index,
             memory=self.memory,
             control=control,
             audit=self.audit,

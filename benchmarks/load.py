@@ -2,6 +2,7 @@
 
     python -m benchmarks.load [--clients 50] [--seconds 30] [--notes 2000]
                               [--embedder onnx|hashing] [--modes old,new]
+                              [--soak 600 [--sample-every 10] [--warmup 60]]
 
 Issue 14, finding 1 (writes starved under read load). The service is what
 ``tessera serve`` runs (``create_app`` over the composition root's services:
@@ -13,6 +14,11 @@ of that directory. Each client loops: 80 % search, 15 % context pack, 5 %
 remember (seeded), until ``--seconds`` have passed or ``--max-requests`` are
 done. Modes (``TESSERA_LOAD_MODE`` in the child): ``old`` serves as before the
 fix, ``new`` as now; ``--rounds`` interleaves them (old, new, old, new, ...).
+
+``--soak S`` then serves the ``new`` mode once more for S seconds under the
+same mix and samples the server's memory (``benchmarks._soak``): RSS growth
+per hour after the warm-up, and what grew (Python's blocks and objects, the
+data directory).
 
 Prints per mode and class n, p50/p95/max and throughput; the last line is JSON.
 """
@@ -35,6 +41,7 @@ import httpx
 
 from benchmarks._load_profile import Profile
 from benchmarks._residue import load_turns
+from benchmarks._soak import print_growth, soak_report
 from benchmarks._stats import summarize
 
 __all__ = ["main"]
@@ -59,6 +66,9 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--rounds", type=int, default=1, help="each mode this many times, interleaved")
     p.add_argument("--port", type=int, default=18765)
     p.add_argument("--profile", action="store_true", help="print where the server's time went")
+    p.add_argument("--soak", type=float, default=0.0, help="seconds of soak after the modes")
+    p.add_argument("--sample-every", type=float, default=10.0, help="soak: seconds per sample")
+    p.add_argument("--warmup", type=float, default=60.0, help="soak: seconds left out of the slope")
     p.add_argument("--child", nargs=2, metavar=("DATA", "PORT"), help=argparse.SUPPRESS)
     p.add_argument("--fill-only", action="store_true", help=argparse.SUPPRESS)
     return p.parse_args(argv)
@@ -123,9 +133,18 @@ async def _serve(args: argparse.Namespace) -> None:
     if profile is not None:
         profile.install(embedder)
     print(json.dumps({"key": key}), flush=True)
+    samples_to = os.environ.get("TESSERA_LOAD_SAMPLES")
+    sampler = None
+    if samples_to:
+        from benchmarks._soak import sample_forever
+
+        every = float(os.environ.get("TESSERA_LOAD_SAMPLE_EVERY", "10"))
+        sampler = asyncio.create_task(sample_forever(Path(samples_to), Path(data), every))
     try:
         await uvicorn.Server(config).serve()
     finally:
+        if sampler is not None:
+            sampler.cancel()
         await services.close()
 
 
@@ -162,9 +181,11 @@ async def _client(
     return out
 
 
-async def _load(args: argparse.Namespace, base: str, key: str, queries: list[str]) -> Any:
-    until = time.perf_counter() + args.seconds
-    budget = [args.max_requests]
+async def _load(
+    args: argparse.Namespace, base: str, key: str, queries: list[str], seconds: float
+) -> Any:
+    until = time.perf_counter() + seconds
+    budget = [args.max_requests if seconds == args.seconds else 10**9]
     began = time.perf_counter()
     parts = await asyncio.gather(
         *(_client(base, key, n, queries, until, budget) for n in range(args.clients))
@@ -201,7 +222,9 @@ async def _wait_healthy(base: str, proc: "subprocess.Popen[str]") -> None:
     raise RuntimeError("the server did not answer /api/health in 60 s")
 
 
-async def _one(args: argparse.Namespace, mode: str, filled: Path, port: int) -> Any:
+async def _one(
+    args: argparse.Namespace, mode: str, filled: Path, port: int, soak: float = 0.0
+) -> Any:
     queries, _ = load_turns(args.notes)
     # questions are short: the first dozen words of a turn
     queries = [" ".join(q.split()[:12]) for q in queries[:: max(1, len(queries) // 300)]]
@@ -212,6 +235,10 @@ async def _one(args: argparse.Namespace, mode: str, filled: Path, port: int) -> 
         profile_file = Path(tmp) / "profile.json"
         if args.profile:
             env["TESSERA_LOAD_PROFILE"] = str(profile_file)
+        samples_file = Path(tmp) / "samples.jsonl"
+        if soak:
+            env["TESSERA_LOAD_SAMPLES"] = str(samples_file)
+            env["TESSERA_LOAD_SAMPLE_EVERY"] = str(args.sample_every)
         proc = subprocess.Popen(  # noqa: S603, ASYNC220
             _child_command(args, data, port), env=env, stdout=subprocess.PIPE, text=True
         )
@@ -220,10 +247,12 @@ async def _one(args: argparse.Namespace, mode: str, filled: Path, port: int) -> 
             key = json.loads(proc.stdout.readline())["key"]
             base = f"http://127.0.0.1:{port}"
             await _wait_healthy(base, proc)
-            fig = await _load(args, base, key, queries)
+            fig = await _load(args, base, key, queries, soak or args.seconds)
         finally:
             proc.terminate()
             proc.wait(timeout=60)
+        if soak and samples_file.exists():
+            fig["soak"] = soak_report(samples_file, args.warmup)
         if args.profile and profile_file.exists():
             fig["profile"] = json.loads(profile_file.read_text())
             for name, s in fig["profile"].items():
@@ -265,6 +294,11 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
                 fig = await _one(args, mode, filled, args.port)
                 results["runs"].append({"mode": mode, "round": round_no, **fig})
                 _print(mode, fig)
+        if args.soak:
+            fig = await _one(args, "new", filled, args.port, args.soak)
+            results["soak"] = fig
+            _print(f"soak {args.soak:.0f} s", fig)
+            print_growth(fig.get("soak", {}))
     return results
 
 

@@ -1,6 +1,7 @@
 """Space after creating and dropping organisations: the old drop against ``tessera admin org drop``.
 
-    python -m benchmarks.org_drop [--orgs 5] [--turns 500]
+    python -m benchmarks.org_drop [--orgs 5] [--turns 500] [--modes before,after]
+                                  [--engines surrealkv,mem]
 
 Issue 14, finding 7. Each run is a child process over a fresh store with the
 whole service (control plane and audit trail on the same engine, the native
@@ -13,12 +14,15 @@ T turns in each as its owner (``MemoryService.remember``), then drops it:
 - ``after``: ``OrgDropper.preview`` then ``drop`` with the token (what the
   route and the command call): namespace, control rows, then ``compact()``.
 
-After each drop: the data directory's size (surrealkv://) or the process RSS
-after a ``malloc_trim`` (mem://). Figures go to stdout; the last line is JSON.
+After each creation and each drop: the data directory's size (surrealkv://),
+the process RSS after a ``malloc_trim`` (both engines) and, to tell Python's
+memory from the engine's, the interpreter's allocated blocks and live objects
+after a ``gc.collect()``. Figures go to stdout; the last line is JSON.
 """
 
 import argparse
 import asyncio
+import gc
 import json
 import subprocess
 import sys
@@ -45,6 +49,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m benchmarks.org_drop", description=__doc__)
     p.add_argument("--orgs", type=int, default=5, help="organisations created and dropped")
     p.add_argument("--turns", type=int, default=500, help="turns remembered per organisation")
+    p.add_argument("--modes", default=",".join(_MODES), help="comma-separated: before, after")
+    p.add_argument("--engines", default=",".join(_ENGINES), help="comma-separated: surrealkv, mem")
     p.add_argument("--child", nargs=2, metavar=("ENGINE", "MODE"), help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
@@ -74,16 +80,26 @@ async def _child(engine: str, mode: str, orgs: int, turns_per_org: int) -> dict[
         def size() -> float:
             if engine == "surrealkv":
                 return round(directory_bytes(f"{tmp}/data") / 1e6, 2)
+            return rss()
+
+        def rss() -> float:
             release_freed_memory()  # what the engine holds, not what malloc keeps
             return round(rss_mib(), 1)
 
+        def python_side() -> list[int]:
+            gc.collect()
+            return [sys.getallocatedblocks(), len(gc.get_objects())]
+
         figures: dict[str, Any] = {"start": size(), "created": [], "dropped": [], "turns": source}
+        figures |= {"rss_start": rss(), "rss_created": [], "rss_dropped": []}
+        figures |= {"python_start": python_side(), "python_dropped": []}
         began = time.perf_counter()
         drop_s = 0.0
         for n in range(orgs):
             name = f"throwaway-{n}"
             await _fill(services, name, turns)
             figures["created"].append(size())
+            figures["rss_created"].append(rss())
             t0 = time.perf_counter()
             if mode == "before":
                 org = await services.control.organization(name)
@@ -93,6 +109,8 @@ async def _child(engine: str, mode: str, orgs: int, turns_per_org: int) -> dict[
                 await services.orgs.drop(name, preview.token, None, Surface.CLI)
             drop_s += time.perf_counter() - t0
             figures["dropped"].append(size())
+            figures["rss_dropped"].append(rss())
+            figures["python_dropped"].append(python_side())
         figures["seconds"] = round(time.perf_counter() - began, 1)
         figures["drop_s_each"] = round(drop_s / max(orgs, 1), 2)
         # control rows left behind (the old drop kept the organisation, its people and keys)
@@ -119,8 +137,10 @@ def main(argv: list[str] | None = None) -> None:
         return
     results: dict[str, Any] = {"orgs": args.orgs, "turns": args.turns}
     unit = {"surrealkv": "MB on disk", "mem": "MiB RSS"}
-    for engine in _ENGINES:
-        for mode in _MODES:
+    engines = [e for e in args.engines.split(",") if e in _ENGINES]
+    modes = [m for m in args.modes.split(",") if m in _MODES]
+    for engine in engines:
+        for mode in modes:
             fig = _run_child(engine, mode, args)
             results[f"{engine}_{mode}"] = fig
             print(f"{engine:9s} {mode:6s} ({unit[engine]}): {fig}", flush=True)

@@ -15,12 +15,26 @@ def print_status(status: dict[str, Any], *, as_json: bool) -> None:
         f"{status['retrieval_index']}, embedder {status['embedder_model']} "
         f"({status['embedding_dimension']} dims)"
     )
+    store = status.get("store") or {}
+    if store:
+        size = store["data_bytes"]
+        on_disk = "not on disk" if size is None else f"{size / 1e6:.1f} MB on disk"
+        since = store["written_since_checkpoint"]
+        pace = "" if since is None else f", {since} of {store['checkpoint_every']} rows to the next"
+        print(f"store: {on_disk}, {store['checkpoints']} checkpoints{pace}")
     print(f"audit receipts waiting to be written: {status['audit_pending']}")
     print(f"embedding queue in this process: {status.get('embedding_queue_depth', 0)} chunks")
+    for queue in status.get("queues", []):
+        lag = queue["oldest_age_s"]
+        waited = "" if lag is None else f", oldest waiting {lag:.1f} s"
+        failed = "" if queue.get("failed") is None else f", {queue['failed']} failed"
+        print(f"queue {queue['name']}: {queue['depth']} waiting{waited}{failed}")
     print(f"organisations: {len(status['organisations'])}")
     for org in status["organisations"]:
         chunks = "?" if org["chunks"] is None else org["chunks"]
-        print(f"  {org['org_id']} ({org['name']}): {chunks} chunks")
+        sources = "?" if org.get("sources") is None else org["sources"]
+        ready = "index ready" if org.get("index_ready") else "index not built yet"
+        print(f"  {org['org_id']} ({org['name']}): {sources} sources, {chunks} chunks, {ready}")
         if org.get("embedding_pending") is not None:
             print(
                 f"    embedding: {org['embedding_pending']} pending, "

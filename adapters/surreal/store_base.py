@@ -16,6 +16,7 @@ from typing import Any
 from surrealdb import RecordID
 
 from adapters.surreal import codec
+from adapters.surreal.compaction import directory_bytes
 from adapters.surreal.connection import SurrealConnection
 from adapters.surreal.schema import load_space, migrate
 from application.records import EmbeddingSpace, StoreInfo
@@ -59,7 +60,16 @@ class SurrealStoreBase:
         await self._conn.open()
 
     def info(self) -> StoreInfo:
-        return StoreInfo(engine="surrealdb", url_kind=self._conn.url_kind)
+        conn = self._conn
+        on_disk = conn.on_disk
+        return StoreInfo(
+            engine="surrealdb",
+            url_kind=conn.url_kind,
+            data_bytes=directory_bytes(conn.data_dir) if on_disk else None,
+            checkpoints=conn.checkpoints,
+            written_since_checkpoint=self._written_since_checkpoint if on_disk else None,
+            checkpoint_every=self._checkpoint_every if on_disk else None,
+        )
 
     async def prepare(self, org_id: str, space: EmbeddingSpace) -> None:
         namespace = codec.namespace_for(org_id)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import msgspec
 
 from application.ports import Clock, IdGenerator
+from application.queue_state import QueueState
 from application.trust.ports import AuditLog
 from application.trust.records import AuditReceipt
 from domain.policy import MemoryPolicyContext, PolicyDecision
@@ -43,6 +44,14 @@ class AuditTrail:
 
     def new_id(self) -> str:
         return self._ids.new_id()
+
+    def queue_state(self) -> QueueState:
+        """Receipts noted but not yet written, and how long the oldest has waited."""
+        pending = self._pending
+        age = None
+        if pending:  # a clock set back must not report a negative lag
+            age = max(0.0, (self._clock.now() - pending[0].at).total_seconds())
+        return QueueState(name="audit_receipts", depth=len(pending), oldest_age_s=age)
 
     @property
     def pending(self) -> int:

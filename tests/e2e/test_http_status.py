@@ -24,7 +24,15 @@ def test_the_owner_sees_counts_index_queues_and_recent_errors(client: Any) -> No
     assert status["retrieval_index"] and status["embedding_dimension"] == 64
     assert status["audit_pending"] >= 0
     home = next(o for o in status["organisations"] if o["org_id"] == "local")
-    assert home["chunks"] == 1
+    assert home["chunks"] == 1 and home["sources"] == 1 and home["index_ready"] is True
+    assert set(status["store"]) == {
+        "data_bytes",
+        "checkpoints",
+        "written_since_checkpoint",
+        "checkpoint_every",
+    }
+    audit = next(q for q in status["queues"] if q["name"] == "audit_receipts")
+    assert audit["depth"] == status["audit_pending"]
     messages = [e["message"] for e in status["recent_errors"]]
     assert "a diagnostic warning about ids" in messages
     assert "31-7-22" not in response.text
@@ -51,7 +59,10 @@ def test_tessera_status_prints_the_same_facts(tmp_path: Path) -> None:
         [*TESSERA, "status"], env=env, capture_output=True, text=True, timeout=120, check=False
     )
     assert out.returncode == 0, out.stderr
-    assert "organisations: 1" in out.stdout and "local (local): 1 chunks" in out.stdout
+    assert "organisations: 1" in out.stdout
+    assert "local (local): 1 sources, 1 chunks, index ready" in out.stdout
+    assert "MB on disk" in out.stdout and "checkpoints" in out.stdout
+    assert "queue audit_receipts: " in out.stdout
     assert "gate code" not in out.stdout
 
 
