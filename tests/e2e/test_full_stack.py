@@ -49,7 +49,10 @@ def test_remember_recall_and_survive_a_restart(tmp_path: Path, index: str) -> No
             "I started learning the cello in September.",
         ]
         ids = [
-            client.post("/api/memory/remember", json={"content": n}).json()["source_id"]
+            # the vectors are needed after the restart: wait for them (the lane embeds later)
+            client.post("/api/memory/remember", json={"content": n, "wait": "indexed"}).json()[
+                "source_id"
+            ]
             for n in notes
         ]
         hits = client.post("/api/search", json={"query": "when is Ana's birthday?"}).json()
