@@ -22,6 +22,10 @@ from application.ports import (
     RetrievalIndex,
     TokenCounter,
 )
+from application.reflection.derived import DerivedRecall
+from application.reflection.ports import CandidateStore, GraphStore
+from application.reflection.reflect import Reflector
+from application.reflection.review import Reviewer
 from application.retrieval.pipeline import RetrievalMode
 from application.retrieval.recall import Recall
 from application.sources.import_jobs import ImportJobs, ImportSetup
@@ -64,6 +68,9 @@ class Services:
         llm: LanguageModel | None = None,
         preview_key: bytes | None = None,
         imports: ImportSetup | None = None,
+        candidates: CandidateStore | None = None,
+        graph: GraphStore | None = None,
+        trusted_extractors: frozenset[str] = frozenset(),
     ) -> None:
         self.home_org_id = home_org_id
         #: retrieve-then-recheck, shared by search, context packs and synthesis
@@ -158,6 +165,25 @@ class Services:
                 ids=ids,
                 clock=clock,
             )
+        #: derived memory (reflect, review, promotion), when the root gave it its stores
+        self.reflection: Reflector | None = None
+        self.review: Reviewer | None = None
+        self.derived: DerivedRecall | None = None
+        if candidates is not None and graph is not None:
+            self.review = Reviewer(
+                store=store, candidates=candidates, graph=graph, audit=self.audit, clock=clock
+            )
+            self.reflection = Reflector(
+                store=store,
+                candidates=candidates,
+                reviewer=self.review,
+                readiness=self.recall.readiness,
+                audit=self.audit,
+                clock=clock,
+                llm=llm,
+                trusted_extractors=trusted_extractors,
+            )
+            self.derived = DerivedRecall(store=store, graph=graph)
         #: the owner key made by the first ``open`` of a fresh install (held in memory only)
         self.bootstrap_key: IssuedKey | None = None
 
