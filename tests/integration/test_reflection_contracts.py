@@ -1,0 +1,49 @@
+"""Every CandidateStore and GraphStore adapter against its contract."""
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from adapters.inmemory.candidate_store import InMemoryCandidateStore
+from adapters.inmemory.graph_store import InMemoryGraphStore
+from adapters.surreal.candidate_store import SurrealCandidateStore
+from adapters.surreal.graph_store import SurrealGraphStore
+from adapters.surreal.memory_store import SurrealMemoryStore
+from application.records import EmbeddingSpace
+from application.reflection.ports import CandidateStore, GraphStore
+from contracts.candidate_store import CandidateStoreContract
+from contracts.graph_store import GraphStoreContract
+
+_SPACE = EmbeddingSpace(model="test", dimension=4)
+
+
+class TestInMemoryCandidates(CandidateStoreContract):
+    @pytest.fixture
+    def candidates(self) -> CandidateStore:
+        return InMemoryCandidateStore()
+
+
+class TestInMemoryGraph(GraphStoreContract):
+    @pytest.fixture
+    def graph(self) -> GraphStore:
+        return InMemoryGraphStore()
+
+
+@pytest.mark.slow
+class TestSurrealCandidates(CandidateStoreContract):
+    @pytest.fixture
+    async def candidates(self) -> AsyncIterator[CandidateStore]:
+        memory = SurrealMemoryStore("mem://")
+        yield SurrealCandidateStore(memory.connection)
+        await memory.close()
+
+
+@pytest.mark.slow
+class TestSurrealGraph(GraphStoreContract):
+    @pytest.fixture
+    async def graph(self) -> AsyncIterator[GraphStore]:
+        memory = SurrealMemoryStore("mem://")
+        for org in ("org-a", "org-b"):
+            await memory.prepare(org, _SPACE)
+        yield SurrealGraphStore(memory.connection)
+        await memory.close()
