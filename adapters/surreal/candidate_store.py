@@ -26,6 +26,10 @@ DEFINE FIELD IF NOT EXISTS body ON reflection_candidate TYPE string;
 DEFINE INDEX IF NOT EXISTS reflection_candidate_state ON reflection_candidate FIELDS state;
 """
 _TABLE = "reflection_candidate"
+_LIST = (
+    "SELECT id, body FROM reflection_candidate WHERE ($state = NONE OR state = $state) "
+    "AND ($after = NONE OR id > $after) ORDER BY id LIMIT $limit;"
+)
 _decode = msgspec.json.Decoder(ReflectionCandidate).decode
 
 
@@ -97,19 +101,14 @@ class SurrealCandidateStore:
         namespace = namespace_for(org_id)
         if not await self._tables.exists(namespace):
             return []
-        where = ["true"]
-        variables: dict[str, Any] = {"limit": int(limit)}
-        if state is not None:
-            where.append("state = $state")
-            variables["state"] = str(state)
-        if after is not None:
-            where.append("id > $after")
-            variables["after"] = RecordID(_TABLE, after)
         (rows,) = await self._conn.query(
             namespace,
-            f"SELECT id, body FROM reflection_candidate WHERE {' AND '.join(where)} "
-            "ORDER BY id LIMIT $limit;",
-            variables,
+            _LIST,
+            {
+                "limit": int(limit),
+                "state": None if state is None else str(state),
+                "after": None if after is None else RecordID(_TABLE, after),
+            },
             operation="listing reflection candidates",
         )
         return [_decode(r["body"]) for r in rows or []]

@@ -39,6 +39,14 @@ DEFINE FIELD IF NOT EXISTS fact ON relates_to TYPE string;
 DEFINE FIELD IF NOT EXISTS body ON relates_to TYPE string;
 DEFINE TABLE IF NOT EXISTS mentions TYPE RELATION FROM entity TO chunk SCHEMAFULL;
 """
+_LEXICAL_ALL = (
+    "SELECT meta::id(id) AS id, search::score(1) AS s FROM entity WHERE text @1,OR@ $q "
+    "ORDER BY s DESC, id LIMIT $limit;"
+)
+_LEXICAL_VISIBLE = (
+    "SELECT meta::id(id) AS id, search::score(1) AS s FROM entity WHERE text @1,OR@ $q "
+    "AND space IN $spaces ORDER BY s DESC, id LIMIT $limit;"
+)
 _decode_entity = msgspec.json.Decoder(DerivedEntity).decode
 _decode_edge = msgspec.json.Decoder(DerivedEdge).decode
 
@@ -120,16 +128,12 @@ class SurrealGraphStore:
         if not query.strip() or not await self._tables.exists(namespace):
             return []
         variables: dict[str, Any] = {"q": query, "limit": int(limit)}
-        where = "text @1,OR@ $q"
+        sql = _LEXICAL_ALL
         if visible is not None:
-            where += " AND space IN $spaces"
+            sql = _LEXICAL_VISIBLE
             variables["spaces"] = sorted(codec.ref_code(ref) for ref in visible)
         (rows,) = await self._conn.query(
-            namespace,
-            f"SELECT meta::id(id) AS id, search::score(1) AS s FROM entity WHERE {where} "
-            "ORDER BY s DESC, id LIMIT $limit;",
-            variables,
-            operation="searching derived entities",
+            namespace, sql, variables, operation="searching derived entities"
         )
         return [ScoredId(str(r["id"]), float(r["s"])) for r in rows or []]
 
