@@ -176,7 +176,9 @@ class MemoryService:
     async def search(self, request: SearchRequest, policy: MemoryPolicyContext) -> SearchResults:
         request.validate()
         require_org(policy, request.org_id)
-        found, notes, withheld = await self._recall.retrieve(request, policy, request.limit)
+        found, notes, withheld, derived = await self._recall.retrieve_with_derived(
+            request, policy, request.limit
+        )
         self._note_read(policy, "search", request.query, [r.chunk for r in found], withheld)
         return SearchResults(
             results=[
@@ -204,6 +206,7 @@ class MemoryService:
             withheld_redacted=await withheld_redacted(
                 self._store, policy, request.org_id, request.query
             ),
+            derived=derived,
         )
 
     # -- context pack ------------------------------------------------------
@@ -213,7 +216,9 @@ class MemoryService:
     ) -> ContextPack:
         request.validate()
         require_org(policy, request.org_id)
-        found, notes, withheld = await self._recall.retrieve(request, policy, _PACK_CANDIDATES)
+        found, notes, withheld, derived = await self._recall.retrieve_with_derived(
+            request, policy, _PACK_CANDIDATES
+        )
         counts = {r.chunk.chunk_id: self._tokens.count(r.chunk.text) for r in found}
         selection = select_within_budget(
             [PackCandidate(item_id=cid, token_count=n) for cid, n in counts.items()],
@@ -277,6 +282,7 @@ class MemoryService:
             ],
             rendered=rendered,
             rendered_token_count=self._tokens.count(rendered),
+            derived=derived,
         )
 
     async def drop_organization(self, org_id: str) -> None:
@@ -297,6 +303,7 @@ def _signals(ranks: Mapping[str, int]) -> Signals:
         episode_vector_rank=ranks.get("episode_vector"),
         neighbour_rank=ranks.get("neighbour"),
         subject_vector_rank=ranks.get("subject_vector"),
+        entity_rank=ranks.get("entity"),
     )
 
 

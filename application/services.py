@@ -73,9 +73,17 @@ class Services:
         trusted_extractors: frozenset[str] = frozenset(),
     ) -> None:
         self.home_org_id = home_org_id
+        #: promoted records as a retrieval signal, when the root gave reflection its stores
+        self.derived: DerivedRecall | None = None
+        if candidates is not None and graph is not None:
+            self.derived = DerivedRecall(store=store, graph=graph)
         #: retrieve-then-recheck, shared by search, context packs and synthesis
         self.recall = recall or Recall(
-            store=store, index=index, embedder=embedder, retrieval_mode=retrieval_mode
+            store=store,
+            index=index,
+            embedder=embedder,
+            retrieval_mode=retrieval_mode,
+            derived=self.derived,
         )
         self.audit = AuditTrail(audit_log, clock, ids)
         self.access = AccessResolver(control, clock)
@@ -168,7 +176,6 @@ class Services:
         #: derived memory (reflect, review, promotion), when the root gave it its stores
         self.reflection: Reflector | None = None
         self.review: Reviewer | None = None
-        self.derived: DerivedRecall | None = None
         if candidates is not None and graph is not None:
             self.review = Reviewer(
                 store=store, candidates=candidates, graph=graph, audit=self.audit, clock=clock
@@ -183,7 +190,6 @@ class Services:
                 llm=llm,
                 trusted_extractors=trusted_extractors,
             )
-            self.derived = DerivedRecall(store=store, graph=graph)
         #: the owner key made by the first ``open`` of a fresh install (held in memory only)
         self.bootstrap_key: IssuedKey | None = None
 

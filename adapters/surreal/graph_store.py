@@ -124,9 +124,12 @@ class SurrealGraphStore:
     async def entity_lexical(
         self, org_id: str, query: str, limit: int, visible: frozenset[ScopeRef] | None
     ) -> list[ScoredId]:
-        namespace = codec.namespace_for(org_id)
-        if not query.strip() or not await self._tables.exists(namespace):
+        if not query.strip():
             return []
+        # on the search path: the organisation was prepared (its namespace exists), so
+        # define the tables once rather than ask the root about it on every query
+        namespace = codec.namespace_for(org_id)
+        await self._tables.ensure(namespace)
         variables: dict[str, Any] = {"q": query, "limit": int(limit)}
         sql = _LEXICAL_ALL
         if visible is not None:

@@ -15,6 +15,7 @@ from typing import Protocol
 from application.embedding import QueryVectorCache
 from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.readiness import OrgReadiness
+from application.reflection.derived import DerivedHit, DerivedRecall, chunk_list
 from application.rerank import Reranker
 from application.retrieval.lifecycle import LifecycleNote, honour_corrections
 from application.retrieval.pipeline import Found, RetrievalMode, RetrievalPipeline, Retrieved
@@ -24,6 +25,9 @@ from domain.policy import MemoryPolicyContext
 from domain.ranking.ranker import RankWeights
 
 __all__ = ["Recall", "RecallQuery"]
+
+#: the modes that fuse signals (the single-signal baselines stay raw-only)
+_FUSED = frozenset({RetrievalMode.HYBRID, RetrievalMode.RANKED})
 
 
 class RecallQuery(Protocol):
@@ -51,8 +55,11 @@ class Recall:
         rank_weights: RankWeights | None = None,
         reranker: Reranker | None = None,
         rerank_top_n: int = DEFAULT_TOP_N,
+        derived: DerivedRecall | None = None,
     ) -> None:
         self._store = store
+        #: promoted records as one more signal (``entity``); None: raw memory only
+        self._derived = derived
         #: shared with the write path: an organisation is prepared once per process
         self.readiness = readiness or OrgReadiness(store, index, embedder)
         self.query_vectors = QueryVectorCache(embedder)
@@ -92,8 +99,23 @@ class Recall:
         self, request: RecallQuery, policy: MemoryPolicyContext, limit: int
     ) -> tuple[list[Retrieved], dict[str, LifecycleNote], int]:
         """Candidates only from the spaces the caller may read (filtered inside the index)."""
+        found, notes, withheld, _ = await self.retrieve_with_derived(request, policy, limit)
+        return found, notes, withheld
+
+    async def retrieve_with_derived(
+        self, request: RecallQuery, policy: MemoryPolicyContext, limit: int
+    ) -> tuple[list[Retrieved], dict[str, LifecycleNote], int, list[DerivedHit]]:
+        """``retrieve``, and the promoted records that matched (each gated on all its sources)."""
         await self.readiness.ensure(request.org_id)
+        derived: list[DerivedHit] = []
+        if self._derived is not None and self._pipeline.mode in _FUSED:
+            derived = await self._derived.hits(request.org_id, request.query, policy)
         found = await self._pipeline.run(
-            request.org_id, request.query, limit, candidate_filter(policy), request.as_of
+            request.org_id,
+            request.query,
+            limit,
+            candidate_filter(policy),
+            request.as_of,
+            extra={"entity": chunk_list(derived)} if derived else None,
         )
-        return await self.resolve(request, policy, found)
+        return (*await self.resolve(request, policy, found), derived)

@@ -310,3 +310,22 @@ async def test_receipts_carry_ids_and_counts_never_text() -> None:
     assert {"reflect", "candidate_accept"} <= actions
     for receipt in receipts:
         assert "SurrealDB" not in repr(receipt) and "migration" not in repr(receipt)
+
+
+async def test_search_recalls_through_promoted_records_with_their_sources() -> None:
+    world, ana, bob = await _setup()
+    sid = await seed_session(world, ana)
+    before = await world.search(ana, "what storage decision")
+    assert before.derived == [] and all(h.signals.entity_rank is None for h in before.results)
+    made = await reflect(world, ana, sid)
+    decision = next(c for c in made.candidates if c.type is CandidateType.DECISION)
+    done = await review(world, ana, decision.id)
+    after = await world.search(ana, "what storage decision")
+    (hit,) = after.derived
+    assert (hit.entity_id, hit.type, hit.source_ids) == (done.promoted[0].id, "decision", [sid])
+    supported = [h for h in after.results if h.signals.entity_rank == 1]
+    assert [h.chunk_id for h in supported] == hit.chunk_ids
+    assert "promoted record" in supported[0].reason
+    pack = await world.pack(ana, "what storage decision")
+    assert [d.entity_id for d in pack.derived] == [hit.entity_id]
+    assert (await world.search(bob, "what storage decision")).derived == []
