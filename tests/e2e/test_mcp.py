@@ -41,6 +41,10 @@ TOOLS = {
     "source_import_start",
     "source_import_status",
     "source_import_list",
+    "reflect",
+    "candidates_list",
+    "candidate_review",
+    "candidates_propose",
 }
 
 
@@ -126,6 +130,13 @@ async def _exercise_as_member(client: Client, note: str) -> str:
 
     spaces = await client.call_tool("list_spaces", {})
     assert [s["scope"] for s in spaces.structured_content["spaces"]] == ["private"]
+
+    reflected = await client.call_tool("reflect", {"source_ids": [source_id]})
+    assert not reflected.is_error and reflected.structured_content["sources"] == 1
+    listed_candidates = await client.call_tool("candidates_list", {"state": "pending"})
+    assert not listed_candidates.is_error
+    missing = await client.call_tool("candidate_review", {"candidate_id": "x", "action": "defer"})
+    assert _error(missing) == "not_found"
     return source_id
 
 
