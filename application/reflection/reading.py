@@ -60,6 +60,7 @@ async def read_sources(
 async def all_readable(
     store: MemoryStore, policy: MemoryPolicyContext, org_id: str, source_ids: Sequence[str]
 ) -> set[str]:
-    """Which of ``source_ids`` the caller may read now (no text loaded)."""
+    """Which of ``source_ids`` reflection may read now: active, and readable by the caller
+    (no text loaded). A derived record or candidate needs every one of its sources here."""
     lifecycles = await store.source_lifecycles(org_id, list(dict.fromkeys(source_ids)))
-    return {sid for sid, lc in lifecycles.items() if may_read(policy, lc)}
+    return {sid for sid, lc in lifecycles.items() if unreadable_reason(policy, lc) is None}
