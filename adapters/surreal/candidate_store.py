@@ -75,11 +75,11 @@ class SurrealCandidateStore:
         namespace = namespace_for(org_id)
         if not candidate_ids or not await self._tables.exists(namespace):
             return {}
-        (rows,) = await self._conn.query(
+        rows = await self._tables.read(
             namespace,
             "SELECT body FROM $ids;",
             {"ids": [RecordID(_TABLE, i) for i in dict.fromkeys(candidate_ids)]},
-            operation="reading reflection candidates",
+            "reading reflection candidates",
         )
         found = [_decode(r["body"]) for r in rows or []]
         return {c.candidate_id: c for c in found}
@@ -101,7 +101,7 @@ class SurrealCandidateStore:
         namespace = namespace_for(org_id)
         if not await self._tables.exists(namespace):
             return []
-        (rows,) = await self._conn.query(
+        rows = await self._tables.read(
             namespace,
             _LIST,
             {
@@ -109,7 +109,7 @@ class SurrealCandidateStore:
                 "state": None if state is None else str(state),
                 "after": None if after is None else RecordID(_TABLE, after),
             },
-            operation="listing reflection candidates",
+            "listing reflection candidates",
         )
         return [_decode(r["body"]) for r in rows or []]
 

@@ -8,8 +8,10 @@ on first use. Reads of an organisation with no namespace answer from
 """
 
 import asyncio
+from typing import Any
 
 from adapters.surreal.connection import SurrealConnection
+from domain.errors import UpstreamError
 
 __all__ = ["TableDefiner"]
 
@@ -33,10 +35,35 @@ class TableDefiner:
                 self._defined.add(namespace)
 
     async def exists(self, namespace: str) -> bool:
-        """Whether the namespace exists (then its tables are defined); creates nothing."""
+        """Whether the namespace exists (then its tables are defined); creates nothing.
+
+        A namespace this process defined the tables in is taken to exist without asking
+        the root (a search asks several times per query); ``forget`` undoes that.
+        """
+        if namespace in self._defined:
+            return True
         (root,) = await self._conn.query(None, "INFO FOR ROOT;", operation="listing namespaces")
         if namespace in (root or {}).get("namespaces", {}):
             await self.ensure(namespace)
             return True
         self._defined.discard(namespace)
         return False
+
+    async def read(
+        self, namespace: str, sql: str, variables: dict[str, Any], operation: str
+    ) -> list[Any]:
+        """The rows of one read. When the namespace was dropped behind this process (an
+        organisation dropped: the engine answers with a missing table), the tables are
+        defined again and the read retried once, so it finds nothing rather than fails."""
+        try:
+            (rows,) = await self._conn.query(namespace, sql, variables, operation=operation)
+        except UpstreamError:
+            self.forget(namespace)
+            if not await self.exists(namespace):
+                return []
+            (rows,) = await self._conn.query(namespace, sql, variables, operation=operation)
+        return list(rows or [])
+
+    def forget(self, namespace: str) -> None:
+        """The namespace was dropped: ask the root again next time."""
+        self._defined.discard(namespace)

@@ -112,11 +112,11 @@ class SurrealGraphStore:
         namespace = codec.namespace_for(org_id)
         if not entity_ids or not await self._tables.exists(namespace):
             return {}
-        (rows,) = await self._conn.query(
+        rows = await self._tables.read(
             namespace,
             "SELECT body FROM $ids;",
             {"ids": [RecordID("entity", i) for i in dict.fromkeys(entity_ids)]},
-            operation="reading derived entities",
+            "reading derived entities",
         )
         found = [_decode_entity(r["body"]) for r in rows or []]
         return {e.entity_id: e for e in found}
@@ -135,20 +135,18 @@ class SurrealGraphStore:
         if visible is not None:
             sql = _LEXICAL_VISIBLE
             variables["spaces"] = sorted(codec.ref_code(ref) for ref in visible)
-        (rows,) = await self._conn.query(
-            namespace, sql, variables, operation="searching derived entities"
-        )
+        rows = await self._tables.read(namespace, sql, variables, "searching derived entities")
         return [ScoredId(str(r["id"]), float(r["s"])) for r in rows or []]
 
     async def mentions_of(self, org_id: str, entity_ids: Sequence[str]) -> dict[str, list[str]]:
         namespace = codec.namespace_for(org_id)
         if not entity_ids or not await self._tables.exists(namespace):
             return {}
-        (rows,) = await self._conn.query(
+        rows = await self._tables.read(
             namespace,
             "SELECT meta::id(in) AS e, meta::id(out) AS c FROM mentions WHERE in IN $ids;",
             {"ids": [RecordID("entity", i) for i in dict.fromkeys(entity_ids)]},
-            operation="reading mentions",
+            "reading mentions",
         )
         found: dict[str, list[str]] = {}
         for row in rows or []:
@@ -161,11 +159,11 @@ class SurrealGraphStore:
         namespace = codec.namespace_for(org_id)
         if not await self._tables.exists(namespace):
             return []
-        (rows,) = await self._conn.query(
+        rows = await self._tables.read(
             namespace,
             "SELECT id, body FROM relates_to WHERE in = $e OR out = $e ORDER BY id;",
             {"e": RecordID("entity", entity_id)},
-            operation="reading relationships",
+            "reading relationships",
         )
         return [_decode_edge(r["body"]) for r in rows or []]
 
