@@ -131,12 +131,13 @@ class RetrievalPipeline:
         limit: int,
         where: CandidateFilter,
         as_of: datetime | None = None,
-        extra: Mapping[str, Sequence[str]] | None = None,
+        extra: Awaitable[Mapping[str, Sequence[str]]] | None = None,
     ) -> list[Found]:
         """At most ``limit`` chunk ids, best first; every candidate was admitted by ``where``.
 
         ``extra``: more ranked chunk-id lists computed outside the index (the ``entity``
-        signal of derived memory); they join the turn signals, filtered by ``where`` too.
+        signal of derived memory), awaited beside the index searches; they join the turn
+        signals, filtered by ``where`` too. The fused modes only (HYBRID, RANKED).
         """
         depth = max(limit, _MIN_CANDIDATES)
         if self._mode in (RetrievalMode.BM25, RetrievalMode.VECTOR):
@@ -157,10 +158,10 @@ class RetrievalPipeline:
             subject_vector = await self._query_vector(subject)
             searches.append(self._index.vector(org_id, subject_vector, depth, where))
         lexical, semantic, ep_lexical, ep_vector, *by_subject = await asyncio.gather(*searches)
+        outside = {name: list(ids) for name, ids in (await extra if extra else {}).items() if ids}
         turn_lists = {"lexical": _ids(lexical), "vector": _ids(semantic)}
         if by_subject:
             turn_lists["subject_vector"] = _ids(by_subject[0])
-        outside = {name: list(ids) for name, ids in (extra or {}).items() if ids}
         turn_ids = list(
             dict.fromkeys(chain.from_iterable([*turn_lists.values(), *outside.values()]))
         )

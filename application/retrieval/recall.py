@@ -8,6 +8,8 @@ every use case that reads memory (DESIGN.md §12: collaborators injected), so
 they share one query-vector cache and one readiness state.
 """
 
+import asyncio
+import contextlib
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
@@ -107,15 +109,32 @@ class Recall:
     ) -> tuple[list[Retrieved], dict[str, LifecycleNote], int, list[DerivedHit]]:
         """``retrieve``, and the promoted records that matched (each gated on all its sources)."""
         await self.readiness.ensure(request.org_id)
-        derived: list[DerivedHit] = []
-        if self._derived is not None and self._pipeline.mode in _FUSED:
-            derived = await self._derived.hits(request.org_id, request.query, policy)
-        found = await self._pipeline.run(
-            request.org_id,
-            request.query,
-            limit,
-            candidate_filter(policy),
-            request.as_of,
-            extra={"entity": chunk_list(derived)} if derived else None,
-        )
-        return (*await self.resolve(request, policy, found), derived)
+        if self._derived is None or self._pipeline.mode not in _FUSED:
+            found = await self._pipeline.run(
+                request.org_id, request.query, limit, candidate_filter(policy), request.as_of
+            )
+            return (*await self.resolve(request, policy, found), [])
+        # the records' queries run beside the index searches (the store's I/O overlaps
+        # the in-process index's CPU work), not before them
+        hits = asyncio.ensure_future(self._derived.hits(request.org_id, request.query, policy))
+
+        async def entity_signal() -> dict[str, list[str]]:
+            return {"entity": chunk_list(await hits)}
+
+        signal = entity_signal()
+        try:
+            found = await self._pipeline.run(
+                request.org_id,
+                request.query,
+                limit,
+                candidate_filter(policy),
+                request.as_of,
+                extra=signal,
+            )
+        finally:
+            signal.close()  # a no-op once awaited; if the pipeline failed first, never awaited
+            if not hits.done():
+                # let an embedded read finish rather than cancel it inside the engine
+                with contextlib.suppress(Exception):
+                    await hits
+        return (*await self.resolve(request, policy, found), hits.result())
