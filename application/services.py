@@ -23,6 +23,7 @@ from application.ports import (
     TokenCounter,
 )
 from application.reflection.derived import DerivedRecall
+from application.reflection.forgetting import DerivedForgetting
 from application.reflection.ports import CandidateStore, GraphStore
 from application.reflection.reflect import Reflector
 from application.reflection.review import Reviewer
@@ -131,11 +132,24 @@ class Services:
         )
         #: preview tokens are signed with a key of this process unless one is given
         previews = PreviewTokens(preview_key or secrets.token_bytes(32))
+        forgetting = None
+        if candidates is not None and graph is not None:
+            forgetting = DerivedForgetting(candidates=candidates, graph=graph)
         self.corrections = CorrectionService(
-            store=store, index=index, clock=clock, audit=self.audit, tokens=previews
+            store=store,
+            index=index,
+            clock=clock,
+            audit=self.audit,
+            tokens=previews,
+            derived=forgetting,
         )
         self.bulk_delete = BulkDelete(
-            store=store, index=index, clock=clock, audit=self.audit, tokens=previews
+            store=store,
+            index=index,
+            clock=clock,
+            audit=self.audit,
+            tokens=previews,
+            derived=forgetting,
         )
         self.exporter = Exporter(store=store, audit=self.audit)
         self.orgs = OrgDropper(

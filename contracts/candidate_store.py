@@ -110,6 +110,27 @@ class CandidateStoreContract:
         accepted = await candidates.list_candidates("org-a", ReviewState.ACCEPTED, None, 10)
         assert [c.promoted_ids for c in accepted] == [("c1s", "c1o", "c1r")]
 
+    async def test_forgetting_a_source_removes_the_candidates_citing_it(
+        self, candidates: CandidateStore
+    ) -> None:
+        await candidates.add_candidates(
+            [
+                sample_candidate("c1"),  # cites s1 and s2
+                sample_candidate(
+                    "c2",
+                    source_ids=("s2",),
+                    source_hashes={"s2": "h2"},
+                    spans=(),
+                    input_scopes=(ANA,),
+                ),
+            ]
+        )
+        await candidates.add_candidates([sample_candidate("c3", org_id="org-b")])
+        assert await candidates.forget_source("org-a", "s1") == 1
+        assert list(await candidates.get_candidates("org-a", ["c1", "c2"])) == ["c2"]
+        assert await candidates.forget_source("org-a", "s1") == 0
+        assert list(await candidates.get_candidates("org-b", ["c3"])) == ["c3"]
+
     async def test_organisations_are_isolated(self, candidates: CandidateStore) -> None:
         await candidates.add_candidates([sample_candidate()])
         assert await candidates.get_candidates("org-b", ["c1"]) == {}

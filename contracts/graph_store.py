@@ -15,6 +15,8 @@ organisations ``org-a`` and ``org-b`` exist where that matters)::
 
 from datetime import UTC, datetime, timedelta
 
+import msgspec
+
 from application.reflection.ports import GraphStore
 from application.reflection.records import DerivedEdge, DerivedEntity, Mention, Provenance
 from domain.reflection.candidates import CandidateType, Span
@@ -111,6 +113,25 @@ class GraphStoreContract:
         only_alpha = await graph.entity_lexical("org-a", "SurrealDB", 10, frozenset({ALPHA}))
         assert [h.item_id for h in only_alpha] == ["e2"]
         assert await graph.entity_lexical("org-a", "SurrealDB", 10, frozenset()) == []
+
+    async def test_forgetting_a_source_removes_what_cites_it(self, graph: GraphStore) -> None:
+        other = msgspec.structs.replace(
+            sample_entity("e9", "Kept: another source."),
+            provenance=msgspec.structs.replace(
+                _provenance(), source_ids=("s2",), source_hashes={"s2": "h2"}
+            ),
+        )
+        await graph.promote(
+            [sample_entity("p1", "Maya", CandidateType.PERSON), sample_entity(), other],
+            [_edge("p1", "e1")],
+            [Mention(entity_id="e1", chunk_id="k1"), Mention(entity_id="e9", chunk_id="k2")],
+        )
+        assert await graph.forget_source("org-a", "s1") == 2
+        assert list(await graph.get_entities("org-a", ["p1", "e1", "e9"])) == ["e9"]
+        assert await graph.edges_of("org-a", "e9") == []
+        assert await graph.mentions_of("org-a", ["e1", "e9"]) == {"e9": ["k2"]}
+        assert [h.item_id for h in await graph.entity_lexical("org-a", "Maya", 5, None)] == []
+        assert await graph.forget_source("org-b", "s1") == 0
 
     async def test_organisations_are_isolated(self, graph: GraphStore) -> None:
         await graph.promote([sample_entity()], [], [Mention(entity_id="e1", chunk_id="k1")])

@@ -24,7 +24,7 @@ __all__ = ["add_reflection_parsers", "run_candidates", "run_reflect"]
 def add_reflection_parsers(sub: Any) -> None:
     reflect = sub.add_parser("reflect", help="propose candidates from sources or a space")
     reflect.add_argument("source_ids", nargs="*", help="source ids (or use --space)")
-    reflect.add_argument("--space", help="scope[/key]: that space's newest active sources")
+    reflect.add_argument("--space", help="scope[/key]: up to 200 of that space's sources")
     reflect.add_argument("--extractor", choices=["rules", "llm"], default="rules")
     reflect.add_argument("--json", action="store_true", help="print JSON")
     candidates = sub.add_parser("candidates", help="list and review reflection candidates")

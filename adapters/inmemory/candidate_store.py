@@ -43,6 +43,12 @@ class InMemoryCandidateStore:
             if (state is None or c.state is state) and (after is None or c.candidate_id > after)
         ][:limit]
 
+    async def forget_source(self, org_id: str, source_id: str) -> int:
+        gone = [k for k, c in self._rows.items() if k[0] == org_id and source_id in c.source_ids]
+        for key in gone:
+            del self._rows[key]
+        return len(gone)
+
     async def drop_candidates(self, org_id: str) -> None:
         for key in [k for k in self._rows if k[0] == org_id]:
             del self._rows[key]

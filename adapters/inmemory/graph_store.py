@@ -95,6 +95,24 @@ class InMemoryGraphStore:
         ]
         return sorted(found, key=lambda e: e.edge_id)
 
+    async def forget_source(self, org_id: str, source_id: str) -> int:
+        gone = {
+            eid
+            for (org, eid), e in self._entities.items()
+            if org == org_id and source_id in e.source_ids
+        }
+        for eid in gone:
+            del self._entities[(org_id, eid)]
+            self._mentions.pop((org_id, eid), None)
+        for key in [
+            k
+            for k, e in self._edges.items()
+            if k[0] == org_id
+            and (e.from_id in gone or e.to_id in gone or source_id in e.provenance.source_ids)
+        ]:
+            del self._edges[key]
+        return len(gone)
+
     async def drop_graph(self, org_id: str) -> None:
         for table in (self._entities, self._edges, self._mentions):
             for key in [k for k in table if k[0] == org_id]:

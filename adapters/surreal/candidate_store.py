@@ -23,6 +23,7 @@ _SCHEMA = """
 DEFINE TABLE IF NOT EXISTS reflection_candidate SCHEMAFULL;
 DEFINE FIELD IF NOT EXISTS state ON reflection_candidate TYPE string;
 DEFINE FIELD IF NOT EXISTS body ON reflection_candidate TYPE string;
+DEFINE FIELD IF NOT EXISTS source_ids ON reflection_candidate TYPE option<array<string>>;
 DEFINE INDEX IF NOT EXISTS reflection_candidate_state ON reflection_candidate FIELDS state;
 """
 _TABLE = "reflection_candidate"
@@ -34,7 +35,11 @@ _decode = msgspec.json.Decoder(ReflectionCandidate).decode
 
 
 def _row(c: ReflectionCandidate) -> dict[str, Any]:
-    return {"state": str(c.state), "body": msgspec.json.encode(c).decode()}
+    return {
+        "state": str(c.state),
+        "source_ids": list(c.source_ids),
+        "body": msgspec.json.encode(c).decode(),
+    }
 
 
 class SurrealCandidateStore:
@@ -112,6 +117,19 @@ class SurrealCandidateStore:
             "listing reflection candidates",
         )
         return [_decode(r["body"]) for r in rows or []]
+
+    async def forget_source(self, org_id: str, source_id: str) -> int:
+        namespace = namespace_for(org_id)
+        if not await self._tables.exists(namespace):
+            return 0
+        (gone,) = await self._conn.query(
+            namespace,
+            "DELETE reflection_candidate WHERE source_ids CONTAINS $sid RETURN BEFORE;",
+            {"sid": source_id},
+            operation="forgetting a source's candidates",
+            write=True,
+        )
+        return len(gone or [])
 
     async def drop_candidates(self, org_id: str) -> None:
         namespace = namespace_for(org_id)

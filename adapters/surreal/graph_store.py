@@ -47,6 +47,15 @@ _LEXICAL_VISIBLE = (
     "SELECT meta::id(id) AS id, search::score(1) AS s FROM entity WHERE text @1,OR@ $q "
     "AND space IN $spaces ORDER BY s DESC, id LIMIT $limit;"
 )
+_FORGET = """
+BEGIN TRANSACTION;
+LET $gone = SELECT VALUE id FROM entity WHERE source_ids CONTAINS $sid;
+DELETE mentions WHERE in IN $gone RETURN NONE;
+DELETE relates_to WHERE in IN $gone OR out IN $gone RETURN NONE;
+DELETE entity WHERE id IN $gone RETURN NONE;
+COMMIT TRANSACTION;
+RETURN $gone;
+"""
 _decode_entity = msgspec.json.Decoder(DerivedEntity).decode
 _decode_edge = msgspec.json.Decoder(DerivedEdge).decode
 
@@ -166,6 +175,19 @@ class SurrealGraphStore:
             "reading relationships",
         )
         return [_decode_edge(r["body"]) for r in rows or []]
+
+    async def forget_source(self, org_id: str, source_id: str) -> int:
+        namespace = codec.namespace_for(org_id)
+        if not await self._tables.exists(namespace):
+            return 0
+        results = await self._conn.query(
+            namespace,
+            _FORGET,
+            {"sid": source_id},
+            operation="forgetting a source's derived records",
+            write=True,
+        )
+        return len(results[-1] or [])
 
     async def drop_graph(self, org_id: str) -> None:
         namespace = codec.namespace_for(org_id)

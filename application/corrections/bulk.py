@@ -15,6 +15,7 @@ from application.corrections.commands import CorrectionRequest
 from application.corrections.planning import corrected
 from application.corrections.tokens import PreviewTokens
 from application.ports import Clock, MemoryStore, RetrievalIndex
+from application.reflection.forgetting import DerivedForgetting
 from application.trust.audit import AuditTrail
 from application.trust.guard import require_org
 from domain.errors import InvalidInputError
@@ -93,7 +94,10 @@ class BulkDelete:
         clock: Clock,
         audit: AuditTrail,
         tokens: PreviewTokens,
+        derived: DerivedForgetting | None = None,
     ) -> None:
+        #: removes candidates and promoted records quoting a source whose text leaves
+        self._derived = derived
         self._store = store
         self._index = index
         self._clock = clock
@@ -163,6 +167,8 @@ class BulkDelete:
             )
             await self._store.update_source(tomb, expected_version=source.version, drop_text=True)
             await self._index.remove(ctx.org_id, source.source_id)
+            if self._derived is not None:
+                await self._derived.forget(ctx.org_id, source.source_id)
         ids = [s.source_id for s in sources]
         self._audit.note(ctx, _ACTION, ids=ids[:_LISTED], counts={"deleted": len(ids)})
         return BulkDeleteResult(deleted=len(ids), source_ids=ids)

@@ -12,6 +12,7 @@ from application.corrections.planning import corrected, drops_text, impact
 from application.corrections.results import CorrectionApplied, CorrectionPreview
 from application.corrections.tokens import PreviewTokens
 from application.ports import Clock, MemoryStore, RetrievalIndex
+from application.reflection.forgetting import DerivedForgetting
 from application.trust.audit import AuditTrail
 from application.trust.guard import denied, may_read, require_org
 from domain.errors import ConflictError, NotFoundError, TesseraError
@@ -37,7 +38,10 @@ class CorrectionService:
         clock: Clock,
         audit: AuditTrail,
         tokens: PreviewTokens,
+        derived: DerivedForgetting | None = None,
     ) -> None:
+        #: removes candidates and promoted records quoting a source whose text leaves
+        self._derived = derived
         self._store = store
         self._index = index
         self._clock = clock
@@ -164,6 +168,8 @@ class CorrectionService:
         await self._store.update_source(after, expected_version=source.version, drop_text=dropping)
         if dropping:
             await self._index.remove(ctx.org_id, source_id)
+            if self._derived is not None:
+                await self._derived.forget(ctx.org_id, source_id)
         else:
             await self._index.update(ctx.org_id, source_id, after.lifecycle, after.recall)
         self._audit.note(

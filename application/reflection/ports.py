@@ -38,6 +38,10 @@ class CandidateStore(Protocol):
         """Candidates in id order strictly after ``after``, of one state or any."""
         ...
 
+    async def forget_source(self, org_id: str, source_id: str) -> int:
+        """Remove every candidate citing the source (its text left: redact, delete); how many."""
+        ...
+
     async def drop_candidates(self, org_id: str) -> None: ...
 
 
@@ -70,6 +74,11 @@ class GraphStore(Protocol):
 
     async def edges_of(self, org_id: str, entity_id: str) -> list[DerivedEdge]:
         """``relates_to`` edges from or to the entity, in edge-id order."""
+        ...
+
+    async def forget_source(self, org_id: str, source_id: str) -> int:
+        """Remove every entity citing the source, with its edges and mentions; how many
+        entities (the source's text left: redact, delete)."""
         ...
 
     async def drop_graph(self, org_id: str) -> None: ...

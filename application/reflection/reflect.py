@@ -108,7 +108,7 @@ class Reflector:
             raise denied(decision, "reflecting")
         states = await self._store.source_states(request.org_id, space, MAX_REFLECT_SOURCES * 4)
         active = [s.source_id for s in states if s.lifecycle is LifecycleState.ACTIVE]
-        return active[-MAX_REFLECT_SOURCES:]  # the newest, as ids sort by creation
+        return active[:MAX_REFLECT_SOURCES]  # the oldest first, as ids sort by creation
 
     async def reflect(self, request: ReflectRequest, policy: MemoryPolicyContext) -> ReflectResult:
         request.validate()

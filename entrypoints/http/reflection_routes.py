@@ -37,7 +37,7 @@ class ReflectBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     source_ids: list[str] = msgspec.field(default_factory=list)
     space: Annotated[
         str | None,
-        msgspec.Meta(description="scope[/key]: reflect on that space's newest active sources"),
+        msgspec.Meta(description="scope[/key]: up to 200 of that space's active sources"),
     ] = None
     extractor: Annotated[
         str, msgspec.Meta(description="rules (default, offline) or llm (when configured)")

@@ -250,7 +250,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         title="Reflect on sources",
         description=(
             "Extract candidate decisions, tasks, preferences, people and events from sources "
-            "(by id, or a space's newest ones), each citing its spans, pending review. Use it "
+            "(by id, or a space's), each citing its spans, pending review. Use it "
             "after a session to turn what was said into durable memory."
         ),
         arguments=ReflectBody,

@@ -329,3 +329,19 @@ async def test_search_recalls_through_promoted_records_with_their_sources() -> N
     pack = await world.pack(ana, "what storage decision")
     assert [d.entity_id for d in pack.derived] == [hit.entity_id]
     assert (await world.search(bob, "what storage decision")).derived == []
+
+
+async def test_deleting_or_redacting_a_source_removes_what_quotes_it() -> None:
+    from application.corrections.commands import CorrectionRequest
+    from domain.lifecycle import CorrectionAction
+
+    world, ana, _ = await _setup()
+    sid = await seed_session(world, ana)
+    made = await reflect(world, ana, sid)
+    decision = next(c for c in made.candidates if c.type is CandidateType.DECISION)
+    done = await review(world, ana, decision.id)
+    delete = CorrectionRequest(action=CorrectionAction.DELETE)
+    preview = await world.services.corrections.preview(await world.ctx(ana), sid, delete)
+    await world.services.corrections.apply(await world.ctx(ana), sid, delete, preview.preview_token)
+    assert await world.graph.get_entities(ana.org_id, [done.promoted[0].id]) == {}
+    assert await world.candidates.list_candidates(ana.org_id, None, None, 100) == []
