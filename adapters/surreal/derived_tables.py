@@ -10,6 +10,8 @@ on first use. Reads of an organisation with no namespace answer from
 import asyncio
 from typing import Any
 
+from surrealdb.errors import NotFoundError as SurrealNotFound
+
 from adapters.surreal.connection import SurrealConnection
 from domain.errors import UpstreamError
 
@@ -52,16 +54,20 @@ class TableDefiner:
     async def read(
         self, namespace: str, sql: str, variables: dict[str, Any], operation: str
     ) -> list[Any]:
-        """The rows of one read. When the namespace was dropped behind this process (an
-        organisation dropped: the engine answers with a missing table), the tables are
-        defined again and the read retried once, so it finds nothing rather than fails."""
+        """The rows of one read; none when its table does not exist.
+
+        A missing table holds nothing: nothing was ever promoted there, or the
+        organisation was dropped behind this process. Reads never define tables, so
+        the first search of an organisation runs no DDL; the next write defines them.
+        Any other failure is raised.
+        """
         try:
             (rows,) = await self._conn.query(namespace, sql, variables, operation=operation)
-        except UpstreamError:
+        except UpstreamError as exc:
+            if not isinstance(exc.__cause__, SurrealNotFound):
+                raise
             self.forget(namespace)
-            if not await self.exists(namespace):
-                return []
-            (rows,) = await self._conn.query(namespace, sql, variables, operation=operation)
+            return []
         return list(rows or [])
 
     def forget(self, namespace: str) -> None:

@@ -135,10 +135,8 @@ class SurrealGraphStore:
     ) -> list[ScoredId]:
         if not query.strip():
             return []
-        # on the search path: the organisation was prepared (its namespace exists), so
-        # define the tables once rather than ask the root about it on every query
+        # on the search path: no root lookup and no DDL; a missing table reads as empty
         namespace = codec.namespace_for(org_id)
-        await self._tables.ensure(namespace)
         variables: dict[str, Any] = {"q": query, "limit": int(limit)}
         sql = _LEXICAL_ALL
         if visible is not None:
