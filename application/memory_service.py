@@ -163,7 +163,7 @@ class MemoryService:
     async def search(self, request: SearchRequest, policy: MemoryPolicyContext) -> SearchResults:
         request.validate()
         require_org(policy, request.org_id)
-        found, notes, withheld = await self._recall.retrieve(
+        found, notes, withheld, derived = await self._recall.retrieve_with_derived(
             request, policy, request.limit, request.filters
         )
         self._note_read(policy, "search", request.query, [r.chunk for r in found], withheld)
@@ -193,6 +193,7 @@ class MemoryService:
             withheld_redacted=await withheld_redacted(
                 self._store, policy, request.org_id, request.query
             ),
+            derived=derived,
         )
 
     # -- context pack ------------------------------------------------------
@@ -202,7 +203,7 @@ class MemoryService:
     ) -> ContextPack:
         request.validate()
         require_org(policy, request.org_id)
-        found, notes, withheld = await self._recall.retrieve(
+        found, notes, withheld, derived = await self._recall.retrieve_with_derived(
             request, policy, _PACK_CANDIDATES, request.filters
         )
         counts = {r.chunk.chunk_id: self._tokens.count(r.chunk.text) for r in found}
@@ -268,6 +269,7 @@ class MemoryService:
             ],
             rendered=rendered,
             rendered_token_count=self._tokens.count(rendered),
+            derived=derived,
         )
 
     async def drop_organization(self, org_id: str) -> None:
@@ -291,6 +293,7 @@ def _signals(ranks: Mapping[str, int]) -> Signals:
         episode_vector_rank=ranks.get("episode_vector"),
         neighbour_rank=ranks.get("neighbour"),
         subject_vector_rank=ranks.get("subject_vector"),
+        entity_rank=ranks.get("entity"),
     )
 
 

@@ -5,6 +5,7 @@ from datetime import datetime
 import msgspec
 
 from application.enrichment.records import EmbeddingState
+from application.reflection.derived import DerivedHit
 from domain.scopes import LifecycleState, MemoryScope
 
 __all__ = [
@@ -38,6 +39,8 @@ class Signals(msgspec.Struct, frozen=True, kw_only=True):
     neighbour_rank: int | None = None
     #: for a counting question: rank by the meaning of its subject alone ("doctors")
     subject_vector_rank: int | None = None
+    #: rank of the promoted record (derived memory) whose mention brought the item
+    entity_rank: int | None = None
 
 
 class SearchHit(msgspec.Struct, frozen=True, kw_only=True):
@@ -68,6 +71,9 @@ class SearchResults(msgspec.Struct, frozen=True, kw_only=True):
     #: redacted sources of the caller's spaces whose summary matches the query: counted, never
     #: shown (``application.retrieval.withheld``)
     withheld_redacted: int = 0
+    #: promoted records (derived memory) that matched, each with its raw source ids; shown
+    #: only to a caller who may read every one of those sources
+    derived: list[DerivedHit] = msgspec.field(default_factory=list)
 
 
 class ContextItem(msgspec.Struct, frozen=True, kw_only=True):
@@ -120,3 +126,5 @@ class ContextPack(msgspec.Struct, frozen=True, kw_only=True):
     rendered: str = ""
     #: tokens of ``rendered``: the items' tokens (``token_count``) plus headers and names
     rendered_token_count: int = 0
+    #: promoted records that matched, with their raw source ids (as in search)
+    derived: list[DerivedHit] = msgspec.field(default_factory=list)

@@ -22,6 +22,11 @@ from application.ports import (
     RetrievalIndex,
     TokenCounter,
 )
+from application.reflection.derived import DerivedRecall
+from application.reflection.forgetting import DerivedForgetting
+from application.reflection.ports import CandidateStore, GraphStore
+from application.reflection.reflect import Reflector
+from application.reflection.review import Reviewer
 from application.retrieval.pipeline import RetrievalMode
 from application.retrieval.recall import Recall
 from application.sources.import_jobs import ImportJobs, ImportSetup
@@ -64,11 +69,22 @@ class Services:
         llm: LanguageModel | None = None,
         preview_key: bytes | None = None,
         imports: ImportSetup | None = None,
+        candidates: CandidateStore | None = None,
+        graph: GraphStore | None = None,
+        trusted_extractors: frozenset[str] = frozenset(),
     ) -> None:
         self.home_org_id = home_org_id
+        #: promoted records as a retrieval signal, when the root gave reflection its stores
+        self.derived: DerivedRecall | None = None
+        if candidates is not None and graph is not None:
+            self.derived = DerivedRecall(store=store, graph=graph)
         #: retrieve-then-recheck, shared by search, context packs and synthesis
         self.recall = recall or Recall(
-            store=store, index=index, embedder=embedder, retrieval_mode=retrieval_mode
+            store=store,
+            index=index,
+            embedder=embedder,
+            retrieval_mode=retrieval_mode,
+            derived=self.derived,
         )
         self.audit = AuditTrail(audit_log, clock, ids)
         self.access = AccessResolver(control, clock)
@@ -116,11 +132,24 @@ class Services:
         )
         #: preview tokens are signed with a key of this process unless one is given
         previews = PreviewTokens(preview_key or secrets.token_bytes(32))
+        forgetting = None
+        if candidates is not None and graph is not None:
+            forgetting = DerivedForgetting(candidates=candidates, graph=graph)
         self.corrections = CorrectionService(
-            store=store, index=index, clock=clock, audit=self.audit, tokens=previews
+            store=store,
+            index=index,
+            clock=clock,
+            audit=self.audit,
+            tokens=previews,
+            derived=forgetting,
         )
         self.bulk_delete = BulkDelete(
-            store=store, index=index, clock=clock, audit=self.audit, tokens=previews
+            store=store,
+            index=index,
+            clock=clock,
+            audit=self.audit,
+            tokens=previews,
+            derived=forgetting,
         )
         self.exporter = Exporter(store=store, audit=self.audit)
         self.orgs = OrgDropper(
@@ -163,6 +192,23 @@ class Services:
                 audit=self.audit,
                 ids=ids,
                 clock=clock,
+            )
+        #: derived memory (reflect, review, promotion), when the root gave it its stores
+        self.reflection: Reflector | None = None
+        self.review: Reviewer | None = None
+        if candidates is not None and graph is not None:
+            self.review = Reviewer(
+                store=store, candidates=candidates, graph=graph, audit=self.audit, clock=clock
+            )
+            self.reflection = Reflector(
+                store=store,
+                candidates=candidates,
+                reviewer=self.review,
+                readiness=self.recall.readiness,
+                audit=self.audit,
+                clock=clock,
+                llm=llm,
+                trusted_extractors=trusted_extractors,
             )
         #: the owner key made by the first ``open`` of a fresh install (held in memory only)
         self.bootstrap_key: IssuedKey | None = None

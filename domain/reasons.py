@@ -73,6 +73,13 @@ class ReasonCode(StrEnum):
     SOURCE_CHANGED = "source_changed"
     PREVIEW_REQUIRED = "preview_required"
     PREVIEW_INVALID = "preview_invalid"
+    # reflection (DESIGN.md section 9): a proposed candidate's cited span
+    #: the span does not fit inside its source's content
+    SPAN_OUT_OF_RANGE = "span_out_of_range"
+    #: the span's quote is not the source's text at that span
+    SPAN_MISMATCH = "span_mismatch"
+    #: reflection reads active sources only (not superseded or duplicate history)
+    SOURCE_NOT_ACTIVE = "source_not_active"
     # authentication (HTTP 401)
     MISSING_API_KEY = "missing_api_key"
     INVALID_API_KEY = "invalid_api_key"

@@ -24,6 +24,7 @@ from entrypoints.errors import exit_code_for
 from entrypoints.filter_cli import add_filter_arguments, filters_body
 from entrypoints.import_cli import add_import_parser, run_import
 from entrypoints.paths import path_segment
+from entrypoints.reflection_cli import add_reflection_parsers, run_candidates, run_reflect
 from entrypoints.settings import Settings, SettingsError, load_settings
 from entrypoints.synthesis_cli import add_synthesis_parser, run_synthesis
 
@@ -94,6 +95,7 @@ def _parser() -> argparse.ArgumentParser:
     add_correct_parser(sub)
     add_bulk_parsers(sub)
     add_import_parser(sub)
+    add_reflection_parsers(sub)
     return parser
 
 
@@ -144,6 +146,10 @@ async def _run_client(args: argparse.Namespace, settings: Settings) -> int:
             return await run_bulk(backend, args)
         if args.command == "import":
             return await run_import(backend, args, settings)
+        if args.command == "reflect":
+            return await run_reflect(backend, args)
+        if args.command == "candidates":
+            return await run_candidates(backend, args)
         if args.command == "inspect":
             source = path_segment(args.source_id)
             result = await backend.call("GET", f"/api/memory/sources/{source}")

@@ -9,6 +9,8 @@ from dependency_injector import containers, providers
 from application.llm import LanguageModel
 from application.memory_service import MemoryService
 from application.ports import Embedder, MemoryStore, RetrievalIndex
+from application.reflection.derived import DerivedRecall
+from application.reflection.ports import CandidateStore, GraphStore
 from application.rerank import Reranker
 from application.retrieval.pipeline import RetrievalMode
 from application.retrieval.recall import Recall
@@ -23,6 +25,7 @@ __all__ = [
     "build_container",
     "make_audit_log",
     "make_control_store",
+    "make_derived_stores",
     "make_index",
     "make_service",
     "make_services",
@@ -128,6 +131,21 @@ def make_synthesis_runs(store: MemoryStore) -> SynthesisRunStore:
     return InMemorySynthesisRuns()
 
 
+def make_derived_stores(store: MemoryStore) -> tuple[CandidateStore, GraphStore]:
+    """Reflection candidates and the derived graph beside the memory they come from."""
+    from adapters.surreal.memory_store import SurrealMemoryStore
+
+    if isinstance(store, SurrealMemoryStore):
+        from adapters.surreal.candidate_store import SurrealCandidateStore
+        from adapters.surreal.graph_store import SurrealGraphStore
+
+        return SurrealCandidateStore(store.connection), SurrealGraphStore(store.connection)
+    from adapters.inmemory.candidate_store import InMemoryCandidateStore
+    from adapters.inmemory.graph_store import InMemoryGraphStore
+
+    return InMemoryCandidateStore(), InMemoryGraphStore()
+
+
 def make_services(
     store: MemoryStore,
     index: RetrievalIndex,
@@ -149,6 +167,7 @@ def make_services(
     from adapters.system.ids import TimeOrderedIds
     from adapters.tokenizers.tiktoken_counter import TiktokenCounter
 
+    candidates, graph = make_derived_stores(store)
     return Services(
         store=store,
         index=index,
@@ -167,10 +186,13 @@ def make_services(
             retrieval_mode=retrieval_mode,
             reranker=reranker,
             rerank_top_n=rerank_top_n,
+            derived=DerivedRecall(store=store, graph=graph),
         ),
         synthesis_runs=make_synthesis_runs(store),
         llm=llm,
         imports=imports,
+        candidates=candidates,
+        graph=graph,
     )
 
 

@@ -9,6 +9,7 @@ happen by accident.
 
 from application.corrections.tokens import PreviewTokens
 from application.ports import Clock, MemoryStore, RetrievalIndex
+from application.reflection.forgetting import DerivedForgetting
 from application.trust.audit import AuditTrail
 
 __all__ = ["CorrectionUseCase"]
@@ -23,7 +24,10 @@ class CorrectionUseCase:
         clock: Clock,
         audit: AuditTrail,
         tokens: PreviewTokens,
+        derived: DerivedForgetting | None = None,
     ) -> None:
+        #: removes candidates and promoted records quoting a source whose text leaves
+        self._derived = derived
         self._store = store
         self._index = index
         self._clock = clock

@@ -146,6 +146,8 @@ class BulkDelete(CorrectionUseCase):
             )
             await self._store.update_source(tomb, expected_version=source.version, drop_text=True)
             await self._index.remove(ctx.org_id, source.source_id)
+            if self._derived is not None:
+                await self._derived.forget(ctx.org_id, source.source_id)
         ids = [s.source_id for s in sources]
         self._audit.note(ctx, _ACTION, ids=ids[:_LISTED], counts={"deleted": len(ids)})
         return BulkDeleteResult(deleted=len(ids), source_ids=ids)

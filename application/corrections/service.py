@@ -147,6 +147,8 @@ class CorrectionService(CorrectionUseCase):
         await self._store.update_source(after, expected_version=source.version, drop_text=dropping)
         if dropping:
             await self._index.remove(ctx.org_id, source_id)
+            if self._derived is not None:
+                await self._derived.forget(ctx.org_id, source_id)
         else:
             await self._index.update(ctx.org_id, source_id, after.lifecycle, after.recall)
         self._audit.note(

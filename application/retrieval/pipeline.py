@@ -12,7 +12,7 @@ runs ``RANKED``.
 """
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import date, datetime
 from enum import StrEnum
 from itertools import chain
@@ -131,8 +131,14 @@ class RetrievalPipeline:
         limit: int,
         where: CandidateFilter,
         as_of: datetime | None = None,
+        extra: Awaitable[Mapping[str, Sequence[str]]] | None = None,
     ) -> list[Found]:
-        """At most ``limit`` chunk ids, best first; every candidate was admitted by ``where``."""
+        """At most ``limit`` chunk ids, best first; every candidate was admitted by ``where``.
+
+        ``extra``: more ranked chunk-id lists computed outside the index (the ``entity``
+        signal of derived memory), awaited beside the index searches; they join the turn
+        signals, filtered by ``where`` too. The fused modes only (HYBRID, RANKED).
+        """
         depth = max(limit, _MIN_CANDIDATES)
         if self._mode in (RetrievalMode.BM25, RetrievalMode.VECTOR):
             return (await self._single(org_id, query, depth, where))[:limit]
@@ -152,11 +158,16 @@ class RetrievalPipeline:
             subject_vector = await self._query_vector(subject)
             searches.append(self._index.vector(org_id, subject_vector, depth, where))
         lexical, semantic, ep_lexical, ep_vector, *by_subject = await asyncio.gather(*searches)
+        outside = {name: list(ids) for name, ids in (await extra if extra else {}).items() if ids}
         turn_lists = {"lexical": _ids(lexical), "vector": _ids(semantic)}
         if by_subject:
             turn_lists["subject_vector"] = _ids(by_subject[0])
-        turn_ids = list(dict.fromkeys(chain.from_iterable(turn_lists.values())))
+        turn_ids = list(
+            dict.fromkeys(chain.from_iterable([*turn_lists.values(), *outside.values()]))
+        )
         chunks = await self._load(org_id, turn_ids, where)
+        for name, ids in outside.items():
+            turn_lists[name] = [cid for cid in ids if cid in chunks]
         seeds = [h.item_id for h in rrf_merge(turn_lists) if h.item_id in chunks]
         seed_episodes = list(dict.fromkeys(chunks[cid].source_id for cid in seeds))
         episode_lists = {"episode_lexical": _ids(ep_lexical), "episode_vector": _ids(ep_vector)}

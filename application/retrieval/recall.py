@@ -8,6 +8,8 @@ every use case that reads memory (DESIGN.md §12: collaborators injected), so
 they share one query-vector cache and one readiness state.
 """
 
+import asyncio
+import contextlib
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
@@ -17,6 +19,7 @@ import msgspec
 from application.embedding import QueryVectorCache
 from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.readiness import OrgReadiness
+from application.reflection.derived import DerivedHit, DerivedRecall, chunk_list
 from application.rerank import Reranker
 from application.retrieval.lifecycle import LifecycleNote, honour_corrections
 from application.retrieval.pipeline import Found, RetrievalMode, RetrievalPipeline, Retrieved
@@ -27,6 +30,9 @@ from domain.ranking.ranker import RankWeights
 from domain.search_filters import SearchFilters
 
 __all__ = ["Recall", "RecallQuery"]
+
+#: the modes that fuse signals (the single-signal baselines stay raw-only)
+_FUSED = frozenset({RetrievalMode.HYBRID, RetrievalMode.RANKED})
 
 
 class RecallQuery(Protocol):
@@ -54,8 +60,11 @@ class Recall:
         rank_weights: RankWeights | None = None,
         reranker: Reranker | None = None,
         rerank_top_n: int = DEFAULT_TOP_N,
+        derived: DerivedRecall | None = None,
     ) -> None:
         self._store = store
+        #: promoted records as one more signal (``entity``); None: raw memory only
+        self._derived = derived
         #: shared with the write path: an organisation is prepared once per process
         self.readiness = readiness or OrgReadiness(store, index, embedder)
         self.query_vectors = QueryVectorCache(embedder)
@@ -100,7 +109,45 @@ class Recall:
     ) -> tuple[list[Retrieved], dict[str, LifecycleNote], int]:
         """Candidates only from the spaces the caller may read (filtered inside the index),
         narrowed by the caller's ``filters`` inside the same queries."""
+        found, notes, withheld, _ = await self.retrieve_with_derived(
+            request, policy, limit, filters
+        )
+        return found, notes, withheld
+
+    async def retrieve_with_derived(
+        self,
+        request: RecallQuery,
+        policy: MemoryPolicyContext,
+        limit: int,
+        filters: SearchFilters | None = None,
+    ) -> tuple[list[Retrieved], dict[str, LifecycleNote], int, list[DerivedHit]]:
+        """``retrieve``, and the promoted records that matched (each gated on all its sources).
+
+        A filtered query leaves the derived signal out: a promoted record spans sources
+        the filter may not match, and a filter must only narrow."""
         await self.readiness.ensure(request.org_id)
         where = msgspec.structs.replace(candidate_filter(policy), narrow=filters)
-        found = await self._pipeline.run(request.org_id, request.query, limit, where, request.as_of)
-        return await self.resolve(request, policy, found)
+        if self._derived is None or self._pipeline.mode not in _FUSED or filters is not None:
+            found = await self._pipeline.run(
+                request.org_id, request.query, limit, where, request.as_of
+            )
+            return (*await self.resolve(request, policy, found), [])
+        # the records' queries run beside the index searches (the store's I/O overlaps
+        # the in-process index's CPU work), not before them
+        hits = asyncio.ensure_future(self._derived.hits(request.org_id, request.query, policy))
+
+        async def entity_signal() -> dict[str, list[str]]:
+            return {"entity": chunk_list(await hits)}
+
+        signal = entity_signal()
+        try:
+            found = await self._pipeline.run(
+                request.org_id, request.query, limit, where, request.as_of, extra=signal
+            )
+        finally:
+            signal.close()  # a no-op once awaited; if the pipeline failed first, never awaited
+            if not hits.done():
+                # let an embedded read finish rather than cancel it inside the engine
+                with contextlib.suppress(Exception):
+                    await hits
+        return (*await self.resolve(request, policy, found), hits.result())

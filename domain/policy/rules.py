@@ -268,15 +268,20 @@ def authorize_share(
 
 
 def authorize_reflect(
-    ctx: MemoryPolicyContext, inputs: Sequence[ScopeRef], output: ScopeRef
+    ctx: MemoryPolicyContext,
+    inputs: Sequence[ScopeRef],
+    output: ScopeRef,
+    *,
+    promoted: bool = False,
 ) -> PolicyDecision:
     """May memory derived from ``inputs`` (a summary, an entity) be kept in ``output``?
 
     Every input must be readable and the output writable; derived memory may
-    not reach a broader audience than its narrowest input without a promotion.
+    not reach a broader audience than its narrowest input without a promotion
+    (``promoted``: the caller asked for this target explicitly).
     """
     for ref in inputs:
-        decision = authorize_share(ctx, ref, output)
+        decision = authorize_share(ctx, ref, output, promoted=promoted)
         if not decision.allowed:
             return decision
     return authorize_write(ctx, output)

@@ -32,6 +32,7 @@ from entrypoints.http.error_handlers import EXCEPTION_HANDLERS
 from entrypoints.http.import_routes import IMPORT_ROUTES
 from entrypoints.http.openapi import docs_assets_router, document_errors, openapi_config
 from entrypoints.http.org_routes import ORG_ROUTES
+from entrypoints.http.reflection_routes import REFLECTION_ROUTES
 from entrypoints.http.schemas import (
     AccessPreviewBody,
     ContextBody,
@@ -218,6 +219,7 @@ def create_app(
         *CORRECTION_ROUTES,
         *BULK_ROUTES,
         *IMPORT_ROUTES,
+        *REFLECTION_ROUTES,
     ]
     watch_recent_errors()  # from now on, warnings and errors show in GET /api/status
     document_errors(route_handlers)  # every status each route answers, and bearer auth

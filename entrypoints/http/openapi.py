@@ -45,6 +45,14 @@ _USE_CASE_STATUSES: Mapping[str, frozenset[int]] = {
     # dropping an organisation: the home organisation or a stale preview token (409)
     "/api/admin/orgs/{org:str}/drop-preview": frozenset({409}),
     "/api/admin/orgs/{org:str}/drop": frozenset({409}),
+    # reflection: 404 also when not configured; the LLM extractor failed (502);
+    # a review the state machine forbids or a source changed since (409)
+    "/api/memory/reflect": frozenset({404, 502}),
+    "/api/memory/candidates": frozenset({404}),
+    "/api/memory/candidates/propose": frozenset({404}),
+    "/api/memory/candidates/{candidate_id:str}/accept": frozenset({409}),
+    "/api/memory/candidates/{candidate_id:str}/reject": frozenset({409}),
+    "/api/memory/candidates/{candidate_id:str}/defer": frozenset({409}),
 }
 _ADMIN_STATUSES = frozenset({404, 409, 422})  # unknown names, already_exists/last_owner_key
 _KEYED_STATUSES = frozenset({401, 403, 503})
@@ -58,7 +66,8 @@ _DESCRIPTIONS = {
     404: "not_found: no such record visible to the key (or no such route)",
     409: (
         "Contradicts what is stored: embedder_mismatch, already_exists, last_owner_key,"
-        " synthesis_blocked, home_organization, preview_stale"
+        " synthesis_blocked, home_organization, preview_stale, transition_not_allowed,"
+        " source_changed"
     ),
     413: "content_too_large",
     415: "unsupported_media_type: the body must be application/json",

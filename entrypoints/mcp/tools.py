@@ -16,11 +16,24 @@ import msgspec
 
 from application.corrections.bulk import BulkDeletePreview, BulkDeleteResult, BulkSelector
 from application.corrections.results import CorrectionApplied, CorrectionPreview
+from application.reflection.commands import (
+    CandidateList,
+    ProposeResult,
+    ReflectResult,
+    ReviewResult,
+)
 from application.results import ContextPack, RememberResult, SearchResults
 from application.sources.views import ImportList, ImportView
 from application.trust.inspection import AccessPreview, SourceView
 from entrypoints.http.import_schemas import ImportIdArgs, ImportStartBody
+from entrypoints.http.reflection_routes import ProposeBody, ReflectBody
 from entrypoints.http.schemas import ContextBody, RememberBody, SearchBody
+from entrypoints.mcp.reflection_args import (
+    CandidateReviewArgs,
+    CandidatesListArgs,
+    list_path,
+    review_route,
+)
 from entrypoints.mcp.schemas import (
     AccessPreviewArgs,
     BulkDeleteArgs,
@@ -234,5 +247,54 @@ TOOLS: tuple[ToolSpec, ...] = (
         result=ImportList,
         route=lambda _: Route("GET", "/api/sources/imports"),
         shape=lambda answer: {"imports": answer},
+    ),
+    ToolSpec(
+        name="reflect",
+        title="Reflect on sources",
+        description=(
+            "Extract candidate decisions, tasks, preferences, people and events from sources "
+            "(by id, or a space's), each citing its spans, pending review. Use it "
+            "after a session to turn what was said into durable memory."
+        ),
+        arguments=ReflectBody,
+        result=ReflectResult,
+        route=_post("/api/memory/reflect"),
+        read_only=False,
+    ),
+    ToolSpec(
+        name="candidates_list",
+        title="List reflection candidates",
+        description=(
+            "List reflection candidates you may see, optionally by review state, a page at a "
+            "time. Use it to find candidates to review."
+        ),
+        arguments=CandidatesListArgs,
+        result=CandidateList,
+        route=lambda args: Route("GET", list_path(args)),
+    ),
+    ToolSpec(
+        name="candidate_review",
+        title="Review a candidate",
+        description=(
+            "Accept (promote into cited graph records), reject or defer one candidate; a "
+            "broader space needs promote_to_scope. Use it once the user agrees with a candidate."
+        ),
+        arguments=CandidateReviewArgs,
+        result=ReviewResult,
+        route=lambda args: Route("POST", *review_route(args)),
+        read_only=False,
+    ),
+    ToolSpec(
+        name="candidates_propose",
+        title="Propose candidates",
+        description=(
+            "Propose your own candidates (type, text, cited spans with quotes) from sources "
+            "you may read; each span is checked and refused with a reason if it is not there. "
+            "Use it to record what you understood from a conversation for review."
+        ),
+        arguments=ProposeBody,
+        result=ProposeResult,
+        route=_post("/api/memory/candidates/propose"),
+        read_only=False,
     ),
 )

@@ -13,7 +13,9 @@ import pytest
 from litestar.testing import TestClient
 
 from adapters.inmemory.audit_log import InMemoryAuditLog
+from adapters.inmemory.candidate_store import InMemoryCandidateStore
 from adapters.inmemory.control_store import InMemoryControlStore
+from adapters.inmemory.graph_store import InMemoryGraphStore
 from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inmemory.memory_store import InMemoryMemoryStore
 from adapters.inmemory.synthesis_runs import InMemorySynthesisRuns
@@ -40,6 +42,8 @@ def services_over_fakes() -> Services:
         ids=TimeOrderedIds(),
         home_org_id="local",
         synthesis_runs=InMemorySynthesisRuns(),
+        candidates=InMemoryCandidateStore(),
+        graph=InMemoryGraphStore(),
     )
 
 

@@ -43,6 +43,10 @@ TOOLS = {
     "source_import_list",
     "memory_export_preview",
     "memory_export",
+    "reflect",
+    "candidates_list",
+    "candidate_review",
+    "candidates_propose",
 }
 
 
@@ -145,6 +149,12 @@ async def _exercise_as_member(client: Client, note: str) -> str:
     assert mine[source_id]["content"] == note and exported.structured_content["next_after"] is None
     counted = await client.call_tool("memory_export_preview", {})
     assert counted.structured_content["sources"] == len(mine)
+    reflected = await client.call_tool("reflect", {"source_ids": [source_id]})
+    assert not reflected.is_error and reflected.structured_content["sources"] == 1
+    listed_candidates = await client.call_tool("candidates_list", {"state": "pending"})
+    assert not listed_candidates.is_error
+    missing = await client.call_tool("candidate_review", {"candidate_id": "x", "action": "defer"})
+    assert _error(missing) == "not_found"
     return source_id
 
 

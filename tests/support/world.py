@@ -8,7 +8,9 @@ context: no mocks, and nothing that bypasses the policy.
 from datetime import UTC, datetime
 
 from adapters.inmemory.audit_log import InMemoryAuditLog
+from adapters.inmemory.candidate_store import InMemoryCandidateStore
 from adapters.inmemory.control_store import InMemoryControlStore
+from adapters.inmemory.graph_store import InMemoryGraphStore
 from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inmemory.memory_store import InMemoryMemoryStore
 from adapters.inmemory.synthesis_runs import InMemorySynthesisRuns
@@ -29,13 +31,17 @@ START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 
 class World:
-    def __init__(self, home_org_id: str = "home") -> None:
+    def __init__(
+        self, home_org_id: str = "home", trusted_extractors: frozenset[str] = frozenset()
+    ) -> None:
         self.store = InMemoryMemoryStore()
         self.index = InProcessIndex()
         self.embedder = HashingEmbedder()
         self.clock = FixedClock(START)
         self.control_store = InMemoryControlStore()
         self.audit_log = InMemoryAuditLog()
+        self.candidates = InMemoryCandidateStore()
+        self.graph = InMemoryGraphStore()
         self.services = Services(
             store=self.store,
             index=self.index,
@@ -47,6 +53,9 @@ class World:
             ids=TimeOrderedIds(),
             home_org_id=home_org_id,
             synthesis_runs=InMemorySynthesisRuns(),
+            candidates=self.candidates,
+            graph=self.graph,
+            trusted_extractors=trusted_extractors,
         )
 
     # -- people and spaces (as the operator) ----------------------------------

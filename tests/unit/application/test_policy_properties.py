@@ -25,6 +25,12 @@ world (hidden, wrong, redacted, deleted and others' sensitive memory never
 returned; superseded memory only with its replacement visible; no deleted or
 redacted text, and hidden or sensitive text to the owner only, in inspect).
 
+Issue 13 adds derived records: a memory's writer proposes a record citing it
+(and sometimes a second memory, perhaps of another space or organisation)
+and accepts it, into its sources' space or explicitly into another; every
+derived record a search or pack returns must cite only memories the oracle
+lets the caller recall, after the corrections too.
+
 Run: PYTHONPATH=. .venv/bin/python -m pytest \
     tests/unit/application/test_policy_properties.py -q -p no:cacheprovider -s
 The number of generated cases is printed and asserted (>= 2,000).
@@ -43,10 +49,17 @@ from hypothesis import strategies as st
 
 from application.commands import ContextRequest, RememberRequest, SearchRequest
 from application.corrections.commands import CorrectionRequest
+from application.reflection.commands import (
+    ProposedCandidate,
+    ProposedSpan,
+    ProposeRequest,
+    ReviewRequest,
+)
 from application.trust.records import PrincipalRecord
 from domain.errors import ConflictError, InvalidInputError, NotFoundError, PolicyDeniedError
 from domain.lifecycle import CorrectionAction
 from domain.policy import OrgRole, SpaceRole
+from domain.reflection.candidates import CandidateType, ReviewAction
 from domain.scopes import MemoryScope
 from tests.support.lifecycle_oracle import ACTIONS, Life, after, inspect_text_ok, recallable
 from tests.support.world import START, World
@@ -119,6 +132,9 @@ class Scenario:
     readers: tuple[tuple[int, str], ...]  # principal, query word
     #: memory index, action, target memory index (indexes taken modulo the memories kept)
     corrections: tuple[tuple[int, str, int], ...] = ()
+    #: issue 13: a memory's writer proposes a record citing it (and maybe a second memory)
+    #: and accepts it, into its sources' space or explicitly into a catalogue space
+    promotions: tuple[tuple[int, int | None, int | None], ...] = ()
 
 
 @st.composite
@@ -181,7 +197,18 @@ def scenarios(draw: st.DrawFn) -> Scenario:
         (draw(st.integers(0, 15)), draw(st.sampled_from(ACTIONS)), draw(st.integers(0, 15)))
         for _ in range(draw(st.integers(0, 5)))
     )
+    # derived from the corrections' draws rather than drawn anew, so the generated worlds
+    # stay exactly those the rest of this test has always run
+    promotions = tuple(
+        (
+            which,
+            target if (which + target) % 2 else None,
+            None if (which + target) % 3 == 0 else (which * 7 + target) % len(CATALOGUE),
+        )
+        for which, _, target in corrections
+    )
     return Scenario(
+        promotions=promotions,
         corrections=corrections,
         orgs=orgs,
         principals=tuple(principals),
@@ -439,6 +466,11 @@ async def _read(
             f"{p} counted {pack.withheld_redacted} redactions for {word}, not {withheld}"
         )
         CASES["redactions counted"] += withheld
+        # a derived record surfaces only to a caller who may recall every source it cites
+        for hit in [*search.derived, *pack.derived]:
+            CASES["derived records checked"] += 1
+            for source_id in hit.source_ids:
+                assert source_id in visible, f"LEAK: {p} got a record of {by_id.get(source_id)}"
         returned = [(h.source_id, h.scope, h.scope_key, h.text) for h in search.results]
         returned += [(i.source_id, i.scope, i.scope_key, i.text) for i in pack.items]
         for source_id, scope, scope_key, text in returned:
@@ -517,6 +549,45 @@ async def _correct(
     return lives
 
 
+async def _promote(
+    world: World, sc: Scenario, records: list[PrincipalRecord], memories: list[Memory]
+) -> None:
+    """Derived records citing memories, promoted where the policy lets their writer."""
+    if not memories:
+        return
+    assert world.services.reflection is not None and world.services.review is not None
+    for first, second, target in sc.promotions:
+        m = memories[first % len(memories)]
+        others = [] if second is None else [memories[second % len(memories)]]
+        cited = list({c.source_id: c for c in (m, *others)}.values())
+        writer = records[m.writer]
+        proposal = ProposedCandidate(
+            type=CandidateType.FACT,
+            text=" ".join(c.content for c in cited)[:1000],
+            spans=[ProposedSpan(source_id=c.source_id, start=0, end=len(c.content)) for c in cited],
+        )
+        proposed = await world.services.reflection.propose(
+            ProposeRequest(org_id=writer.org_id, candidates=[proposal]), await world.ctx(writer)
+        )
+        if not proposed.candidates:
+            CASES["proposals refused"] += 1
+            continue
+        scope, key = CATALOGUE[target] if target is not None else (None, None)
+        review = ReviewRequest(
+            org_id=writer.org_id,
+            candidate_id=proposed.candidates[0].id,
+            action=ReviewAction.ACCEPT,
+            promote_to_scope=scope,
+            scope_key=key,
+        )
+        try:
+            await world.services.review.review(review, await world.ctx(writer))
+        except (PolicyDeniedError, ConflictError, NotFoundError):
+            CASES["promotions refused"] += 1
+            continue
+        CASES["derived records promoted"] += 1
+
+
 async def _run(sc: Scenario, n: int) -> None:
     world = World()
     oracle = Oracle(sc)
@@ -524,6 +595,7 @@ async def _run(sc: Scenario, n: int) -> None:
     world.clock.set(WRITE_AT)
     memories = await _write(world, sc, oracle, records, n)
     oracle.memory = {m.source_id: m for m in memories}
+    await _promote(world, sc, records, memories)
     lives = await _correct(world, sc, records, memories)
     await _read(world, sc, oracle, records, memories, lives)
     world.clock.set(LATER)
@@ -557,3 +629,5 @@ def test_no_search_pack_or_inspect_returns_what_the_oracle_forbids(
     assert ran["returned items checked"] > 0
     applied = {k for k, v in ran.items() if k.startswith("corrections applied") and v > 0}
     assert len(applied) == len(CorrectionAction), f"not every correction was applied: {applied}"
+    assert ran["derived records promoted"] > 0 and ran["promotions refused"] > 0
+    assert ran["derived records checked"] > 0

@@ -523,6 +523,11 @@ def test_reflect_needs_every_input_readable_and_no_broadening() -> None:
     # private + project inputs summarised into the project: private would be broadened
     mixed = authorize_reflect(c, [PROJECT, private("alice")], PROJECT)
     assert mixed.reason == ReasonCode.SCOPE_CROSSING_REQUIRES_PROMOTION
+    # ... unless the caller promotes explicitly (and may read and write both)
+    assert authorize_reflect(c, [PROJECT, private("alice")], PROJECT, promoted=True).allowed
+    # an explicit promotion still needs the target writable
+    denied = authorize_reflect(c, [PROJECT], ORG, promoted=True)
+    assert denied.reason == ReasonCode.SCOPE_DISABLED
     # an unreadable input
     assert authorize_reflect(c, [SHARED], PROJECT).reason == ReasonCode.UNVERIFIED_MEMBERSHIP
     # a narrower output: allowed

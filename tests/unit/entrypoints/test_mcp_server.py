@@ -81,9 +81,9 @@ def test_schemas_are_objects_at_the_top_with_nested_types_defined() -> None:
 
 
 def test_every_tool_says_when_to_use_it_in_one_or_two_sentences() -> None:
-    assert len({t.name for t in TOOLS}) == len(TOOLS) == 13
+    assert len({t.name for t in TOOLS}) == len(TOOLS) == 17
     every = (*TOOLS, *SYNTHESIS_TOOLS, *EXPORT_TOOLS)
-    assert len({t.name for t in every}) == len(every) == 19
+    assert len({t.name for t in every}) == len(every) == 23
     for tool in every:
         sentences = [s for s in tool.description.split(". ") if s.strip()]
         assert 1 <= len(sentences) <= 2, tool.name
@@ -265,3 +265,28 @@ def test_remember_turns_take_an_optional_speaker() -> None:
     assert "speaker" in turn["properties"]
     assert "speaker" not in turn.get("required", [])
     jsonschema.validate({"turns": [{"role": "user", "content": "hi", "speaker": "Maya"}]}, schema)
+
+
+async def test_reflection_tools_travel_to_their_routes() -> None:
+    view = {"candidates": [], "next_after": None}
+    backend = FakeBackend(answer=view)
+    who = Credentials("k")
+    async with Client(build_server(backend, lambda _ctx: who)) as client:
+        await client.call_tool("candidates_list", {"state": "pending", "limit": 5})
+        backend.error = PolicyDeniedError(ReasonCode.NOT_FOUND, "no such candidate")
+        await client.call_tool(
+            "candidate_review",
+            {"candidate_id": "c/1", "action": "accept", "promote_to_scope": "organization"},
+        )
+        await client.call_tool("candidate_review", {"candidate_id": "c1", "action": "reject"})
+        await client.call_tool("reflect", {"source_ids": ["s1"]})
+    assert [c[:3] for c in backend.calls] == [
+        ("GET", "/api/memory/candidates?state=pending&limit=5", None),
+        ("POST", "/api/memory/candidates/c%2F1/accept", {"promote_to_scope": "organization"}),
+        ("POST", "/api/memory/candidates/c1/reject", None),
+        (
+            "POST",
+            "/api/memory/reflect",
+            {"source_ids": ["s1"], "space": None, "extractor": "rules"},
+        ),
+    ]

@@ -1,0 +1,119 @@
+"""The derived graph in dicts: the reference adapter of ``GraphStore``, used by tests.
+
+Entity full-text is BM25 (k1 = 1.2, b = 0.75) over the same analyzer as the
+in-process index (``type: name``), computed per query over the
+organisation's entities: a reference, not a fast path.
+"""
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+from adapters.inprocess.analyzer import analyze
+from application.records import ScoredId
+from application.reflection.records import DerivedEdge, DerivedEntity, Mention
+from domain.scopes import ScopeRef
+
+__all__ = ["InMemoryGraphStore", "entity_text"]
+
+
+def entity_text(entity: DerivedEntity) -> str:
+    """What entity full-text indexes: its type and its name."""
+    return f"{entity.type}: {entity.name}"
+
+
+class InMemoryGraphStore:
+    def __init__(self) -> None:
+        self._entities: dict[tuple[str, str], DerivedEntity] = {}
+        self._edges: dict[tuple[str, str], DerivedEdge] = {}
+        self._mentions: dict[tuple[str, str], list[str]] = {}
+
+    async def promote(
+        self,
+        entities: Sequence[DerivedEntity],
+        edges: Sequence[DerivedEdge],
+        mentions: Sequence[Mention],
+    ) -> None:
+        known = {e.entity_id for e in entities}
+        for edge in edges:
+            for end in (edge.from_id, edge.to_id):
+                if end not in known and (edge.org_id, end) not in self._entities:
+                    raise ValueError("an edge joins entities that exist")
+        for entity in entities:
+            self._entities[(entity.org_id, entity.entity_id)] = entity
+        for edge in edges:
+            self._edges[(edge.org_id, edge.edge_id)] = edge
+        orgs = {e.entity_id: e.org_id for e in entities}
+        for mention in mentions:
+            org = orgs.get(mention.entity_id)
+            if org is None:
+                raise ValueError("a mention starts at an entity being promoted")
+            chunks = self._mentions.setdefault((org, mention.entity_id), [])
+            if mention.chunk_id not in chunks:
+                chunks.append(mention.chunk_id)
+
+    async def get_entities(
+        self, org_id: str, entity_ids: Sequence[str]
+    ) -> dict[str, DerivedEntity]:
+        return {i: self._entities[(org_id, i)] for i in entity_ids if (org_id, i) in self._entities}
+
+    async def entity_lexical(
+        self, org_id: str, query: str, limit: int, visible: frozenset[ScopeRef] | None
+    ) -> list[ScoredId]:
+        docs = {
+            eid: Counter(analyze(entity_text(e)))
+            for (org, eid), e in self._entities.items()
+            if org == org_id and (visible is None or e.scope in visible)
+        }
+        terms = set(analyze(query))
+        if not docs or not terms:
+            return []
+        average = sum(sum(d.values()) for d in docs.values()) / len(docs)
+        scores: dict[str, float] = {}
+        for term in terms:
+            having = [eid for eid, d in docs.items() if term in d]
+            idf = math.log(1 + (len(docs) - len(having) + 0.5) / (len(having) + 0.5))
+            for eid in having:
+                tf, length = docs[eid][term], sum(docs[eid].values())
+                norm = tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / average))
+                scores[eid] = scores.get(eid, 0.0) + idf * norm
+        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+        return [ScoredId(eid, score) for eid, score in ranked]
+
+    async def mentions_of(self, org_id: str, entity_ids: Sequence[str]) -> dict[str, list[str]]:
+        return {
+            i: list(self._mentions[(org_id, i)])
+            for i in entity_ids
+            if (org_id, i) in self._mentions
+        }
+
+    async def edges_of(self, org_id: str, entity_id: str) -> list[DerivedEdge]:
+        found = [
+            e
+            for (org, _), e in self._edges.items()
+            if org == org_id and entity_id in (e.from_id, e.to_id)
+        ]
+        return sorted(found, key=lambda e: e.edge_id)
+
+    async def forget_source(self, org_id: str, source_id: str) -> int:
+        gone = {
+            eid
+            for (org, eid), e in self._entities.items()
+            if org == org_id and source_id in e.source_ids
+        }
+        for eid in gone:
+            del self._entities[(org_id, eid)]
+            self._mentions.pop((org_id, eid), None)
+        for key in [
+            k
+            for k, e in self._edges.items()
+            if k[0] == org_id
+            and (e.from_id in gone or e.to_id in gone or source_id in e.provenance.source_ids)
+        ]:
+            del self._edges[key]
+        return len(gone)
+
+    async def drop_graph(self, org_id: str) -> None:
+        for table in (self._entities, self._edges, self._mentions):
+            for key in [k for k in table if k[0] == org_id]:
+                del table[key]

@@ -1,0 +1,75 @@
+"""Define the derived-memory tables of a namespace once per process, lazily.
+
+Why lazily rather than as a numbered migration: the tables belong to the
+reflection adapters alone and every statement is ``IF NOT EXISTS``, as the
+synthesis runs do; an organisation prepared by an older release gets them
+on first use. Reads of an organisation with no namespace answer from
+``INFO FOR ROOT`` without creating it.
+"""
+
+import asyncio
+from typing import Any
+
+from surrealdb.errors import NotFoundError as SurrealNotFound
+
+from adapters.surreal.connection import SurrealConnection
+from domain.errors import UpstreamError
+
+__all__ = ["TableDefiner"]
+
+
+class TableDefiner:
+    def __init__(self, connection: SurrealConnection, schema: str, operation: str) -> None:
+        self._conn = connection
+        self._schema = schema
+        self._operation = operation
+        self._defined: set[str] = set()
+        self._defining = asyncio.Lock()
+
+    async def ensure(self, namespace: str) -> None:
+        if namespace in self._defined:
+            return
+        async with self._defining:
+            if namespace not in self._defined:
+                await self._conn.query(
+                    namespace, self._schema, operation=self._operation, write=True
+                )
+                self._defined.add(namespace)
+
+    async def exists(self, namespace: str) -> bool:
+        """Whether the namespace exists (then its tables are defined); creates nothing.
+
+        A namespace this process defined the tables in is taken to exist without asking
+        the root (a search asks several times per query); ``forget`` undoes that.
+        """
+        if namespace in self._defined:
+            return True
+        (root,) = await self._conn.query(None, "INFO FOR ROOT;", operation="listing namespaces")
+        if namespace in (root or {}).get("namespaces", {}):
+            await self.ensure(namespace)
+            return True
+        self._defined.discard(namespace)
+        return False
+
+    async def read(
+        self, namespace: str, sql: str, variables: dict[str, Any], operation: str
+    ) -> list[Any]:
+        """The rows of one read; none when its table does not exist.
+
+        A missing table holds nothing: nothing was ever promoted there, or the
+        organisation was dropped behind this process. Reads never define tables, so
+        the first search of an organisation runs no DDL; the next write defines them.
+        Any other failure is raised.
+        """
+        try:
+            (rows,) = await self._conn.query(namespace, sql, variables, operation=operation)
+        except UpstreamError as exc:
+            if not isinstance(exc.__cause__, SurrealNotFound):
+                raise
+            self.forget(namespace)
+            return []
+        return list(rows or [])
+
+    def forget(self, namespace: str) -> None:
+        """The namespace was dropped: ask the root again next time."""
+        self._defined.discard(namespace)

@@ -1,0 +1,97 @@
+"""The ports derived memory adds: candidates, the graph, and extractors.
+
+Each store has a contract suite in ``contracts/`` (``candidate_store.py``,
+``graph_store.py``) that every adapter passes.
+"""
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from application.records import ScoredId
+from application.reflection.records import DerivedEdge, DerivedEntity, Mention
+from domain.models import Source
+from domain.reflection.candidates import Extracted, ReflectionCandidate, ReviewState
+from domain.scopes import ScopeRef
+
+__all__ = ["CandidateStore", "Extractor", "GraphStore"]
+
+
+@runtime_checkable
+class CandidateStore(Protocol):
+    """Reflection candidates per organisation, replaced whole when reviewed."""
+
+    async def add_candidates(self, candidates: Sequence[ReflectionCandidate]) -> list[str]:
+        """Keep the candidates whose id is new; the ids of those it kept (a re-run adds none)."""
+        ...
+
+    async def get_candidates(
+        self, org_id: str, candidate_ids: Sequence[str]
+    ) -> dict[str, ReflectionCandidate]: ...
+
+    async def save_candidate(self, candidate: ReflectionCandidate) -> None:
+        """Replace a stored candidate (a review changed it)."""
+        ...
+
+    async def list_candidates(
+        self, org_id: str, state: ReviewState | None, after: str | None, limit: int
+    ) -> list[ReflectionCandidate]:
+        """Candidates in id order strictly after ``after``, of one state or any."""
+        ...
+
+    async def forget_source(self, org_id: str, source_id: str) -> int:
+        """Remove every candidate citing the source (its text left: redact, delete); how many."""
+        ...
+
+    async def drop_candidates(self, org_id: str) -> None: ...
+
+
+@runtime_checkable
+class GraphStore(Protocol):
+    """The native derived graph: ``entity`` rows, ``relates_to`` and ``mentions`` edges."""
+
+    async def promote(
+        self,
+        entities: Sequence[DerivedEntity],
+        edges: Sequence[DerivedEdge],
+        mentions: Sequence[Mention],
+    ) -> None:
+        """Write one accepted candidate's records, all or nothing (entities first)."""
+        ...
+
+    async def get_entities(
+        self, org_id: str, entity_ids: Sequence[str]
+    ) -> dict[str, DerivedEntity]: ...
+
+    async def entity_lexical(
+        self, org_id: str, query: str, limit: int, visible: frozenset[ScopeRef] | None
+    ) -> list[ScoredId]:
+        """BM25 over entity names (type included), best first, only in ``visible`` spaces."""
+        ...
+
+    async def mentions_of(self, org_id: str, entity_ids: Sequence[str]) -> dict[str, list[str]]:
+        """The chunk ids each entity mentions."""
+        ...
+
+    async def edges_of(self, org_id: str, entity_id: str) -> list[DerivedEdge]:
+        """``relates_to`` edges from or to the entity, in edge-id order."""
+        ...
+
+    async def forget_source(self, org_id: str, source_id: str) -> int:
+        """Remove every entity citing the source, with its edges and mentions; how many
+        entities (the source's text left: redact, delete)."""
+        ...
+
+    async def drop_graph(self, org_id: str) -> None: ...
+
+
+@runtime_checkable
+class Extractor(Protocol):
+    """Finds candidates in one readable, active source."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    async def extract(self, source: Source) -> list[Extracted]: ...

@@ -1,0 +1,81 @@
+"""The native records an accepted candidate becomes: entities, typed edges, mentions.
+
+Each carries what a reader needs to trust it and what the policy needs to
+gate it: the raw source ids and their content hashes, the transform (the
+extractor and its version), the write decision (its audit id and reason),
+freshness (``valid_from``: the newest source's time; ``promoted_at``) and a
+confidence. A derived record is shown only to someone who may read every
+one of its sources (``application.reflection.derived``).
+"""
+
+from datetime import datetime
+
+import msgspec
+
+from domain.reflection.candidates import CandidateType, Span
+from domain.scopes import ScopeRef
+
+__all__ = ["DerivedEdge", "DerivedEntity", "Mention", "Provenance"]
+
+
+class Provenance(msgspec.Struct, frozen=True, kw_only=True):
+    """Where a derived record comes from and who let it in."""
+
+    source_ids: tuple[str, ...]
+    source_hashes: dict[str, str]
+    #: ``extractor@version``
+    transform: str
+    #: the audit id of the accept that wrote it, and the policy's reason
+    decision_id: str
+    decision_reason: str
+    candidate_id: str
+    promoted_by: str
+    promoted_at: datetime
+    valid_from: datetime
+    confidence: float
+
+    def __post_init__(self) -> None:
+        if not self.source_ids or set(self.source_hashes) != set(self.source_ids):
+            raise ValueError("a derived record cites its sources, each with its hash")
+
+
+class DerivedEntity(msgspec.Struct, frozen=True, kw_only=True):
+    """A decision, task, person ... promoted into the organisation's graph (``entity`` rows)."""
+
+    entity_id: str
+    org_id: str
+    type: CandidateType
+    name: str
+    scope: ScopeRef
+    spans: tuple[Span, ...] = ()
+    provenance: Provenance
+
+    def __post_init__(self) -> None:
+        if self.type is CandidateType.RELATIONSHIP:
+            raise ValueError("a relationship is an edge, not an entity")
+        if not self.name.strip():
+            raise ValueError("an entity has a name")
+
+    @property
+    def source_ids(self) -> tuple[str, ...]:
+        return self.provenance.source_ids
+
+
+class DerivedEdge(msgspec.Struct, frozen=True, kw_only=True):
+    """A typed ``relates_to`` edge between two entities, with the fact it states."""
+
+    edge_id: str
+    org_id: str
+    from_id: str
+    to_id: str
+    kind: str
+    fact: str
+    scope: ScopeRef
+    provenance: Provenance
+
+
+class Mention(msgspec.Struct, frozen=True, kw_only=True):
+    """An entity is supported by this chunk (a ``mentions`` edge)."""
+
+    entity_id: str
+    chunk_id: str

@@ -1,0 +1,190 @@
+"""Reflection benchmark: deterministic-extractor throughput, and what promoted records cost search.
+
+    python -m benchmarks.reflection --sources 1000
+
+N made-up conversations (six turns each: a decision, a task, a preference,
+an event and small talk, over a fixed vocabulary) are remembered through
+``remember`` on embedded SurrealDB (surrealkv by default) with the
+in-process index and the hashing embedder (no model), as ``tessera serve``
+runs them. Then:
+
+- the rules extractor alone over every source's content (sources/s);
+- ``reflect`` through the real use case, 200 source ids per call (the
+  most one call takes): reading, policy checks, extraction and storing the
+  candidates (sources/s, candidates/s);
+- ``accept`` of one decision per conversation for a tenth of them (p50/p95);
+- search latency with and without the ``entity`` signal over the same
+  promoted records, interleaved query by query (the first pass of each is a
+  warm-up and not counted), so the signal's cost shows (p50/p95).
+
+Progress goes to stderr; the figures are one JSON object on stdout.
+"""
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from adapters.inmemory.hashing_embedder import HashingEmbedder
+from adapters.inprocess.index import InProcessIndex
+from application.commands import RememberRequest, SearchRequest
+from application.reflection.commands import ReflectRequest, ReviewRequest
+from application.services import Services
+from application.trust.records import PrincipalRecord
+from benchmarks._stats import code_version, machine_info, summarize
+from benchmarks._wiring import make_services, make_store
+from domain.models import Turn
+from domain.policy import MemoryPolicyContext, OrgRole, Surface
+from domain.reflection.candidates import ReviewAction
+from domain.reflection.rules import extract_by_rules
+
+__all__ = ["main"]
+
+_BATCH = 200
+_CONCURRENCY = 8
+_WORDS = [f"{a}{b}" for a in ("ka", "lo", "mi", "ne", "ru", "sa", "to", "vi") for b in range(60)]
+
+
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.reflection", description=__doc__)
+    p.add_argument("--sources", type=int, default=1000, help="conversations remembered")
+    p.add_argument("--queries", type=int, default=200, help="timed searches, before and after")
+    p.add_argument("--store", choices=("surrealkv", "mem"), default="surrealkv")
+    p.add_argument("--seed", type=int, default=7)
+    return p.parse_args(argv)
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _phrase(rng: random.Random, n: int = 4) -> str:
+    return " ".join(rng.choice(_WORDS) for _ in range(n))
+
+
+def _session(i: int, rng: random.Random) -> list[Turn]:
+    name = rng.choice(("Maya", "Tom", "Ana", "Ravi"))
+    return [
+        Turn(role="user", speaker=name, content=f"We decided to go with {_phrase(rng)} for {i}."),
+        Turn(role="assistant", content=f"Noted, {_phrase(rng, 6)}."),
+        Turn(role="user", speaker=name, content=f"I will write the {_phrase(rng)} guide."),
+        Turn(role="user", speaker=name, content=f"I prefer {_phrase(rng, 3)} in the mornings."),
+        Turn(role="user", speaker=name, content=f"The review meeting is on 2026-04-0{i % 9 + 1}."),
+        Turn(role="assistant", content=f"Thanks with {_phrase(rng, 8)}."),
+    ]
+
+
+async def _ctx(services: Services, who: PrincipalRecord) -> MemoryPolicyContext:
+    return await services.access.context_for(who, Surface.CLI, services.audit.new_id())
+
+
+async def _fill(services: Services, who: PrincipalRecord, n: int, rng: random.Random) -> list[str]:
+    sessions = [_session(i, rng) for i in range(n)]
+    ids: list[str] = []
+    for start in range(0, n, _CONCURRENCY):
+        batch = sessions[start : start + _CONCURRENCY]
+        contexts = [await _ctx(services, who) for _ in batch]
+        done = await asyncio.gather(
+            *(
+                services.memory.remember(RememberRequest(org_id=who.org_id, turns=turns), ctx)
+                for turns, ctx in zip(batch, contexts, strict=True)
+            )
+        )
+        ids += [d.source_id for d in done]
+        if len(ids) % 500 < _CONCURRENCY:
+            _log(f"  remembered {len(ids)}/{n}")
+    return ids
+
+
+async def _search(services: Services, who: PrincipalRecord, query: str) -> float:
+    ctx = await _ctx(services, who)
+    began = time.perf_counter()
+    await services.memory.search(SearchRequest(org_id=who.org_id, query=query, limit=10), ctx)
+    return (time.perf_counter() - began) * 1000
+
+
+async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
+    rng = random.Random(args.seed)
+    url = f"surrealkv://{data_dir}" if args.store == "surrealkv" else "mem://"
+    store = make_store(url)
+    services = make_services(store, InProcessIndex(), HashingEmbedder(dimension=384), "bench")
+    assert services.reflection is not None and services.review is not None
+    await services.open(Surface.CLI)
+    try:
+        org = await services.control.create_organization("reflect", None, Surface.CLI)
+        who = await services.control.create_principal(
+            org.org_id, "owner", None, Surface.CLI, org_role=OrgRole.OWNER
+        )
+        _log(f"remembering {args.sources} conversations ({url})")
+        ids = await _fill(services, who, args.sources, rng)
+        sources = await store.get_sources(org.org_id, ids)
+        began = time.perf_counter()
+        extracted = sum(len(extract_by_rules(s.source_id, s.content)) for s in sources.values())
+        pure_s = time.perf_counter() - began
+        _log("reflecting")
+        candidates: list[Any] = []
+        began = time.perf_counter()
+        for start in range(0, len(ids), _BATCH):
+            request = ReflectRequest(org_id=org.org_id, source_ids=ids[start : start + _BATCH])
+            result = await services.reflection.reflect(request, await _ctx(services, who))
+            candidates += result.candidates
+        reflect_s = time.perf_counter() - began
+        queries = [_phrase(rng, 2) + " decision" for _ in range(args.queries)]
+        decisions = [c for c in candidates if c.type == "decision"][::10]
+        accepts: list[float] = []
+        _log(f"accepting {len(decisions)} decisions")
+        for c in decisions:
+            review = ReviewRequest(org_id=org.org_id, candidate_id=c.id, action=ReviewAction.ACCEPT)
+            ctx = await _ctx(services, who)
+            t0 = time.perf_counter()
+            await services.review.review(review, ctx)
+            accepts.append((time.perf_counter() - t0) * 1000)
+        await services.audit.flush()
+        # the same queries with and without the entity signal, interleaved query by query
+        # (alternating which goes first) so that machine noise hits both alike
+        with_derived: list[float] = []
+        raw_only: list[float] = []
+        derived = services.recall._derived  # the A/B switch of this benchmark
+        for n, query in enumerate(queries * 2):
+            for use in (True, False) if n % 2 else (False, True):
+                services.recall._derived = derived if use else None
+                (with_derived if use else raw_only).append(await _search(services, who, query))
+        services.recall._derived = derived
+        return {
+            "benchmark": "reflection",
+            "store": args.store,
+            "sources": len(ids),
+            "extractor_only": {
+                "candidates": extracted,
+                "seconds": round(pure_s, 3),
+                "sources_per_s": round(len(ids) / pure_s, 1),
+            },
+            "reflect_use_case": {
+                "candidates": len(candidates),
+                "seconds": round(reflect_s, 3),
+                "sources_per_s": round(len(ids) / reflect_s, 1),
+                "candidates_per_s": round(len(candidates) / reflect_s, 1),
+            },
+            "accept": summarize(accepts),
+            "search_raw_signals_only": summarize(raw_only[len(queries) :]),
+            "search_with_entity_signal": summarize(with_derived[len(queries) :]),
+            "machine": machine_info(),
+            "code": code_version(),
+        }
+    finally:
+        await services.close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parse(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        print(json.dumps(asyncio.run(_run(args, Path(tmp) / "data")), indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+"""The behaviour every ``GraphStore`` adapter owes promotion and derived retrieval.
+
+Promoted entities and edges read back equal (provenance included); entity
+full-text matches type and name, ranks better matches first and never
+returns an entity outside the ``visible`` spaces; mentions and edges are
+found from either end; organisations never see each other's graph.
+
+Usage: subclass it and provide a ``graph`` fixture (an adapter whose
+organisations ``org-a`` and ``org-b`` exist where that matters)::
+
+    class TestMyGraph(GraphStoreContract):
+        @pytest.fixture
+        def graph(self) -> GraphStore: ...
+"""
+
+from datetime import UTC, datetime, timedelta
+
+import msgspec
+
+from application.reflection.ports import GraphStore
+from application.reflection.records import DerivedEdge, DerivedEntity, Mention, Provenance
+from domain.reflection.candidates import CandidateType, Span
+from domain.scopes import MemoryScope, ScopeRef
+
+__all__ = ["GraphStoreContract", "sample_entity"]
+
+T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+ANA = ScopeRef(MemoryScope.PRIVATE, "ana")
+ALPHA = ScopeRef(MemoryScope.PROJECT, "alpha")
+
+
+def _provenance(candidate_id: str = "c1") -> Provenance:
+    return Provenance(
+        source_ids=("s1",),
+        source_hashes={"s1": "h1"},
+        transform="rules@1",
+        decision_id="audit1",
+        decision_reason="allowed",
+        candidate_id=candidate_id,
+        promoted_by="ana",
+        promoted_at=T0 + timedelta(hours=1),
+        valid_from=T0,
+        confidence=0.9,
+    )
+
+
+def sample_entity(
+    entity_id: str = "e1",
+    name: str = "We decided to go with SurrealDB for storage.",
+    kind: CandidateType = CandidateType.DECISION,
+    scope: ScopeRef = ANA,
+    org_id: str = "org-a",
+) -> DerivedEntity:
+    return DerivedEntity(
+        entity_id=entity_id,
+        org_id=org_id,
+        type=kind,
+        name=name,
+        scope=scope,
+        spans=(Span(source_id="s1", start=0, end=44),),
+        provenance=_provenance(),
+    )
+
+
+def _edge(from_id: str, to_id: str) -> DerivedEdge:
+    return DerivedEdge(
+        edge_id="r1",
+        org_id="org-a",
+        from_id=from_id,
+        to_id=to_id,
+        kind="decided",
+        fact="Maya decided: go with SurrealDB",
+        scope=ANA,
+        provenance=_provenance(),
+    )
+
+
+class GraphStoreContract:
+    """Subclass (as ``Test...``) and provide a ``graph`` fixture."""
+
+    async def test_promoted_records_read_back_equal(self, graph: GraphStore) -> None:
+        maya = sample_entity("p1", "Maya", CandidateType.PERSON)
+        decision = sample_entity()
+        edge = _edge("p1", "e1")
+        await graph.promote([maya, decision], [edge], [Mention(entity_id="e1", chunk_id="k1")])
+        found = await graph.get_entities("org-a", ["e1", "p1", "nope"])
+        assert found == {"e1": decision, "p1": maya}
+        assert found["e1"].provenance.promoted_at.utcoffset() == timedelta(0)
+        assert await graph.edges_of("org-a", "p1") == [edge]
+        assert await graph.edges_of("org-a", "e1") == [edge]
+        assert await graph.mentions_of("org-a", ["e1", "p1"]) == {"e1": ["k1"]}
+
+    async def test_entity_full_text_matches_type_and_name(self, graph: GraphStore) -> None:
+        await graph.promote(
+            [
+                sample_entity(),
+                sample_entity("e2", "Ship the release on Fridays.", CandidateType.TASK),
+                sample_entity("e3", "Storage engine benchmarks are due.", CandidateType.TASK),
+            ],
+            [],
+            [],
+        )
+        by_name = await graph.entity_lexical("org-a", "SurrealDB storage", 10, None)
+        assert [h.item_id for h in by_name][:2] == ["e1", "e3"]
+        assert by_name[0].score >= by_name[1].score
+        by_type = await graph.entity_lexical("org-a", "decision", 10, None)
+        assert [h.item_id for h in by_type] == ["e1"]
+        assert len(await graph.entity_lexical("org-a", "storage", 1, None)) == 1
+        assert await graph.entity_lexical("org-a", "zebra", 10, None) == []
+
+    async def test_entity_full_text_stays_in_visible_spaces(self, graph: GraphStore) -> None:
+        await graph.promote([sample_entity(), sample_entity("e2", scope=ALPHA)], [], [])
+        only_alpha = await graph.entity_lexical("org-a", "SurrealDB", 10, frozenset({ALPHA}))
+        assert [h.item_id for h in only_alpha] == ["e2"]
+        assert await graph.entity_lexical("org-a", "SurrealDB", 10, frozenset()) == []
+
+    async def test_forgetting_a_source_removes_what_cites_it(self, graph: GraphStore) -> None:
+        other = msgspec.structs.replace(
+            sample_entity("e9", "Kept: another source."),
+            provenance=msgspec.structs.replace(
+                _provenance(), source_ids=("s2",), source_hashes={"s2": "h2"}
+            ),
+        )
+        await graph.promote(
+            [sample_entity("p1", "Maya", CandidateType.PERSON), sample_entity(), other],
+            [_edge("p1", "e1")],
+            [Mention(entity_id="e1", chunk_id="k1"), Mention(entity_id="e9", chunk_id="k2")],
+        )
+        assert await graph.forget_source("org-a", "s1") == 2
+        assert list(await graph.get_entities("org-a", ["p1", "e1", "e9"])) == ["e9"]
+        assert await graph.edges_of("org-a", "e9") == []
+        assert await graph.mentions_of("org-a", ["e1", "e9"]) == {"e9": ["k2"]}
+        assert [h.item_id for h in await graph.entity_lexical("org-a", "Maya", 5, None)] == []
+        assert await graph.forget_source("org-b", "s1") == 0
+
+    async def test_organisations_are_isolated(self, graph: GraphStore) -> None:
+        await graph.promote([sample_entity()], [], [Mention(entity_id="e1", chunk_id="k1")])
+        assert await graph.get_entities("org-b", ["e1"]) == {}
+        assert await graph.entity_lexical("org-b", "SurrealDB", 10, None) == []
+        assert await graph.mentions_of("org-b", ["e1"]) == {}
+        await graph.drop_graph("org-a")
+        assert await graph.get_entities("org-a", ["e1"]) == {}
+        assert await graph.mentions_of("org-a", ["e1"]) == {}
