@@ -10,6 +10,7 @@ from application.llm import LanguageModel
 from application.memory_service import MemoryService
 from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.rerank import Reranker
+from application.retrieval.options import ConversationRecall
 from application.retrieval.pipeline import RetrievalMode
 from application.retrieval.recall import Recall
 from application.services import Services
@@ -140,6 +141,7 @@ def make_services(
     imports: ImportSetup | None = None,
     reranker: Reranker | None = None,
     rerank_top_n: int = 20,
+    conversation: ConversationRecall | None = None,
 ) -> Services:
     """Every use case over the given ports, with the system clock, ids and token counter.
 
@@ -167,6 +169,7 @@ def make_services(
             retrieval_mode=retrieval_mode,
             reranker=reranker,
             rerank_top_n=rerank_top_n,
+            conversation=conversation,
         ),
         synthesis_runs=make_synthesis_runs(store),
         llm=llm,
@@ -181,6 +184,7 @@ def make_service(
     retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
     reranker: Reranker | None = None,
     rerank_top_n: int = 20,
+    conversation: ConversationRecall | None = None,
 ) -> MemoryService:
     """The memory use cases alone, auditing to memory (benchmarks and tools)."""
     from adapters.inmemory.audit_log import InMemoryAuditLog
@@ -196,6 +200,7 @@ def make_service(
         retrieval_mode,
         reranker=reranker,
         rerank_top_n=rerank_top_n,
+        conversation=conversation,
     ).memory
 
 

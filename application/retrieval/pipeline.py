@@ -22,6 +22,8 @@ import msgspec
 from application.ports import RetrievalIndex
 from application.records import CandidateFilter, IndexedText, ScoredId, Vector
 from application.rerank import Reranker
+from application.retrieval.conversation import WINDOW_EPISODES, unnamed_query, window_list
+from application.retrieval.options import ConversationRecall
 from application.retrieval.rerank_step import DEFAULT_TOP_N, rerank_top
 from domain.fusion import FusedHit, fuse_with_episodes, rrf_merge
 from domain.models import Chunk
@@ -29,7 +31,7 @@ from domain.query_terms import meaningful_query
 from domain.ranking.dates import date_window
 from domain.ranking.question import profile_question, subject_phrase
 from domain.ranking.ranker import Candidate, RankWeights, rank_candidates
-from domain.ranking.spread import spread_over_episodes
+from domain.ranking.spread import spread_over_episodes, spread_over_runs
 
 __all__ = ["Found", "RetrievalMode", "RetrievalPipeline", "Retrieved"]
 
@@ -45,6 +47,10 @@ _MAX_TURNS_PER_EPISODE = 40
 _NEIGHBOUR_SEEDS = 10
 #: turns of one episode shown before every other episode has had its turn
 _TURNS_BEFORE_SPREAD = 3
+
+
+#: item signals that say where a turn sits, not what it holds (pooled in fusion)
+_CONTEXT_SIGNALS = frozenset({"neighbour", "window"})
 
 
 class RetrievalMode(StrEnum):
@@ -86,11 +92,13 @@ class RetrievalPipeline:
         weights: RankWeights | None = None,
         reranker: Reranker | None = None,
         rerank_top_n: int = DEFAULT_TOP_N,
+        conversation: ConversationRecall | None = None,
     ) -> None:
         self._index = index
         self._query_vector = query_vector
         self._mode = mode
-        self._weights = weights or RankWeights()
+        self._conversation = conversation or ConversationRecall()
+        self._weights = _conversation_weights(weights or RankWeights(), self._conversation)
         #: None (the default) skips the rerank step: results are exactly the ranker's
         self._reranker = reranker
         self._rerank_top_n = rerank_top_n
@@ -157,17 +165,40 @@ class RetrievalPipeline:
             turn_lists["subject_vector"] = _ids(by_subject[0])
         turn_ids = list(dict.fromkeys(chain.from_iterable(turn_lists.values())))
         chunks = await self._load(org_id, turn_ids, where)
+        if self._conversation.unnamed_vector:
+            chunks = await self._unnamed(org_id, query, depth, where, turn_lists, chunks)
         seeds = [h.item_id for h in rrf_merge(turn_lists) if h.item_id in chunks]
         seed_episodes = list(dict.fromkeys(chunks[cid].source_id for cid in seeds))
         episode_lists = {"episode_lexical": _ids(ep_lexical), "episode_vector": _ids(ep_vector)}
         episode_order = [h.item_id for h in rrf_merge({**episode_lists, "turns": seed_episodes})]
-        chunks, neighbours = await self._expand(
-            org_id, chunks, seeds[:_NEIGHBOUR_SEEDS], episode_order[:_EXPAND_EPISODES], where
+        window_episodes = seed_episodes[:WINDOW_EPISODES] if self._conversation.windows else []
+        chunks, neighbours, members = await self._expand(
+            org_id,
+            chunks,
+            seeds[:_NEIGHBOUR_SEEDS],
+            episode_order[:_EXPAND_EPISODES],
+            where,
+            window_episodes,
         )
+        item_lists = {**turn_lists, "neighbour": neighbours}
+        if window_episodes:
+            windows = window_list(
+                turn_lists,
+                chunks,
+                {e: members[e] for e in window_episodes if e in members},
+                self._conversation.window_radius,
+                depth,
+            )
+            missing = [cid for cid in windows if cid not in chunks]
+            if missing:
+                chunks = {**chunks, **await self._load(org_id, missing, where)}
+            item_lists["window"] = [cid for cid in windows if cid in chunks]
         fused = fuse_with_episodes(
-            {**turn_lists, "neighbour": neighbours},
+            item_lists,
             episode_lists,
             {cid: c.source_id for cid, c in chunks.items()},
+            episode_weight=self._conversation.episode_weight,
+            context=_CONTEXT_SIGNALS if self._conversation.pool_context else None,
         )
         if self._mode is RetrievalMode.HYBRID:
             found = [Found(chunk_id=h.item_id, score=h.score, ranks=h.ranks) for h in fused]
@@ -176,11 +207,39 @@ class RetrievalPipeline:
         # a question whose answer spans episodes ("how many", "which first") gets one
         # turn per episode first, so the list shows as many of them as it can
         per_episode = 1 if shape.multi_episode else _TURNS_BEFORE_SPREAD
-        spread = spread_over_episodes(found, lambda f: chunks[f.chunk_id].source_id, per_episode)
+        if self._conversation.run_spread:
+            spread = spread_over_runs(
+                found,
+                lambda f: chunks[f.chunk_id].source_id,
+                lambda f: chunks[f.chunk_id].turn_index,
+                per_episode,
+            )
+        else:
+            spread = spread_over_episodes(
+                found, lambda f: chunks[f.chunk_id].source_id, per_episode
+            )
         if self._reranker is not None and self._ranks:
             # after the ranker, over the first top-N it shows: may lift one past ``limit``
             spread = await rerank_top(self._reranker, query, spread, chunks, self._rerank_top_n)
         return spread[:limit]
+
+    async def _unnamed(
+        self,
+        org_id: str,
+        query: str,
+        depth: int,
+        where: CandidateFilter,
+        turn_lists: dict[str, list[str]],
+        chunks: dict[str, IndexedText],
+    ) -> dict[str, IndexedText]:
+        """The vector leg again, without the speaker names the query holds (if it holds any)."""
+        plain = unnamed_query(query, (c.speaker for c in chunks.values() if c.speaker))
+        if plain is None:
+            return chunks
+        hits = await self._index.vector(org_id, await self._query_vector(plain), depth, where)
+        turn_lists["vector"] = _ids(hits)
+        missing = [h.item_id for h in hits if h.item_id not in chunks]
+        return {**chunks, **await self._load(org_id, missing, where)} if missing else chunks
 
     async def _expand(
         self,
@@ -189,9 +248,13 @@ class RetrievalPipeline:
         seeds: Sequence[str],
         episodes: Sequence[str],
         where: CandidateFilter,
-    ) -> tuple[dict[str, IndexedText], list[str]]:
-        """Add strong episodes' turns and strong turns' neighbours; returns the neighbour list."""
-        wanted = list(dict.fromkeys([*episodes, *(chunks[s].source_id for s in seeds)]))
+        window_episodes: Sequence[str] = (),
+    ) -> tuple[dict[str, IndexedText], list[str], dict[str, list[str]]]:
+        """Add strong episodes' turns and strong turns' neighbours (and the turns that
+        windows are formed from); returns the chunks, the neighbour list and the members."""
+        wanted = list(
+            dict.fromkeys([*episodes, *(chunks[s].source_id for s in seeds), *window_episodes])
+        )
         members = await self._index.episode_members(org_id, wanted, where)
         extra: list[str] = []
         for episode in episodes:
@@ -205,7 +268,7 @@ class RetrievalPipeline:
         missing = [cid for cid in dict.fromkeys(extra + neighbours) if cid not in chunks]
         if missing:
             chunks = {**chunks, **await self._load(org_id, missing, where)}
-        return chunks, [n for n in dict.fromkeys(neighbours) if n in chunks]
+        return chunks, [n for n in dict.fromkeys(neighbours) if n in chunks], members
 
     def _rank(
         self,
@@ -223,6 +286,8 @@ class RetrievalPipeline:
                 fused=h.score,
                 role=chunks[h.item_id].role,
                 episode_date=_day(chunks[h.item_id].occurred_at),
+                speaker=chunks[h.item_id].speaker,
+                turn_index=chunks[h.item_id].turn_index,
             )
             for h in fused
         ]
@@ -235,6 +300,15 @@ class RetrievalPipeline:
             )
             for r in ranked
         ]
+
+
+def _conversation_weights(weights: RankWeights, conversation: ConversationRecall) -> RankWeights:
+    """The ranker's conversation rules follow the switch (off: the ranker as before)."""
+    return msgspec.structs.replace(
+        weights,
+        reply=weights.reply if conversation.reply_lending else 0.0,
+        speaker_names=weights.speaker_names and conversation.speaker_names,
+    )
 
 
 def _day(moment: datetime | None) -> date | None:

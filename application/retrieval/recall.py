@@ -17,6 +17,7 @@ from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.readiness import OrgReadiness
 from application.rerank import Reranker
 from application.retrieval.lifecycle import LifecycleNote, honour_corrections
+from application.retrieval.options import ConversationRecall
 from application.retrieval.pipeline import Found, RetrievalMode, RetrievalPipeline, Retrieved
 from application.retrieval.rerank_step import DEFAULT_TOP_N
 from application.trust.guard import candidate_filter, may_read
@@ -51,6 +52,7 @@ class Recall:
         rank_weights: RankWeights | None = None,
         reranker: Reranker | None = None,
         rerank_top_n: int = DEFAULT_TOP_N,
+        conversation: ConversationRecall | None = None,
     ) -> None:
         self._store = store
         #: shared with the write path: an organisation is prepared once per process
@@ -63,6 +65,7 @@ class Recall:
             weights=rank_weights,
             reranker=reranker,
             rerank_top_n=rerank_top_n,
+            conversation=conversation,
         )
 
     async def resolve(
