@@ -45,6 +45,7 @@ _COLUMNS = (
     "pack_recall",
     "pack_attributed",
     "reply_with_question",
+    "rendered_over_budget",
 )
 
 
@@ -71,6 +72,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--rerank-model-dir", type=Path, default=None)
     p.add_argument("--rerank-top-n", type=int, default=20)
+    p.add_argument("--budget", type=int, default=None, help="context pack token budget")
     p.add_argument(
         "--conversation",
         default="on",
@@ -130,7 +132,9 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
             turn_of = await ingest(ingest_service, org, conversation, not args.no_speakers)
             asked = [q for q in fixture["questions"] if q["conversation_id"] == cid]
             shown = shown_turns(conversation)
-            records.extend(await run_questions(org, asked, turn_of, searchers, shown))
+            records.extend(
+                await run_questions(org, asked, turn_of, searchers, shown, args.budget)
+            )
             await ingest_service.drop_organization(org)
             print(f"{cid}: {len(asked)} questions, {time.perf_counter() - started:.0f}s",
                   file=sys.stderr, flush=True)
@@ -147,6 +151,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
         "rerank": args.rerank,
         "rerank_top_n": args.rerank_top_n,
         "conversation": args.conversation,
+        "budget": args.budget,
         "code": code_version(),
         "wall_s": round(time.perf_counter() - started, 1),
         "machine": machine_info(),

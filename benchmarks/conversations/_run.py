@@ -84,7 +84,10 @@ async def run_questions(
     turn_of: dict[tuple[str, int], str],
     searchers: dict[str, MemoryService],
     shown: dict[str, Shown],
+    budget: int | None = None,
 ) -> list[dict[str, Any]]:
+    """``budget``: the context pack's token budget (None: the default)."""
+    sized = {} if budget is None else {"token_budget": budget}
     records = []
     for q in questions:
         as_of = datetime.fromisoformat(q["asked_at"])
@@ -99,7 +102,8 @@ async def run_questions(
             )
             ranked = _turn_ids(turn_of, [(h.source_id, h.turn_index) for h in found.results])
             pack = await service.context_pack(
-                ContextRequest(org_id=org, query=q["question"], as_of=as_of), owner_context(org)
+                ContextRequest(org_id=org, query=q["question"], as_of=as_of, **sized),
+                owner_context(org),
             )
             packed = _turn_ids(turn_of, [(i.source_id, i.turn_index) for i in pack.items])
             metrics = question_metrics(ranked, packed, q["evidence"])
@@ -108,6 +112,8 @@ async def run_questions(
             # what the rendering adds to the items' tokens (headers, names, gap marks)
             metrics["pack_tokens"] = float(pack.token_count)
             metrics["render_extra_tokens"] = float(pack.rendered_token_count - pack.token_count)
+            # 1.0 when the rendered pack is over its budget (the rendering must fit it)
+            metrics["rendered_over_budget"] = float(pack.rendered_token_count > pack.token_budget)
             if q["pattern"] in _REPLIES:
                 metrics["reply_with_question"] = seen["reply_with_question"]
             record["modes"][mode] = metrics

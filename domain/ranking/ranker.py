@@ -132,7 +132,8 @@ def _without(profile: QuestionProfile, named: frozenset[str]) -> QuestionProfile
 def _lend_to_replies(
     candidates: Sequence[Candidate], scored: list[_Scored], words: list[float], share: float
 ) -> None:
-    """A question turn's word evidence, times ``share``, goes to the next turn if another said it."""
+    """A question turn's word evidence, times ``share``, goes to the next turn, if another
+    speaker said it."""
     at = {
         (c.episode_id, c.turn_index): n
         for n, c in enumerate(candidates)
