@@ -220,6 +220,13 @@ def _rerank_top_n(settings: Settings) -> int:
     return settings.rerank_top_n
 
 
+def _conversation(settings: Settings) -> ConversationRecall:
+    from entrypoints.settings import ConversationSwitch
+
+    on = settings.conversation_recall is ConversationSwitch.ON
+    return ConversationRecall() if on else ConversationRecall.off()
+
+
 def _home_org(settings: Settings) -> str:
     return settings.org_id
 
@@ -263,6 +270,7 @@ class Container(containers.DeclarativeContainer):
         imports=imports,
         reranker=reranker,
         rerank_top_n=providers.Callable(_rerank_top_n, settings),
+        conversation=providers.Callable(_conversation, settings),
     )
 
 
