@@ -295,6 +295,7 @@ def _signals(ranks: Mapping[str, int]) -> Signals:
         episode_vector_rank=ranks.get("episode_vector"),
         neighbour_rank=ranks.get("neighbour"),
         subject_vector_rank=ranks.get("subject_vector"),
+        window_rank=ranks.get("window"),
     )
 
 

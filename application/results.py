@@ -34,6 +34,8 @@ class Signals(msgspec.Struct, frozen=True, kw_only=True):
     neighbour_rank: int | None = None
     #: for a counting question: rank by the meaning of its subject alone ("doctors")
     subject_vector_rank: int | None = None
+    #: rank of the best conversation window (a turn and its neighbours) holding the item
+    window_rank: int | None = None
 
 
 class SearchHit(msgspec.Struct, frozen=True, kw_only=True):

@@ -22,7 +22,12 @@ import msgspec
 from application.ports import RetrievalIndex
 from application.records import CandidateFilter, IndexedText, ScoredId, Vector
 from application.rerank import Reranker
-from application.retrieval.conversation import WINDOW_EPISODES, unnamed_query, window_list
+from application.retrieval.conversation import (
+    WINDOW_EPISODES,
+    UnnamedSearch,
+    spread_turns,
+    window_list,
+)
 from application.retrieval.options import ConversationRecall
 from application.retrieval.rerank_step import DEFAULT_TOP_N, rerank_top
 from domain.fusion import FusedHit, fuse_with_episodes, rrf_merge
@@ -31,7 +36,6 @@ from domain.query_terms import meaningful_query
 from domain.ranking.dates import date_window
 from domain.ranking.question import profile_question, subject_phrase
 from domain.ranking.ranker import Candidate, RankWeights, rank_candidates
-from domain.ranking.spread import spread_over_episodes, spread_over_runs
 
 __all__ = ["Found", "RetrievalMode", "RetrievalPipeline", "Retrieved"]
 
@@ -98,7 +102,8 @@ class RetrievalPipeline:
         self._query_vector = query_vector
         self._mode = mode
         self._conversation = conversation or ConversationRecall()
-        self._weights = _conversation_weights(weights or RankWeights(), self._conversation)
+        self._unnamed = UnnamedSearch(index, query_vector)
+        self._weights = self._conversation.rank_weights(weights or RankWeights())
         #: None (the default) skips the rerank step: results are exactly the ranker's
         self._reranker = reranker
         self._rerank_top_n = rerank_top_n
@@ -116,6 +121,17 @@ class RetrievalPipeline:
         self, org_id: str, ids: Sequence[str], where: CandidateFilter
     ) -> dict[str, IndexedText]:
         return await self._index.candidate_texts(org_id, ids, where)
+
+    async def _with(
+        self,
+        org_id: str,
+        chunks: dict[str, IndexedText],
+        ids: Sequence[str],
+        where: CandidateFilter,
+    ) -> dict[str, IndexedText]:
+        """``chunks`` and those of ``ids`` not read yet (where ``where`` admits them)."""
+        missing = [cid for cid in dict.fromkeys(ids) if cid not in chunks]
+        return {**chunks, **await self._load(org_id, missing, where)} if missing else chunks
 
     async def _single(
         self, org_id: str, query: str, limit: int, where: CandidateFilter
@@ -145,7 +161,14 @@ class RetrievalPipeline:
         if self._mode in (RetrievalMode.BM25, RetrievalMode.VECTOR):
             return (await self._single(org_id, query, depth, where))[:limit]
         words = meaningful_query(query)
-        vector = await self._query_vector(query)
+        # a query naming a speaker seen before is also embedded without the name, at once
+        guess = self._unnamed.guess(org_id, query) if self._conversation.unnamed_vector else None
+        if guess is None:
+            vector, guess_vector = await self._query_vector(query), None
+        else:
+            vector, guess_vector = await asyncio.gather(
+                self._query_vector(query), self._query_vector(guess)
+            )
         shape = profile_question(query)
         # a counted thing is often mentioned in passing, without the question's frame
         # ("how many ... did I"): the subject's meaning alone is one more turn signal
@@ -159,14 +182,22 @@ class RetrievalPipeline:
         if subject:
             subject_vector = await self._query_vector(subject)
             searches.append(self._index.vector(org_id, subject_vector, depth, where))
-        lexical, semantic, ep_lexical, ep_vector, *by_subject = await asyncio.gather(*searches)
+        if guess_vector is not None:
+            searches.append(self._index.vector(org_id, guess_vector, depth, where))
+        lexical, semantic, ep_lexical, ep_vector, *more = await asyncio.gather(*searches)
         turn_lists = {"lexical": _ids(lexical), "vector": _ids(semantic)}
-        if by_subject:
-            turn_lists["subject_vector"] = _ids(by_subject[0])
-        turn_ids = list(dict.fromkeys(chain.from_iterable(turn_lists.values())))
+        if subject:
+            turn_lists["subject_vector"] = _ids(more[0])
+        guessed = _ids(more[-1]) if guess_vector is not None else []
+        turn_ids = list(dict.fromkeys(chain.from_iterable([*turn_lists.values(), guessed])))
         chunks = await self._load(org_id, turn_ids, where)
         if self._conversation.unnamed_vector:
-            chunks = await self._unnamed(org_id, query, depth, where, turn_lists, chunks)
+            plain = await self._unnamed.search(
+                org_id, query, depth, where, chunks, (guess, guessed)
+            )
+            if plain is not None:
+                turn_lists["vector"] = plain
+                chunks = await self._with(org_id, chunks, plain, where)
         seeds = [h.item_id for h in rrf_merge(turn_lists) if h.item_id in chunks]
         seed_episodes = list(dict.fromkeys(chunks[cid].source_id for cid in seeds))
         episode_lists = {"episode_lexical": _ids(ep_lexical), "episode_vector": _ids(ep_vector)}
@@ -189,9 +220,7 @@ class RetrievalPipeline:
                 self._conversation.window_radius,
                 depth,
             )
-            missing = [cid for cid in windows if cid not in chunks]
-            if missing:
-                chunks = {**chunks, **await self._load(org_id, missing, where)}
+            chunks = await self._with(org_id, chunks, windows, where)
             item_lists["window"] = [cid for cid in windows if cid in chunks]
         fused = fuse_with_episodes(
             item_lists,
@@ -206,40 +235,15 @@ class RetrievalPipeline:
             found = self._rank(query, as_of, fused, chunks)
         # a question whose answer spans episodes ("how many", "which first") gets one
         # turn per episode first, so the list shows as many of them as it can
-        per_episode = 1 if shape.multi_episode else _TURNS_BEFORE_SPREAD
-        if self._conversation.run_spread:
-            spread = spread_over_runs(
-                found,
-                lambda f: chunks[f.chunk_id].source_id,
-                lambda f: chunks[f.chunk_id].turn_index,
-                per_episode,
-            )
-        else:
-            spread = spread_over_episodes(
-                found, lambda f: chunks[f.chunk_id].source_id, per_episode
-            )
+        listing = shape.listing and self._conversation.list_spread and self._ranks
+        per_episode = 1 if shape.multi_episode or listing else _TURNS_BEFORE_SPREAD
+        spread = spread_turns(
+            found, lambda f: chunks[f.chunk_id], per_episode, self._conversation.run_spread
+        )
         if self._reranker is not None and self._ranks:
             # after the ranker, over the first top-N it shows: may lift one past ``limit``
             spread = await rerank_top(self._reranker, query, spread, chunks, self._rerank_top_n)
         return spread[:limit]
-
-    async def _unnamed(
-        self,
-        org_id: str,
-        query: str,
-        depth: int,
-        where: CandidateFilter,
-        turn_lists: dict[str, list[str]],
-        chunks: dict[str, IndexedText],
-    ) -> dict[str, IndexedText]:
-        """The vector leg again, without the speaker names the query holds (if it holds any)."""
-        plain = unnamed_query(query, (c.speaker for c in chunks.values() if c.speaker))
-        if plain is None:
-            return chunks
-        hits = await self._index.vector(org_id, await self._query_vector(plain), depth, where)
-        turn_lists["vector"] = _ids(hits)
-        missing = [h.item_id for h in hits if h.item_id not in chunks]
-        return {**chunks, **await self._load(org_id, missing, where)} if missing else chunks
 
     async def _expand(
         self,
@@ -265,9 +269,7 @@ class RetrievalPipeline:
             if seed in turns:
                 at = turns.index(seed)
                 neighbours.extend(turns[max(at - 1, 0) : at] + turns[at + 1 : at + 2])
-        missing = [cid for cid in dict.fromkeys(extra + neighbours) if cid not in chunks]
-        if missing:
-            chunks = {**chunks, **await self._load(org_id, missing, where)}
+        chunks = await self._with(org_id, chunks, extra + neighbours, where)
         return chunks, [n for n in dict.fromkeys(neighbours) if n in chunks], members
 
     def _rank(
@@ -300,15 +302,6 @@ class RetrievalPipeline:
             )
             for r in ranked
         ]
-
-
-def _conversation_weights(weights: RankWeights, conversation: ConversationRecall) -> RankWeights:
-    """The ranker's conversation rules follow the switch (off: the ranker as before)."""
-    return msgspec.structs.replace(
-        weights,
-        reply=weights.reply if conversation.reply_lending else 0.0,
-        speaker_names=weights.speaker_names and conversation.speaker_names,
-    )
 
 
 def _day(moment: datetime | None) -> date | None:

@@ -55,14 +55,20 @@ def _service(parts: Parts, conversation: ConversationRecall) -> MemoryService:
     )
 
 
-async def test_the_reply_comes_right_after_the_question_it_answers(parts: Parts) -> None:
+@pytest.mark.parametrize("windows", [False, True])
+async def test_the_reply_comes_right_after_the_question_it_answers(
+    parts: Parts, windows: bool
+) -> None:
     await parts.service.remember(_talk(), parts.ctx)
-    found = await parts.service.search(SearchRequest(org_id=ORG, query=QUESTION), parts.ctx)
+    service = _service(parts, ConversationRecall(windows=windows))
+    found = await service.search(SearchRequest(org_id=ORG, query=QUESTION), parts.ctx)
     texts = [h.text for h in found.results]
     reply = texts.index("Yes!! We called him Pixel, he's tiny.")
     assert reply <= 1 and texts.index(_TALK[2][2]) <= 1
     hit = found.results[reply]
     assert "reply to a matching turn" in hit.reason and hit.speaker == "Maya"
+    assert (hit.signals.window_rank is not None) is windows
+    assert ("inside a window of turns that matched" in hit.reason) is windows
 
 
 async def test_switched_off_no_conversation_rule_runs(parts: Parts) -> None:
@@ -101,8 +107,9 @@ async def test_no_window_carries_a_hidden_or_redacted_turn_into_results_or_packs
     )
     preview = await corrections.preview(parts.ctx, hidden, request)
     await corrections.apply(parts.ctx, hidden, request, preview.preview_token)
-    found = await parts.service.search(SearchRequest(org_id=ORG, query=QUESTION), parts.ctx)
-    pack = await parts.service.context_pack(ContextRequest(org_id=ORG, query=QUESTION), parts.ctx)
+    service = _service(parts, ConversationRecall(windows=True))  # every part on
+    found = await service.search(SearchRequest(org_id=ORG, query=QUESTION), parts.ctx)
+    pack = await service.context_pack(ContextRequest(org_id=ORG, query=QUESTION), parts.ctx)
     assert {h.source_id for h in found.results} == {kept.source_id}
     assert {i.source_id for i in pack.items} == {kept.source_id}
     assert "Pixel" not in pack.rendered and "shelter" not in pack.rendered
