@@ -6,11 +6,10 @@ drive, and so the pipeline reads the same with them switched off
 """
 
 import re
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
-from application.ports import RetrievalIndex
-from application.records import CandidateFilter, IndexedText, Vector
+from application.records import CandidateFilter, IndexedText
 from domain.fusion import rrf_merge
 from domain.ranking.spread import spread_over_episodes, spread_over_runs
 from domain.windows import window_order
@@ -21,8 +20,9 @@ T = TypeVar("T")
 
 #: episodes (those of the best turns first) whose turns form windows
 WINDOW_EPISODES = 12
-#: speaker names remembered per organisation for the unnamed-query hint
+#: speaker names remembered per reader for the unnamed-query hint, and readers remembered
 _MAX_KNOWN_SPEAKERS = 1000
+_MAX_READERS = 10_000
 
 
 def unnamed_query(query: str, speakers: Iterable[str]) -> str | None:
@@ -75,48 +75,36 @@ def spread_turns(
 
 
 class UnnamedSearch:
-    """The vector leg run again for a query without the speaker names it holds.
+    """Which query the meaning legs embed: the query itself, or the query without the
+    speaker names it holds.
 
     Which words are speaker names is known only once the candidates are read
-    (their speakers); a second embedding then would add a round trip to every
-    such search. So names met among an organisation's candidates are kept as
-    a hint: a query holding one is embedded without it at once, beside the
-    query itself, and that search is used only if the name is a speaker of
-    this caller's own candidates; otherwise it runs after, as it must.
+    (their speakers); finding out and embedding again would add a round
+    trip to every such search. So the names met among a reader's candidates
+    are kept, per organisation and per candidate filter (what one reader's
+    candidates taught is never used for another's): a query holding one is
+    embedded without it from the start, and ``confirm`` says after the first
+    round whether that was right (the names are speakers of these candidates).
     """
 
-    def __init__(
-        self, index: RetrievalIndex, query_vector: Callable[[str], Awaitable[Vector]]
-    ) -> None:
-        self._index = index
-        self._query_vector = query_vector
-        self._speakers: dict[str, set[str]] = {}
+    def __init__(self) -> None:
+        self._speakers: dict[tuple[str, CandidateFilter], set[str]] = {}
 
-    def guess(self, org_id: str, query: str) -> str | None:
-        """The query without speaker names this organisation's searches have met, if any."""
-        return unnamed_query(query, self._speakers.get(org_id, ()))
+    def guess(self, org_id: str, where: CandidateFilter, query: str) -> str | None:
+        """The query without the speaker names this reader's searches have met, if any."""
+        return unnamed_query(query, self._speakers.get((org_id, where), ()))
 
-    async def search(
+    def confirm(
         self,
         org_id: str,
-        query: str,
-        depth: int,
         where: CandidateFilter,
+        query: str,
         chunks: Mapping[str, IndexedText],
-        guessed: tuple[str | None, list[str]],
-    ) -> list[str] | None:
-        """The unnamed vector list, or None when the query names none of the speakers.
-
-        ``guessed``: the guess and its result list, when one was searched beside the query.
-        """
+    ) -> str:
+        """The query the meaning legs should have embedded, judged by these candidates."""
         speakers = {c.speaker for c in chunks.values() if c.speaker}
-        known = self._speakers.setdefault(org_id, set())
-        if len(known) < _MAX_KNOWN_SPEAKERS:
-            known.update(speakers)
-        plain = unnamed_query(query, speakers)
-        if plain is None:
-            return None
-        if plain == guessed[0]:
-            return [cid for cid in guessed[1] if cid in chunks]
-        hits = await self._index.vector(org_id, await self._query_vector(plain), depth, where)
-        return [h.item_id for h in hits]
+        if len(self._speakers) < _MAX_READERS:
+            known = self._speakers.setdefault((org_id, where), set())
+            if len(known) < _MAX_KNOWN_SPEAKERS:
+                known.update(speakers)
+        return unnamed_query(query, speakers) or query

@@ -102,7 +102,7 @@ class RetrievalPipeline:
         self._query_vector = query_vector
         self._mode = mode
         self._conversation = conversation or ConversationRecall()
-        self._unnamed = UnnamedSearch(index, query_vector)
+        self._unnamed = UnnamedSearch()
         self._weights = self._conversation.rank_weights(weights or RankWeights())
         #: None (the default) skips the rerank step: results are exactly the ranker's
         self._reranker = reranker
@@ -161,14 +161,10 @@ class RetrievalPipeline:
         if self._mode in (RetrievalMode.BM25, RetrievalMode.VECTOR):
             return (await self._single(org_id, query, depth, where))[:limit]
         words = meaningful_query(query)
-        # a query naming a speaker seen before is also embedded without the name, at once
-        guess = self._unnamed.guess(org_id, query) if self._conversation.unnamed_vector else None
-        if guess is None:
-            vector, guess_vector = await self._query_vector(query), None
-        else:
-            vector, guess_vector = await asyncio.gather(
-                self._query_vector(query), self._query_vector(guess)
-            )
+        # a query naming a speaker met before is embedded without the name (checked below)
+        unnamed = self._conversation.unnamed_vector
+        guess = self._unnamed.guess(org_id, where, query) if unnamed else None
+        vector = await self._query_vector(query if guess is None else guess)
         shape = profile_question(query)
         # a counted thing is often mentioned in passing, without the question's frame
         # ("how many ... did I"): the subject's meaning alone is one more turn signal
@@ -182,22 +178,25 @@ class RetrievalPipeline:
         if subject:
             subject_vector = await self._query_vector(subject)
             searches.append(self._index.vector(org_id, subject_vector, depth, where))
-        if guess_vector is not None:
-            searches.append(self._index.vector(org_id, guess_vector, depth, where))
-        lexical, semantic, ep_lexical, ep_vector, *more = await asyncio.gather(*searches)
+        lexical, semantic, ep_lexical, ep_vector, *by_subject = await asyncio.gather(*searches)
         turn_lists = {"lexical": _ids(lexical), "vector": _ids(semantic)}
-        if subject:
-            turn_lists["subject_vector"] = _ids(more[0])
-        guessed = _ids(more[-1]) if guess_vector is not None else []
-        turn_ids = list(dict.fromkeys(chain.from_iterable([*turn_lists.values(), guessed])))
+        if by_subject:
+            turn_lists["subject_vector"] = _ids(by_subject[0])
+        turn_ids = list(dict.fromkeys(chain.from_iterable(turn_lists.values())))
         chunks = await self._load(org_id, turn_ids, where)
-        if self._conversation.unnamed_vector:
-            plain = await self._unnamed.search(
-                org_id, query, depth, where, chunks, (guess, guessed)
-            )
-            if plain is not None:
-                turn_lists["vector"] = plain
-                chunks = await self._with(org_id, chunks, plain, where)
+        if unnamed:
+            wanted = self._unnamed.confirm(org_id, where, query, chunks)
+            if wanted != (guess or query):  # the guess was wrong: the meaning legs again
+                again = await self._query_vector(wanted)
+                semantic, ep_vector = await asyncio.gather(
+                    self._index.vector(org_id, again, depth, where),
+                    self._index.episode_vector(org_id, again, _EPISODE_DEPTH, where),
+                )
+                turn_lists["vector"] = _ids(semantic)
+                # as if the right query had been embedded first: the old leg's turns leave
+                ids = list(dict.fromkeys(chain.from_iterable(turn_lists.values())))
+                kept = {cid: chunks[cid] for cid in ids if cid in chunks}
+                chunks = await self._with(org_id, kept, ids, where)
         seeds = [h.item_id for h in rrf_merge(turn_lists) if h.item_id in chunks]
         seed_episodes = list(dict.fromkeys(chunks[cid].source_id for cid in seeds))
         episode_lists = {"episode_lexical": _ids(ep_lexical), "episode_vector": _ids(ep_vector)}
