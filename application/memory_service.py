@@ -5,6 +5,7 @@ store or a model directly.
 """
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 
 from application.commands import ContextRequest, RememberRequest, SearchRequest
 from application.enrichment.lane import EmbeddingLane
@@ -28,7 +29,8 @@ from application.results import (
     SearchResults,
     Signals,
 )
-from application.retrieval.grouping import group_by_episode, render_groups
+from application.retrieval.grouping import group_by_episode
+from application.retrieval.pack_fit import fit_rendered
 from application.retrieval.pipeline import RetrievalMode, Retrieved
 from application.retrieval.recall import Recall
 from application.retrieval.withheld import withheld_redacted
@@ -39,7 +41,6 @@ from domain.errors import InvalidInputError, PolicyDeniedError
 from domain.explain import inclusion_reason
 from domain.hashing import content_hash
 from domain.models import Chunk
-from domain.packing import PackCandidate, select_within_budget
 from domain.policy import MemoryPolicyContext
 from domain.ranking.ranker import RankWeights
 
@@ -206,13 +207,13 @@ class MemoryService:
         found, notes, withheld, derived = await self._recall.retrieve_with_derived(
             request, policy, _PACK_CANDIDATES, request.filters
         )
-        counts = {r.chunk.chunk_id: self._tokens.count(r.chunk.text) for r in found}
-        selection = select_within_budget(
-            [PackCandidate(item_id=cid, token_count=n) for cid, n in counts.items()],
-            request.token_budget,
+        # the rendering (headers, names) is what fits the budget, not only the items' words
+        kept, rendered, omitted = fit_rendered(
+            found, request.token_budget, self._tokens.count, notes
         )
-        chosen = set(selection.chosen)
-        groups = group_by_episode([r for r in found if r.chunk.chunk_id in chosen])
+        counts = {r.chunk.chunk_id: self._tokens.count(r.chunk.text) for r in kept}
+        chosen = set(counts)
+        groups = group_by_episode(kept)
         items = [
             ContextItem(
                 source_id=r.chunk.source_id,
@@ -229,6 +230,7 @@ class MemoryService:
                 role=r.chunk.role,
                 turn_index=r.chunk.turn_index,
                 speaker=r.chunk.speaker,
+                episode_occurred_at=_episode_time(group),
                 lifecycle=notes[r.chunk.chunk_id].state,
                 stale=notes[r.chunk.chunk_id].stale,
                 superseded_by=notes[r.chunk.chunk_id].superseded_by,
@@ -244,14 +246,13 @@ class MemoryService:
             [r.chunk for r in found if r.chunk.chunk_id in chosen],
             withheld,
         )
-        rendered = render_groups(groups)
         return ContextPack(
             query=request.query,
             token_budget=request.token_budget,
-            token_count=selection.token_count,
+            token_count=sum(counts.values()),
             encoding=self._tokens.encoding,
             items=items,
-            omitted=selection.skipped_over_budget,
+            omitted=omitted,
             withheld=withheld,
             withheld_redacted=await withheld_redacted(
                 self._store, policy, request.org_id, request.query
@@ -259,10 +260,7 @@ class MemoryService:
             episodes=[
                 EpisodeGroup(
                     source_id=group[0].chunk.source_id,
-                    occurred_at=min(
-                        (r.chunk.occurred_at for r in group if r.chunk.occurred_at),
-                        default=None,
-                    ),
+                    occurred_at=_episode_time(group),
                     chunk_ids=[r.chunk.chunk_id for r in group],
                 )
                 for group in groups
@@ -294,7 +292,13 @@ def _signals(ranks: Mapping[str, int]) -> Signals:
         neighbour_rank=ranks.get("neighbour"),
         subject_vector_rank=ranks.get("subject_vector"),
         entity_rank=ranks.get("entity"),
+        window_rank=ranks.get("window"),
     )
+
+
+def _episode_time(group: Sequence[Retrieved]) -> datetime | None:
+    """When an episode happened: its earliest turn's time (the session's, where turns have none)."""
+    return min((r.chunk.occurred_at for r in group if r.chunk.occurred_at), default=None)
 
 
 def _reason(found: Retrieved) -> str:

@@ -41,6 +41,8 @@ class Signals(msgspec.Struct, frozen=True, kw_only=True):
     subject_vector_rank: int | None = None
     #: rank of the promoted record (derived memory) whose mention brought the item
     entity_rank: int | None = None
+    #: rank of the best conversation window (a turn and its neighbours) holding the item
+    window_rank: int | None = None
 
 
 class SearchHit(msgspec.Struct, frozen=True, kw_only=True):
@@ -92,6 +94,9 @@ class ContextItem(msgspec.Struct, frozen=True, kw_only=True):
     turn_index: int | None = None
     #: who said it, by name, when the turn was remembered with a speaker
     speaker: str | None = None
+    #: when its episode (the conversation) happened, time included where known: a reader
+    #: answers "when" from it ("last weekend", said in a talk of Monday 12 June)
+    episode_occurred_at: datetime | None = None
     lifecycle: LifecycleState = LifecycleState.ACTIVE
     stale: bool = False
     superseded_by: str | None = None

@@ -70,6 +70,12 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         help="embedding cache (an empty directory measures a cold run)",
     )
     p.add_argument(
+        "--conversation",
+        default="on",
+        help="conversation-aware retrieval (windows, reply lending, pooled context): "
+        "on (the default), off (as before it), or on with NAME=VALUE overrides",
+    )
+    p.add_argument(
         "--search-limit",
         type=int,
         default=SEARCH_LIMIT,
@@ -89,11 +95,22 @@ def _store(kind: str) -> MemoryStore:
 
 
 def _service(
-    store: MemoryStore, index: RetrievalIndex, embedder: Embedder, mode: RetrievalMode
+    store: MemoryStore,
+    index: RetrievalIndex,
+    embedder: Embedder,
+    mode: RetrievalMode,
+    conversation: str = "on",
 ) -> MemoryService:
+    from benchmarks.conversations._options import parse_conversation
     from entrypoints.container import make_service
 
-    return make_service(store, index, embedder, retrieval_mode=mode)
+    return make_service(
+        store,
+        index,
+        embedder,
+        retrieval_mode=mode,
+        conversation=parse_conversation(conversation),
+    )
 
 
 class _Progress:
@@ -141,7 +158,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     store = _store(args.store)
     index = make_index(args.index, store)
     ingest = _service(store, index, cached, RetrievalMode.RANKED)
-    searchers = {m.value: _service(store, index, model, m) for m in modes}
+    searchers = {m.value: _service(store, index, model, m, args.conversation) for m in modes}
     await _warm_up(searchers)
     progress = _Progress(len(items))
     gate = asyncio.Semaphore(max(args.workers, 1))
@@ -166,6 +183,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
         "questions": len(records),
         "store": args.store,
         "index": args.index,
+        "conversation": args.conversation,
         "workers": args.workers,
         "wall_s": round(wall, 1),
         "ingest_s": round(sum(r["ingest_s"] for r in records), 1),

@@ -12,6 +12,7 @@ SIGNAL_LABELS: Mapping[str, str] = {
     "neighbour": "next to a strongly matching turn",
     "subject_vector": "close in meaning to what the question counts",
     "entity": "supports a promoted record (decision, task, person ...) matching the query",
+    "window": "inside a window of turns that matched",
 }
 
 

@@ -7,7 +7,9 @@ which week?). So each episode opens with its date (weekday included, for
 "last Friday"), each turn is written ``speaker: words`` (``role: words``
 without a speaker) in the order it was spoken, and a gap between turns that
 were not selected together is marked, so a reader never takes two distant
-turns for an exchange.
+turns for an exchange. An episode whose statements were replaced says by
+which source ("Maya moved from Lisbon to Porto" after "I live in Lisbon"),
+so a reader does not answer from the older one.
 """
 
 from collections.abc import Sequence
@@ -35,6 +37,10 @@ class PackEpisode(msgspec.Struct, frozen=True, kw_only=True):
     source_id: str
     occurred_at: datetime | None
     lines: list[PackLine]
+    #: the source that replaced this one (a correction's supersede), if any
+    superseded_by: str | None = None
+    #: marked stale by a correction: may be out of date
+    stale: bool = False
 
 
 def _when(moment: datetime) -> str:
@@ -44,7 +50,12 @@ def _when(moment: datetime) -> str:
 def _header(episode: PackEpisode) -> str:
     kind = "Conversation" if any(line.role for line in episode.lines) else "Source"
     when = f" of {_when(episode.occurred_at)}" if episode.occurred_at else " (date unknown)"
-    return f"## {kind}{when} [source {episode.source_id}]"
+    notes = [f"source {episode.source_id}"]
+    if episode.superseded_by:
+        notes.append(f"superseded by source {episode.superseded_by}")
+    elif episode.stale:
+        notes.append("marked stale")
+    return f"## {kind}{when} [{'; '.join(notes)}]"
 
 
 def _line(line: PackLine, episode_time: datetime | None) -> str:

@@ -12,6 +12,7 @@ from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.reflection.derived import DerivedRecall
 from application.reflection.ports import CandidateStore, GraphStore
 from application.rerank import Reranker
+from application.retrieval.options import ConversationRecall
 from application.retrieval.pipeline import RetrievalMode
 from application.retrieval.recall import Recall
 from application.services import Services
@@ -158,6 +159,7 @@ def make_services(
     imports: ImportSetup | None = None,
     reranker: Reranker | None = None,
     rerank_top_n: int = 20,
+    conversation: ConversationRecall | None = None,
 ) -> Services:
     """Every use case over the given ports, with the system clock, ids and token counter.
 
@@ -187,6 +189,7 @@ def make_services(
             reranker=reranker,
             rerank_top_n=rerank_top_n,
             derived=DerivedRecall(store=store, graph=graph),
+            conversation=conversation,
         ),
         synthesis_runs=make_synthesis_runs(store),
         llm=llm,
@@ -203,6 +206,7 @@ def make_service(
     retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
     reranker: Reranker | None = None,
     rerank_top_n: int = 20,
+    conversation: ConversationRecall | None = None,
 ) -> MemoryService:
     """The memory use cases alone, auditing to memory (benchmarks and tools)."""
     from adapters.inmemory.audit_log import InMemoryAuditLog
@@ -218,6 +222,7 @@ def make_service(
         retrieval_mode,
         reranker=reranker,
         rerank_top_n=rerank_top_n,
+        conversation=conversation,
     ).memory
 
 
@@ -235,6 +240,13 @@ def _reranker(settings: Settings, llm: LanguageModel | None) -> Reranker | None:
 
 def _rerank_top_n(settings: Settings) -> int:
     return settings.rerank_top_n
+
+
+def _conversation(settings: Settings) -> ConversationRecall:
+    from entrypoints.settings import ConversationSwitch
+
+    on = settings.conversation_recall is ConversationSwitch.ON
+    return ConversationRecall() if on else ConversationRecall.off()
 
 
 def _home_org(settings: Settings) -> str:
@@ -280,6 +292,7 @@ class Container(containers.DeclarativeContainer):
         imports=imports,
         reranker=reranker,
         rerank_top_n=providers.Callable(_rerank_top_n, settings),
+        conversation=providers.Callable(_conversation, settings),
     )
 
 

@@ -13,6 +13,7 @@ from typing import TypeVar
 import msgspec
 
 __all__ = [
+    "ConversationSwitch",
     "EmbedderKind",
     "IndexKind",
     "LLMKind",
@@ -61,6 +62,14 @@ class IndexKind(StrEnum):
     SURREAL = "surreal"
 
 
+class ConversationSwitch(StrEnum):
+    """Conversation-aware recall (windows, reply lending, pooled context; DESIGN.md §13)."""
+
+    ON = "on"
+    #: retrieval as before it (the other arm of a comparison)
+    OFF = "off"
+
+
 class RequestLog(StrEnum):
     """Where ``serve`` writes one access line and one audit line per request."""
 
@@ -97,6 +106,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     rerank_model_dir: Path | None = None
     #: results the reranker sees (TESSERA_RERANK_TOP_N)
     rerank_top_n: int = 20
+    #: conversation-aware recall (TESSERA_CONVERSATION_RECALL=on|off)
+    conversation_recall: ConversationSwitch = ConversationSwitch.ON
     log_level: str = "INFO"
     request_log: RequestLog = RequestLog.OFF
     #: requests slower than this leave a tessera.slow warning (shape and timing only)
@@ -201,6 +212,9 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         rerank=_choice(env, "TESSERA_RERANK", RerankKind, RerankKind.NONE),
         rerank_model_dir=_model_dir(env.get("TESSERA_RERANK_MODEL_DIR")),
         rerank_top_n=_top_n(env.get("TESSERA_RERANK_TOP_N", "20")),
+        conversation_recall=_choice(
+            env, "TESSERA_CONVERSATION_RECALL", ConversationSwitch, ConversationSwitch.ON
+        ),
         log_level=env.get("TESSERA_LOG_LEVEL", "INFO").upper(),
         request_log=_choice(env, "TESSERA_REQUEST_LOG", RequestLog, RequestLog.OFF),
         slow_request_ms=_slow_ms(env.get("TESSERA_SLOW_REQUEST_MS", "1000")),

@@ -5,8 +5,9 @@ the date beside it, not scattered between other talks; so the best episode
 comes first and its turns keep the order they were spoken in.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+from application.retrieval.lifecycle import LifecycleNote
 from application.retrieval.pipeline import Retrieved
 from domain.rendering import PackEpisode, PackLine, render_pack
 
@@ -30,8 +31,18 @@ def group_by_episode(ranked: Sequence[Retrieved]) -> list[list[Retrieved]]:
     ]
 
 
-def render_groups(groups: Sequence[Sequence[Retrieved]]) -> str:
-    """The grouped pack as text a reader can answer from (``domain.rendering``)."""
+def render_groups(
+    groups: Sequence[Sequence[Retrieved]], notes: Mapping[str, LifecycleNote] | None = None
+) -> str:
+    """The grouped pack as text a reader can answer from (``domain.rendering``).
+
+    ``notes``: lifecycle notes by chunk id; a superseded or stale episode says so.
+    """
+    notes = notes or {}
+
+    def note(group: Sequence[Retrieved]) -> LifecycleNote:
+        return notes.get(group[0].chunk.chunk_id) or LifecycleNote()
+
     return render_pack(
         [
             PackEpisode(
@@ -49,6 +60,8 @@ def render_groups(groups: Sequence[Sequence[Retrieved]]) -> str:
                     )
                     for r in group
                 ],
+                superseded_by=note(group).superseded_by,
+                stale=note(group).stale,
             )
             for group in groups
             if group

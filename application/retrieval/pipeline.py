@@ -22,6 +22,13 @@ import msgspec
 from application.ports import RetrievalIndex
 from application.records import CandidateFilter, IndexedText, ScoredId, Vector
 from application.rerank import Reranker
+from application.retrieval.conversation import (
+    WINDOW_EPISODES,
+    UnnamedSearch,
+    spread_turns,
+    window_list,
+)
+from application.retrieval.options import ConversationRecall
 from application.retrieval.rerank_step import DEFAULT_TOP_N, rerank_top
 from domain.fusion import FusedHit, fuse_with_episodes, rrf_merge
 from domain.models import Chunk
@@ -29,7 +36,6 @@ from domain.query_terms import meaningful_query
 from domain.ranking.dates import date_window
 from domain.ranking.question import profile_question, subject_phrase
 from domain.ranking.ranker import Candidate, RankWeights, rank_candidates
-from domain.ranking.spread import spread_over_episodes
 
 __all__ = ["Found", "RetrievalMode", "RetrievalPipeline", "Retrieved"]
 
@@ -45,6 +51,10 @@ _MAX_TURNS_PER_EPISODE = 40
 _NEIGHBOUR_SEEDS = 10
 #: turns of one episode shown before every other episode has had its turn
 _TURNS_BEFORE_SPREAD = 3
+
+
+#: item signals that say where a turn sits, not what it holds (pooled in fusion)
+_CONTEXT_SIGNALS = frozenset({"neighbour", "window"})
 
 
 class RetrievalMode(StrEnum):
@@ -86,11 +96,14 @@ class RetrievalPipeline:
         weights: RankWeights | None = None,
         reranker: Reranker | None = None,
         rerank_top_n: int = DEFAULT_TOP_N,
+        conversation: ConversationRecall | None = None,
     ) -> None:
         self._index = index
         self._query_vector = query_vector
         self._mode = mode
-        self._weights = weights or RankWeights()
+        self._conversation = conversation or ConversationRecall()
+        self._unnamed = UnnamedSearch()
+        self._weights = self._conversation.rank_weights(weights or RankWeights())
         #: None (the default) skips the rerank step: results are exactly the ranker's
         self._reranker = reranker
         self._rerank_top_n = rerank_top_n
@@ -108,6 +121,17 @@ class RetrievalPipeline:
         self, org_id: str, ids: Sequence[str], where: CandidateFilter
     ) -> dict[str, IndexedText]:
         return await self._index.candidate_texts(org_id, ids, where)
+
+    async def _with(
+        self,
+        org_id: str,
+        chunks: dict[str, IndexedText],
+        ids: Sequence[str],
+        where: CandidateFilter,
+    ) -> dict[str, IndexedText]:
+        """``chunks`` and those of ``ids`` not read yet (where ``where`` admits them)."""
+        missing = [cid for cid in dict.fromkeys(ids) if cid not in chunks]
+        return {**chunks, **await self._load(org_id, missing, where)} if missing else chunks
 
     async def _single(
         self, org_id: str, query: str, limit: int, where: CandidateFilter
@@ -143,7 +167,10 @@ class RetrievalPipeline:
         if self._mode in (RetrievalMode.BM25, RetrievalMode.VECTOR):
             return (await self._single(org_id, query, depth, where))[:limit]
         words = meaningful_query(query)
-        vector = await self._query_vector(query)
+        # a query naming a speaker met before is embedded without the name (checked below)
+        unnamed = self._conversation.unnamed_vector
+        guess = self._unnamed.guess(org_id, where, query) if unnamed else None
+        vector = await self._query_vector(query if guess is None else guess)
         shape = profile_question(query)
         # a counted thing is often mentioned in passing, without the question's frame
         # ("how many ... did I"): the subject's meaning alone is one more turn signal
@@ -166,19 +193,53 @@ class RetrievalPipeline:
             dict.fromkeys(chain.from_iterable([*turn_lists.values(), *outside.values()]))
         )
         chunks = await self._load(org_id, turn_ids, where)
+        if unnamed:
+            wanted = self._unnamed.confirm(org_id, where, query, chunks)
+            if wanted != (guess or query):  # the guess was wrong: the meaning legs again
+                again = await self._query_vector(wanted)
+                semantic, ep_vector = await asyncio.gather(
+                    self._index.vector(org_id, again, depth, where),
+                    self._index.episode_vector(org_id, again, _EPISODE_DEPTH, where),
+                )
+                turn_lists["vector"] = _ids(semantic)
+                # as if the right query had been embedded first: the old leg's turns leave
+                ids = list(
+                    dict.fromkeys(chain.from_iterable([*turn_lists.values(), *outside.values()]))
+                )
+                kept = {cid: chunks[cid] for cid in ids if cid in chunks}
+                chunks = await self._with(org_id, kept, ids, where)
         for name, ids in outside.items():
             turn_lists[name] = [cid for cid in ids if cid in chunks]
         seeds = [h.item_id for h in rrf_merge(turn_lists) if h.item_id in chunks]
         seed_episodes = list(dict.fromkeys(chunks[cid].source_id for cid in seeds))
         episode_lists = {"episode_lexical": _ids(ep_lexical), "episode_vector": _ids(ep_vector)}
         episode_order = [h.item_id for h in rrf_merge({**episode_lists, "turns": seed_episodes})]
-        chunks, neighbours = await self._expand(
-            org_id, chunks, seeds[:_NEIGHBOUR_SEEDS], episode_order[:_EXPAND_EPISODES], where
+        window_episodes = seed_episodes[:WINDOW_EPISODES] if self._conversation.windows else []
+        chunks, neighbours, members = await self._expand(
+            org_id,
+            chunks,
+            seeds[:_NEIGHBOUR_SEEDS],
+            episode_order[:_EXPAND_EPISODES],
+            where,
+            window_episodes,
         )
+        item_lists = {**turn_lists, "neighbour": neighbours}
+        if window_episodes:
+            windows = window_list(
+                turn_lists,
+                chunks,
+                {e: members[e] for e in window_episodes if e in members},
+                self._conversation.window_radius,
+                depth,
+            )
+            chunks = await self._with(org_id, chunks, windows, where)
+            item_lists["window"] = [cid for cid in windows if cid in chunks]
         fused = fuse_with_episodes(
-            {**turn_lists, "neighbour": neighbours},
+            item_lists,
             episode_lists,
             {cid: c.source_id for cid, c in chunks.items()},
+            episode_weight=self._conversation.episode_weight,
+            context=_CONTEXT_SIGNALS if self._conversation.pool_context else None,
         )
         if self._mode is RetrievalMode.HYBRID:
             found = [Found(chunk_id=h.item_id, score=h.score, ranks=h.ranks) for h in fused]
@@ -186,8 +247,11 @@ class RetrievalPipeline:
             found = self._rank(query, as_of, fused, chunks)
         # a question whose answer spans episodes ("how many", "which first") gets one
         # turn per episode first, so the list shows as many of them as it can
-        per_episode = 1 if shape.multi_episode else _TURNS_BEFORE_SPREAD
-        spread = spread_over_episodes(found, lambda f: chunks[f.chunk_id].source_id, per_episode)
+        listing = shape.listing and self._conversation.list_spread and self._ranks
+        per_episode = 1 if shape.multi_episode or listing else _TURNS_BEFORE_SPREAD
+        spread = spread_turns(
+            found, lambda f: chunks[f.chunk_id], per_episode, self._conversation.run_spread
+        )
         if self._reranker is not None and self._ranks:
             # after the ranker, over the first top-N it shows: may lift one past ``limit``
             spread = await rerank_top(self._reranker, query, spread, chunks, self._rerank_top_n)
@@ -200,9 +264,13 @@ class RetrievalPipeline:
         seeds: Sequence[str],
         episodes: Sequence[str],
         where: CandidateFilter,
-    ) -> tuple[dict[str, IndexedText], list[str]]:
-        """Add strong episodes' turns and strong turns' neighbours; returns the neighbour list."""
-        wanted = list(dict.fromkeys([*episodes, *(chunks[s].source_id for s in seeds)]))
+        window_episodes: Sequence[str] = (),
+    ) -> tuple[dict[str, IndexedText], list[str], dict[str, list[str]]]:
+        """Add strong episodes' turns and strong turns' neighbours (and the turns that
+        windows are formed from); returns the chunks, the neighbour list and the members."""
+        wanted = list(
+            dict.fromkeys([*episodes, *(chunks[s].source_id for s in seeds), *window_episodes])
+        )
         members = await self._index.episode_members(org_id, wanted, where)
         extra: list[str] = []
         for episode in episodes:
@@ -213,10 +281,8 @@ class RetrievalPipeline:
             if seed in turns:
                 at = turns.index(seed)
                 neighbours.extend(turns[max(at - 1, 0) : at] + turns[at + 1 : at + 2])
-        missing = [cid for cid in dict.fromkeys(extra + neighbours) if cid not in chunks]
-        if missing:
-            chunks = {**chunks, **await self._load(org_id, missing, where)}
-        return chunks, [n for n in dict.fromkeys(neighbours) if n in chunks]
+        chunks = await self._with(org_id, chunks, extra + neighbours, where)
+        return chunks, [n for n in dict.fromkeys(neighbours) if n in chunks], members
 
     def _rank(
         self,
@@ -234,6 +300,8 @@ class RetrievalPipeline:
                 fused=h.score,
                 role=chunks[h.item_id].role,
                 episode_date=_day(chunks[h.item_id].occurred_at),
+                speaker=chunks[h.item_id].speaker,
+                turn_index=chunks[h.item_id].turn_index,
             )
             for h in fused
         ]

@@ -22,6 +22,7 @@ from application.readiness import OrgReadiness
 from application.reflection.derived import DerivedHit, DerivedRecall, chunk_list
 from application.rerank import Reranker
 from application.retrieval.lifecycle import LifecycleNote, honour_corrections
+from application.retrieval.options import ConversationRecall
 from application.retrieval.pipeline import Found, RetrievalMode, RetrievalPipeline, Retrieved
 from application.retrieval.rerank_step import DEFAULT_TOP_N
 from application.trust.guard import candidate_filter, may_read
@@ -61,6 +62,7 @@ class Recall:
         reranker: Reranker | None = None,
         rerank_top_n: int = DEFAULT_TOP_N,
         derived: DerivedRecall | None = None,
+        conversation: ConversationRecall | None = None,
     ) -> None:
         self._store = store
         #: promoted records as one more signal (``entity``); None: raw memory only
@@ -75,6 +77,7 @@ class Recall:
             weights=rank_weights,
             reranker=reranker,
             rerank_top_n=rerank_top_n,
+            conversation=conversation,
         )
 
     async def resolve(

@@ -2,6 +2,7 @@
 
     python -m benchmarks.conversations [--mode bm25,vector,hybrid,ranked] [--out PATH]
         [--rerank none|llm|cross-encoder] [--rerank-model-dir DIR] [--rerank-top-n N]
+        [--conversation on|off|NAME=VALUE,...] [--fixture PATH]
 
 Loads ``fixture.json`` (see ``generate.py``) into the embedded SurrealDB
 (``mem://``) with the offline MiniLM embedder and the in-process index, one
@@ -27,6 +28,7 @@ from benchmarks._embed_cache import CachedEmbedder, DiskEmbeddingCache
 from benchmarks._stats import code_version, machine_info
 from benchmarks._wiring import make_embedder, make_index, make_store
 from benchmarks.conversations._metrics import aggregate
+from benchmarks.conversations._options import parse_conversation
 from benchmarks.conversations._rerank import RERANK_CHOICES, build_reranker, mode_label
 from benchmarks.conversations._run import ingest, run_questions, shown_turns
 from benchmarks.conversations.generate import FIXTURE
@@ -43,6 +45,7 @@ _COLUMNS = (
     "pack_recall",
     "pack_attributed",
     "reply_with_question",
+    "rendered_over_budget",
 )
 
 
@@ -69,6 +72,12 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--rerank-model-dir", type=Path, default=None)
     p.add_argument("--rerank-top-n", type=int, default=20)
+    p.add_argument("--budget", type=int, default=None, help="context pack token budget")
+    p.add_argument(
+        "--conversation",
+        default="on",
+        help="conversation-aware retrieval: on, off, or on with NAME=VALUE overrides",
+    )
     return p.parse_args(argv)
 
 
@@ -101,9 +110,16 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     index = make_index(args.index, store)
     ingest_service = make_service(store, index, cached, RetrievalMode.RANKED)
     reranker = build_reranker(args.rerank, args.rerank_model_dir, args.rerank_top_n)
+    conversation = parse_conversation(args.conversation)
     searchers = {
         mode_label(m, args.rerank): make_service(
-            store, index, model, m, reranker=reranker, rerank_top_n=args.rerank_top_n
+            store,
+            index,
+            model,
+            m,
+            reranker=reranker,
+            rerank_top_n=args.rerank_top_n,
+            conversation=conversation,
         )
         for m in modes
     }
@@ -116,7 +132,9 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
             turn_of = await ingest(ingest_service, org, conversation, not args.no_speakers)
             asked = [q for q in fixture["questions"] if q["conversation_id"] == cid]
             shown = shown_turns(conversation)
-            records.extend(await run_questions(org, asked, turn_of, searchers, shown))
+            records.extend(
+                await run_questions(org, asked, turn_of, searchers, shown, args.budget)
+            )
             await ingest_service.drop_organization(org)
             print(f"{cid}: {len(asked)} questions, {time.perf_counter() - started:.0f}s",
                   file=sys.stderr, flush=True)
@@ -132,6 +150,8 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
         "speakers": not args.no_speakers,
         "rerank": args.rerank,
         "rerank_top_n": args.rerank_top_n,
+        "conversation": args.conversation,
+        "budget": args.budget,
         "code": code_version(),
         "wall_s": round(time.perf_counter() - started, 1),
         "machine": machine_info(),

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from application.commands import ContextRequest, RememberRequest, SearchRequest
+from application.limits import DEFAULT_PACK_BUDGET
 from application.memory_service import MemoryService
 from benchmarks._lme_run import owner_context
 from benchmarks.conversations._metrics import Shown, question_metrics, rendered_metrics
@@ -85,7 +86,10 @@ async def run_questions(
     turn_of: dict[tuple[str, int], str],
     searchers: dict[str, MemoryService],
     shown: dict[str, Shown],
+    budget: int | None = None,
 ) -> list[dict[str, Any]]:
+    """``budget``: the context pack's token budget (None: the default)."""
+    token_budget = DEFAULT_PACK_BUDGET if budget is None else budget
     records = []
     for q in questions:
         as_of = datetime.fromisoformat(q["asked_at"])
@@ -100,7 +104,10 @@ async def run_questions(
             )
             ranked = _turn_ids(turn_of, [(h.source_id, h.turn_index) for h in found.results])
             pack = await service.context_pack(
-                ContextRequest(org_id=org, query=q["question"], as_of=as_of), owner_context(org)
+                ContextRequest(
+                    org_id=org, query=q["question"], as_of=as_of, token_budget=token_budget
+                ),
+                owner_context(org),
             )
             packed = _turn_ids(turn_of, [(i.source_id, i.turn_index) for i in pack.items])
             metrics = question_metrics(ranked, packed, q["evidence"])
@@ -109,6 +116,8 @@ async def run_questions(
             # what the rendering adds to the items' tokens (headers, names, gap marks)
             metrics["pack_tokens"] = float(pack.token_count)
             metrics["render_extra_tokens"] = float(pack.rendered_token_count - pack.token_count)
+            # 1.0 when the rendered pack is over its budget (the rendering must fit it)
+            metrics["rendered_over_budget"] = float(pack.rendered_token_count > pack.token_budget)
             if q["pattern"] in _REPLIES:
                 metrics["reply_with_question"] = seen["reply_with_question"]
             record["modes"][mode] = metrics

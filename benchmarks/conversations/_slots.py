@@ -73,4 +73,10 @@ SLOTS: dict[str, tuple[str, ...]] = {
             "Oh that's fantastic news."),
     "aw": ("Oh no, poor you.", "Ouch. Get well soon.", "That sounds miserable.",
            "Sending soup vibes."),
+    # used by the held-out templates only (_facts_heldout)
+    "housenum": ("Forty-two", "Seven", "Thirteen", "Nineteen", "Sixty-one"),
+    "age": ("Ninety-three", "Eighty-seven", "Ninety-one", "A hundred"),
+    "breed": ("A cockapoo", "A whippet", "A border collie", "A dachshund"),
+    "password": ("sunflower88", "blueharbour", "teapot2024", "mangojuice"),
+    "distance": ("two mile", "five kilometre", "one mile"),
 }

@@ -1,10 +1,12 @@
 """Writes the conversation fixture: made-up, dated, multi-session two-person chats and
 questions with their evidence turns, tagged by the pattern each one tests.
 
-    python -m benchmarks.conversations.generate [--out PATH] [--check]
+    python -m benchmarks.conversations.generate [--split dev|heldout] [--out PATH] [--check]
 
-Deterministic (fixed seed): the committed ``fixture.json`` is exactly what this
-writes, and ``--check`` says whether it still is. Every fact and every line of
+Deterministic (fixed seed): the committed ``fixture.json`` (``--split dev``) and
+``fixture_heldout.json`` (``--split heldout``: another seed and new templates,
+``_facts_heldout``, that no development run looked at) are exactly what this
+writes, and ``--check`` says whether they still are. Every fact and every line of
 small talk comes from the hand-written templates in this package; nothing is
 taken from a public benchmark.
 """
@@ -20,14 +22,17 @@ from typing import Any
 
 from benchmarks.conversations._facts_a import FIRST_PERSON, REPLY, SHORT
 from benchmarks.conversations._facts_b import LISTS, NOT_SAID, PLAIN, SESSION_DATE, UPDATES
+from benchmarks.conversations._facts_heldout import HELDOUT
 from benchmarks.conversations._filler import FILLER, FILLER_SLOTS, OPENERS
 from benchmarks.conversations._model import FactTemplate
 from benchmarks.conversations._slots import NAMES, SLOTS
 
-__all__ = ["FIXTURE", "PATTERNS", "build", "main"]
+__all__ = ["FIXTURE", "HELDOUT_FIXTURE", "PATTERNS", "build", "main"]
 
 FIXTURE = Path(__file__).resolve().parent / "fixture.json"
+HELDOUT_FIXTURE = Path(__file__).resolve().parent / "fixture_heldout.json"
 SEED = 16
+HELDOUT_SEED = 61
 CONVERSATIONS = 12
 SESSIONS = 8
 FACTS_PER_CONVERSATION = 11
@@ -159,13 +164,19 @@ def _conversation(
     return {"conversation_id": cid, "speakers": list(names), "sessions": sessions_out}, questions
 
 
-def build(seed: int = SEED) -> dict[str, Any]:
+def build(
+    seed: int = SEED, patterns: dict[str, tuple[tuple[str, FactTemplate], ...]] | None = None
+) -> dict[str, Any]:
+    patterns = patterns or PATTERNS
     rng = random.Random(seed)
     people = rng.sample(NAMES, 2 * CONVERSATIONS)
-    decks = {p: _Deck(rng, items) for p, items in PATTERNS.items()}
+    decks = {p: _Deck(rng, items) for p, items in patterns.items()}
     total = CONVERSATIONS * FACTS_PER_CONVERSATION
-    labels = [list(PATTERNS)[n % len(PATTERNS)] for n in range(total)]
-    rng.shuffle(labels)
+    labels = [list(patterns)[n % len(patterns)] for n in range(total)]
+    if patterns is PATTERNS:
+        rng.shuffle(labels)
+    # else (held out, fewer templates a pattern): in turn, so no conversation needs more
+    # templates of one pattern than there are
     conversations = []
     questions: list[dict[str, Any]] = []
     for c in range(CONVERSATIONS):
@@ -185,10 +196,13 @@ def render(fixture: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m benchmarks.conversations.generate")
-    p.add_argument("--out", type=Path, default=FIXTURE)
+    p.add_argument("--split", choices=["dev", "heldout"], default="dev")
+    p.add_argument("--out", type=Path, help="default: fixture.json or fixture_heldout.json")
     p.add_argument("--check", action="store_true", help="fail if --out differs from a rebuild")
     args = p.parse_args(argv)
-    text = render(build())
+    heldout = args.split == "heldout"
+    args.out = args.out or (HELDOUT_FIXTURE if heldout else FIXTURE)
+    text = render(build(HELDOUT_SEED, HELDOUT) if heldout else build())
     if args.check:
         same = args.out.exists() and args.out.read_text(encoding="utf-8") == text
         print("fixture up to date" if same else f"{args.out} differs from a rebuild")

@@ -52,6 +52,34 @@ _PREFERENCE = re.compile(
     r"\b(prefer|preference|favou?rite|like|love|enjoy|into|suggest|recommend|any tips|"
     r"ideas? for|should i|can you)\b"
 )
+#: "what sports does ...", "which countries has ...": a plural subject asks for a list, and a
+#: list is often told piece by piece, in several talks
+_LIST_START = re.compile(r"^\s*(?:what|which)\s+((?:[a-z']+\s+){0,3})")
+_LIST_SKIP = frozenset({"new", "other", "different", "kind", "kinds", "sort", "sorts", "of"})
+_VERBS = frozenset(
+    [
+        "is", "are", "was", "were", "do", "does", "did", "has", "have", "had",
+        "can", "could", "will", "would", "should", "may", "might",
+    ]
+)
+
+
+def _plural(word: str) -> bool:
+    return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "'s"))
+
+
+def _listing(lowered: str) -> bool:
+    """A plural subject right after "what"/"which", maybe behind one describing word."""
+    match = _LIST_START.search(lowered)
+    if match is None:
+        return False
+    words = [w for w in match[1].split() if w not in _LIST_SKIP][:2]
+    if not words or words[0] in _VERBS:
+        return False
+    second = len(words) > 1 and words[1] not in _VERBS and _plural(words[1])
+    return _plural(words[0]) or second
+
+
 _PERSONAL = re.compile(r"\b(i|my|me|mine|i'm|i've|i'd|myself)\b")
 _ALTERNATIVES = re.compile(r"\s+(?:or|before|after)\s+")
 
@@ -68,6 +96,8 @@ class QuestionProfile(msgspec.Struct, frozen=True, kw_only=True):
     asks_assistant: bool
     preference: bool
     personal: bool
+    #: asks for several things of one kind ("what pets does ... have")
+    listing: bool = False
 
     @property
     def multi_episode(self) -> bool:
@@ -99,6 +129,7 @@ def profile_question(question: str) -> QuestionProfile:
         asks_assistant=asks_assistant,
         preference=bool(_PREFERENCE.search(lowered)) and not asks_assistant,
         personal=bool(_PERSONAL.search(lowered)),
+        listing=_listing(lowered),
     )
 
 

@@ -14,6 +14,12 @@ Each candidate's score is its normalised fusion score plus weighted evidence
   ("can you suggest ...") leans on fusion more than on shared words; a
   counting or ordering question has its results spread one turn per episode
   (see ``domain.ranking.spread``), since its answer is spread over several;
+- conversation: a question's words that name a speaker ("What does Maya
+  ...") say who said it, not what it is about, so they count as a speaker
+  match instead of covering every turn that speaker said; and a question
+  turn that matches lends its word evidence to the reply after it, said by
+  the other speaker ("Did you adopt the cat?" -> "Yes!! We called him
+  Pixel"), whose words share nothing with the question;
 - stabiliser: fusion's top window is only changed for a clear margin, so a
   weak rule cannot push out a strongly retrieved item.
 """
@@ -55,6 +61,12 @@ class RankWeights(msgspec.Struct, frozen=True, kw_only=True):
     margin: float = 0.15
     #: days outside a date window over which the date evidence fades to nothing
     date_fade_days: int = 7
+    #: share of a matching question turn's word evidence its reply receives (0: off)
+    reply: float = 1.0
+    #: a question word naming a candidate's speaker is a speaker match, not a subject word
+    speaker_names: bool = True
+    #: the named speaker's turns get this much (the other speaker may have said it)
+    named_speaker: float = 0.1
 
 
 class Candidate(msgspec.Struct, frozen=True, kw_only=True):
@@ -64,6 +76,8 @@ class Candidate(msgspec.Struct, frozen=True, kw_only=True):
     fused: float
     role: str | None = None
     episode_date: date | None = None
+    speaker: str | None = None
+    turn_index: int | None = None
 
 
 class Ranked(msgspec.Struct, frozen=True, kw_only=True):
@@ -94,6 +108,49 @@ def _date_score(window: DateWindow | None, day: date | None, fade: int) -> float
         return 0.0
     distance = window.distance_days(day)
     return window.confidence * max(0.0, 1.0 - distance / max(fade, 1))
+
+
+def _named(profile: QuestionProfile, candidates: Sequence[Candidate]) -> frozenset[str]:
+    """The question's terms that are a candidate speaker's name ("maya" of "Maya's")."""
+    names = {t for c in candidates if c.speaker for t in tokens(c.speaker)}
+    return frozenset(t for t in profile.terms if t in names)
+
+
+def _without(profile: QuestionProfile, named: frozenset[str]) -> QuestionProfile:
+    terms = [t for t in profile.terms if t not in named]
+    if not terms:
+        return profile
+    parts = [kept for part in profile.parts if (kept := [t for t in part if t not in named])]
+    return msgspec.structs.replace(
+        profile,
+        terms=terms,
+        bigrams=[b for b in profile.bigrams if not set(b) & named],
+        parts=parts,
+    )
+
+
+def _lend_to_replies(
+    candidates: Sequence[Candidate], scored: list[_Scored], words: list[float], share: float
+) -> None:
+    """A question turn's word evidence, times ``share``, goes to the next turn, if another
+    speaker said it."""
+    at = {
+        (c.episode_id, c.turn_index): n
+        for n, c in enumerate(candidates)
+        if c.turn_index is not None
+    }
+    for n, cand in enumerate(candidates):
+        if cand.turn_index is None:
+            continue
+        before = at.get((cand.episode_id, cand.turn_index - 1))
+        if before is None:
+            continue
+        asking = candidates[before]
+        other = (asking.speaker or asking.role) != (cand.speaker or cand.role)
+        lent = share * words[before]
+        if other and "?" in asking.text and lent > words[n]:
+            scored[n].score += lent - words[n]
+            scored[n].reasons.append("reply to a matching turn")
 
 
 def _stabilise(items: list[_Scored], window: int, margin: float) -> list[_Scored]:
@@ -127,6 +184,8 @@ def rank_candidates(
     w = weights or RankWeights()
     if not candidates:
         return []
+    named = _named(profile, candidates) if w.speaker_names else frozenset()
+    profile = _without(profile, named)
     toks = [tokens(c.text) for c in candidates]
     sets = [frozenset(t) for t in toks]
     idf = idf_weights(profile.terms, sets)
@@ -139,11 +198,13 @@ def rank_candidates(
     words = w.advice_words if profile.preference else 1.0
     episode_weight = words * w.episode_coverage
     scored: list[_Scored] = []
+    evidence: list[float] = []
     for base, (cand, tok, present) in enumerate(zip(candidates, toks, sets, strict=True)):
         reasons: list[str] = []
         score = w.fused * cand.fused / high
         cover = coverage(profile.terms, present, idf)
-        score += words * w.coverage * cover + episode_weight * episode_cover[cand.episode_id]
+        own = words * w.coverage * cover
+        score += own + episode_weight * episode_cover[cand.episode_id]
         if cover >= 0.5:
             reasons.append(f"holds {cover:.0%} of the question's weighted words")
         phrase = 0.0
@@ -151,6 +212,7 @@ def rank_candidates(
             positions = term_positions(profile.terms, tok)
             phrase = phrase_adjacency(profile.bigrams, positions)
             segment = best_segment(profile.terms, positions, idf)
+            own += words * (w.phrase * phrase + w.segment * segment)
             score += words * (w.phrase * phrase + w.segment * segment)
         if phrase > 0:
             reasons.append("has the question's words side by side")
@@ -158,6 +220,9 @@ def rank_candidates(
         if wanted is not None and cand.role == wanted:
             score += w.speaker
             reasons.append(f"said by the {wanted}, whom the question asks about")
+        if named and cand.speaker and named & set(tokens(cand.speaker)):
+            score += w.named_speaker
+            reasons.append(f"said by {cand.speaker}, whom the question names")
         dated = _date_score(window, cand.episode_date, w.date_fade_days)
         if dated > 0:
             score += w.date * dated
@@ -168,5 +233,8 @@ def rank_candidates(
             if best_part >= 0.99:
                 reasons.append("matches one of the events the question compares")
         scored.append(_Scored(item_id=cand.item_id, score=score, reasons=reasons, base=base))
+        evidence.append(own)
+    if w.reply > 0:
+        _lend_to_replies(candidates, scored, evidence, w.reply)
     ordered = _stabilise(scored, w.window, w.margin)
     return [Ranked(item_id=s.item_id, score=s.score, reasons=s.reasons) for s in ordered]
