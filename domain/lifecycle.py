@@ -141,10 +141,30 @@ _WITHHELD_REASONS: dict[LifecycleState | Mark, ReasonCode] = {
 }
 
 
+#: states whose row governs alone: marks speak only while the state still lets the source be read
+_TERMINAL = (LifecycleState.DELETED, LifecycleState.REDACTED, LifecycleState.HIDDEN)
+
+#: the strictest exposure first: where several rows apply, each purpose gets the strictest
+#: of theirs (a row order alone let "wrong" show an admin the text "sensitive" keeps owner-only)
+_STRICTNESS: tuple[Exposure, ...] = (
+    Exposure.NOTHING,
+    Exposure.WITHHELD,
+    Exposure.TOMBSTONE,
+    Exposure.SUMMARY,
+    Exposure.METADATA,
+    Exposure.OWNER_ONLY,
+    Exposure.COLLAPSED,
+    Exposure.IF_REPLACEMENT_VISIBLE,
+    Exposure.FLAGGED,
+    Exposure.TEXT,
+)
+
+
 def _governing(state: LifecycleState, marks: Iterable[Mark], purpose: Purpose) -> Exposure:
-    present = {state, *marks}
-    # marks speak only while the state still lets the source be read
-    return next(MEANING[row][purpose] for row in _PRECEDENCE if row in present)
+    if state in _TERMINAL:
+        return MEANING[state][purpose]
+    present: set[LifecycleState | Mark] = {state, *marks}
+    return min((MEANING[row][purpose] for row in present), key=_STRICTNESS.index)
 
 
 def exposure(state: LifecycleState, marks: Iterable[Mark], purpose: Purpose) -> Exposure:
