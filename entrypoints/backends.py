@@ -139,18 +139,7 @@ class HttpBackend:
         credentials: Credentials | None = None,
     ) -> Json:
         """One request, as the backend's own key or as ``credentials`` when given."""
-        headers = self._headers if credentials is None else credentials.headers()
-        try:
-            response = await self._client.request(
-                method, path, json=body, params=params, headers=headers
-            )
-        except httpx.TransportError as exc:
-            raise StoreUnavailableError(
-                ReasonCode.SERVICE_UNREACHABLE,
-                f"the Tessera service did not answer ({type(exc).__name__})",
-            ) from None
-        if response.status_code >= 400:
-            raise _error_of(response)
+        response = await self._send(method, path, body, params, credentials)
         return response.json()
 
     async def text(
@@ -161,6 +150,18 @@ class HttpBackend:
         params: dict[str, Any] | None = None,
         credentials: Credentials | None = None,
     ) -> str:
+        """``call`` for a route that answers text (the export's JSON lines)."""
+        response = await self._send(method, path, body, params, credentials)
+        return response.text
+
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        body: Json,
+        params: dict[str, Any] | None,
+        credentials: Credentials | None,
+    ) -> httpx.Response:
         headers = self._headers if credentials is None else credentials.headers()
         try:
             response = await self._client.request(
@@ -173,7 +174,7 @@ class HttpBackend:
             ) from None
         if response.status_code >= 400:
             raise _error_of(response)
-        return response.text
+        return response
 
     async def close(self) -> None:
         """Idempotent: the MCP server closes on shutdown and again on the way out."""

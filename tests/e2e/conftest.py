@@ -8,6 +8,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from litestar.testing import TestClient
@@ -30,21 +31,23 @@ from entrypoints.http.app import create_app
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def services_over_fakes() -> Services:
-    return Services(
-        store=InMemoryMemoryStore(),
-        index=InProcessIndex(),
-        embedder=HashingEmbedder(),
-        tokens=TiktokenCounter(),
-        control=InMemoryControlStore(),
-        audit_log=InMemoryAuditLog(),
-        clock=SystemClock(),
-        ids=TimeOrderedIds(),
-        home_org_id="local",
-        synthesis_runs=InMemorySynthesisRuns(),
-        candidates=InMemoryCandidateStore(),
-        graph=InMemoryGraphStore(),
-    )
+def services_over_fakes(**overrides: Any) -> Services:
+    """Services over the reference adapters; ``overrides`` replaces any part or adds one."""
+    parts: dict[str, Any] = {
+        "store": InMemoryMemoryStore(),
+        "index": InProcessIndex(),
+        "embedder": HashingEmbedder(),
+        "tokens": TiktokenCounter(),
+        "control": InMemoryControlStore(),
+        "audit_log": InMemoryAuditLog(),
+        "clock": SystemClock(),
+        "ids": TimeOrderedIds(),
+        "home_org_id": "local",
+        "synthesis_runs": InMemorySynthesisRuns(),
+        "candidates": InMemoryCandidateStore(),
+        "graph": InMemoryGraphStore(),
+    }
+    return Services(**{**parts, **overrides})
 
 
 @pytest.fixture

@@ -6,47 +6,31 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from litestar.testing import TestClient
 
-from entrypoints.http.app import create_app
-from tests.e2e.conftest import services_over_fakes
-from tests.e2e.test_http_trust import Site, _surreal_services
+from tests.e2e.test_http_trust import Site, ok, open_site, user_key
 
 SECRET = "the staging password is swordfish-77"
 
 
 @pytest.fixture(params=["fakes", "surrealdb"])
 def http(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Site]:
-    services = services_over_fakes() if request.param == "fakes" else _surreal_services(tmp_path)
-    with TestClient(app=create_app(services)) as client:
-        assert services.bootstrap_key is not None
-        yield Site(client, services, services.bootstrap_key.key)
-
-
-def _user(site: Site, name: str) -> str:
-    site.admin("POST", "/api/admin/principals", json={"name": name})
-    key: str = site.admin("POST", "/api/admin/keys", json={"principal": name})["key"]
-    return key
-
-
-def _ok(response: Any) -> Any:
-    assert response.status_code < 300, response.text
-    return response.json()
+    with open_site(request.param, tmp_path) as site:
+        yield site
 
 
 def _search(site: Site, key: str, query: str) -> list[dict[str, Any]]:
-    hits: list[dict[str, Any]] = _ok(site.call(key, "POST", "/api/search", json={"query": query}))[
+    hits: list[dict[str, Any]] = ok(site.call(key, "POST", "/api/search", json={"query": query}))[
         "results"
     ]
     return hits
 
 
 def test_preview_then_apply_hides_at_once(http: Site) -> None:
-    ana = _user(http, "ana")
-    sid = _ok(http.call(ana, "POST", "/api/memory/remember", json={"content": SECRET}))["source_id"]
+    ana = user_key(http, "ana")
+    sid = ok(http.call(ana, "POST", "/api/memory/remember", json={"content": SECRET}))["source_id"]
     base = f"/api/memory/inspect/{sid}/corrections"
     body = {"action": "hide", "reason": "pasted by mistake"}
-    preview = _ok(http.call(ana, "POST", base + "/preview", json=body))
+    preview = ok(http.call(ana, "POST", base + "/preview", json=body))
     assert preview["resulting_state"] == "hidden" and preview["reversible"] is True
     assert preview["impact"]["leaving"] == 1 and preview["audit_action"] == "correct:hide"
     assert [h["source_id"] for h in _search(http, ana, "staging password")] == [sid]
@@ -57,7 +41,7 @@ def test_preview_then_apply_hides_at_once(http: Site) -> None:
     forged = http.call(ana, "POST", base, json={**body, "preview_token": "v1.abc"})
     assert forged.json()["error"]["reason"] == "preview_invalid"
 
-    applied = _ok(
+    applied = ok(
         http.call(ana, "POST", base, json={**body, "preview_token": preview["preview_token"]})
     )
     assert applied["state"] == "hidden" and applied["version"] == 2
@@ -69,8 +53,8 @@ def test_preview_then_apply_hides_at_once(http: Site) -> None:
 
 
 def test_others_may_not_correct_and_bad_bodies_are_400(http: Site) -> None:
-    ana, bob = _user(http, "ana"), _user(http, "bob")
-    sid = _ok(http.call(ana, "POST", "/api/memory/remember", json={"content": SECRET}))["source_id"]
+    ana, bob = user_key(http, "ana"), user_key(http, "bob")
+    sid = ok(http.call(ana, "POST", "/api/memory/remember", json={"content": SECRET}))["source_id"]
     path = f"/api/memory/inspect/{sid}/corrections/preview"
     denied = http.call(bob, "POST", path, json={"action": "delete"})
     assert denied.status_code == 403
@@ -85,38 +69,38 @@ def test_others_may_not_correct_and_bad_bodies_are_400(http: Site) -> None:
 
 
 def test_delete_leaves_a_tombstone_over_http(http: Site) -> None:
-    ana = _user(http, "ana")
-    sid = _ok(http.call(ana, "POST", "/api/memory/remember", json={"content": SECRET}))["source_id"]
+    ana = user_key(http, "ana")
+    sid = ok(http.call(ana, "POST", "/api/memory/remember", json={"content": SECRET}))["source_id"]
     base = f"/api/memory/inspect/{sid}/corrections"
     body = {"action": "delete", "reason": "asked to forget"}
-    token = _ok(http.call(ana, "POST", base + "/preview", json=body))["preview_token"]
-    _ok(http.call(ana, "POST", base, json={**body, "preview_token": token}))
+    token = ok(http.call(ana, "POST", base + "/preview", json=body))["preview_token"]
+    ok(http.call(ana, "POST", base, json={**body, "preview_token": token}))
     assert _search(http, ana, "staging password swordfish") == []
     view = http.call(ana, "GET", f"/api/memory/sources/{sid}")
     assert "swordfish" not in view.text
 
 
 def test_bulk_delete_previews_then_tombstones_only_what_is_mine(http: Site) -> None:
-    ana, bob = _user(http, "ana"), _user(http, "bob")
+    ana, bob = user_key(http, "ana"), user_key(http, "bob")
     mine = [
-        _ok(http.call(ana, "POST", "/api/memory/remember", json={"content": f"ana note {n}"}))[
+        ok(http.call(ana, "POST", "/api/memory/remember", json={"content": f"ana note {n}"}))[
             "source_id"
         ]
         for n in range(3)
     ]
-    theirs = _ok(http.call(bob, "POST", "/api/memory/remember", json={"content": "bob note"}))
+    theirs = ok(http.call(bob, "POST", "/api/memory/remember", json={"content": "bob note"}))
     selector = {"mine": True, "reason": "leaving"}
-    preview = _ok(http.call(ana, "POST", "/api/memory/delete/preview", json=selector))
+    preview = ok(http.call(ana, "POST", "/api/memory/delete/preview", json=selector))
     assert preview["sources"] == 3 and sorted(preview["source_ids"]) == sorted(mine)
     assert preview["reversible"] is False
     stale = preview["preview_token"]
-    _ok(http.call(ana, "POST", "/api/memory/remember", json={"content": "ana note 4"}))
+    ok(http.call(ana, "POST", "/api/memory/remember", json={"content": "ana note 4"}))
     changed = http.call(
         ana, "POST", "/api/memory/delete", json={**selector, "preview_token": stale}
     )
     assert changed.status_code == 409 and changed.json()["error"]["reason"] == "source_changed"
-    token = _ok(http.call(ana, "POST", "/api/memory/delete/preview", json=selector))
-    done = _ok(
+    token = ok(http.call(ana, "POST", "/api/memory/delete/preview", json=selector))
+    done = ok(
         http.call(
             ana,
             "POST",
@@ -132,15 +116,15 @@ def test_bulk_delete_previews_then_tombstones_only_what_is_mine(http: Site) -> N
 
 
 def test_export_streams_what_the_caller_may_read_without_vectors(http: Site) -> None:
-    ana, bob = _user(http, "ana"), _user(http, "bob")
-    kept = _ok(http.call(ana, "POST", "/api/memory/remember", json={"content": "ana keeps this"}))
-    gone = _ok(http.call(ana, "POST", "/api/memory/remember", json={"content": SECRET}))
-    _ok(http.call(bob, "POST", "/api/memory/remember", json={"content": "bob private"}))
+    ana, bob = user_key(http, "ana"), user_key(http, "bob")
+    kept = ok(http.call(ana, "POST", "/api/memory/remember", json={"content": "ana keeps this"}))
+    gone = ok(http.call(ana, "POST", "/api/memory/remember", json={"content": SECRET}))
+    ok(http.call(bob, "POST", "/api/memory/remember", json={"content": "bob private"}))
     base = f"/api/memory/inspect/{gone['source_id']}/corrections"
     body = {"action": "delete"}
-    token = _ok(http.call(ana, "POST", base + "/preview", json=body))["preview_token"]
-    _ok(http.call(ana, "POST", base, json={**body, "preview_token": token}))
-    preview = _ok(http.call(ana, "POST", "/api/memory/export/preview"))
+    token = ok(http.call(ana, "POST", base + "/preview", json=body))["preview_token"]
+    ok(http.call(ana, "POST", base, json={**body, "preview_token": token}))
+    preview = ok(http.call(ana, "POST", "/api/memory/export/preview"))
     assert preview["sources"] == 2 and preview["with_text"] == 1
     response = http.call(ana, "POST", "/api/memory/export")
     assert response.status_code == 200
@@ -157,9 +141,9 @@ def test_export_streams_what_the_caller_may_read_without_vectors(http: Site) -> 
 
 
 def test_export_reads_a_page_at_a_time(http: Site) -> None:
-    ana = _user(http, "ana")
+    ana = user_key(http, "ana")
     for n in range(3):
-        _ok(http.call(ana, "POST", "/api/memory/remember", json={"content": f"ana note {n}"}))
+        ok(http.call(ana, "POST", "/api/memory/remember", json={"content": f"ana note {n}"}))
     whole = http.call(ana, "POST", "/api/memory/export").text.splitlines()
     ids = [json.loads(line)["source_id"] for line in whole]
     assert len(ids) == 3 and ids == sorted(ids)

@@ -11,22 +11,15 @@ import msgspec
 import pytest
 from litestar.testing import TestClient
 
-from adapters.inmemory.audit_log import InMemoryAuditLog
-from adapters.inmemory.control_store import InMemoryControlStore
 from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inmemory.import_store import InMemoryImportStore
-from adapters.inmemory.memory_store import InMemoryMemoryStore
-from adapters.inmemory.synthesis_runs import InMemorySynthesisRuns
-from adapters.inprocess.index import InProcessIndex
 from adapters.sources.registry import source_adapters
-from adapters.system.clock import SystemClock
-from adapters.system.ids import TimeOrderedIds
-from adapters.tokenizers.tiktoken_counter import TiktokenCounter
 from application.services import Services
 from application.sources.import_jobs import ImportSetup
 from entrypoints.container import build_container
 from entrypoints.http.app import create_app
 from entrypoints.settings import load_settings
+from tests.e2e.conftest import services_over_fakes
 from tests.support import archives
 
 BASE = "/api/sources/imports"
@@ -68,19 +61,7 @@ def _fakes(root: Path) -> Services:
         root=root,
         max_upload_bytes=UPLOAD_LIMIT,
     )
-    return Services(
-        store=InMemoryMemoryStore(),
-        index=InProcessIndex(),
-        embedder=HashingEmbedder(),
-        tokens=TiktokenCounter(),
-        control=InMemoryControlStore(),
-        audit_log=InMemoryAuditLog(),
-        clock=SystemClock(),
-        ids=TimeOrderedIds(),
-        home_org_id="local",
-        synthesis_runs=InMemorySynthesisRuns(),
-        imports=setup,
-    )
+    return services_over_fakes(imports=setup)
 
 
 def _surreal(data_dir: Path) -> Services:

@@ -12,11 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from litestar.testing import TestClient
 
-from entrypoints.http.app import create_app
-from tests.e2e.conftest import services_over_fakes
-from tests.e2e.test_http_trust import Site, _surreal_services
+from tests.e2e.test_http_trust import Site, ok, open_site, user_key
 
 SESSION = {
     "turns": [
@@ -30,21 +27,8 @@ SESSION = {
 
 @pytest.fixture(params=["fakes", "surrealdb"])
 def http(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Site]:
-    services = services_over_fakes() if request.param == "fakes" else _surreal_services(tmp_path)
-    with TestClient(app=create_app(services)) as client:
-        assert services.bootstrap_key is not None
-        yield Site(client, services, services.bootstrap_key.key)
-
-
-def _user(site: Site, name: str) -> str:
-    site.admin("POST", "/api/admin/principals", json={"name": name})
-    key: str = site.admin("POST", "/api/admin/keys", json={"principal": name})["key"]
-    return key
-
-
-def _ok(response: Any) -> Any:
-    assert response.status_code < 300, response.text
-    return response.json()
+    with open_site(request.param, tmp_path) as site:
+        yield site
 
 
 def _reason(response: Any) -> str:
@@ -53,20 +37,20 @@ def _reason(response: Any) -> str:
 
 
 def _decision(site: Site, key: str, sid: str) -> dict[str, Any]:
-    made = _ok(site.call(key, "POST", "/api/memory/reflect", json={"source_ids": [sid]}))
+    made = ok(site.call(key, "POST", "/api/memory/reflect", json={"source_ids": [sid]}))
     decision: dict[str, Any] = next(c for c in made["candidates"] if c["type"] == "decision")
     return decision
 
 
 def test_post_reflection_recall(http: Site) -> None:
-    ana = _user(http, "ana")
-    sid = _ok(http.call(ana, "POST", "/api/memory/remember", json=SESSION))["source_id"]
+    ana = user_key(http, "ana")
+    sid = ok(http.call(ana, "POST", "/api/memory/remember", json=SESSION))["source_id"]
     question = {"query": "Which database decision was made?"}
-    before = _ok(http.call(ana, "POST", "/api/search", json=question))
+    before = ok(http.call(ana, "POST", "/api/search", json=question))
     assert before["derived"] == []
     assert all(h["signals"]["entity_rank"] is None for h in before["results"])
 
-    made = _ok(http.call(ana, "POST", "/api/memory/reflect", json={"source_ids": [sid]}))
+    made = ok(http.call(ana, "POST", "/api/memory/reflect", json={"source_ids": [sid]}))
     assert made["sources"] == 1 and made["skipped"] == []
     decision = next(c for c in made["candidates"] if c["type"] == "decision")
     assert set(decision) >= {
@@ -80,35 +64,35 @@ def test_post_reflection_recall(http: Site) -> None:
         "suggested_scope",
     }
     assert decision["state"] == "pending" and decision["source_ids"] == [sid]
-    listed = _ok(http.call(ana, "GET", "/api/memory/candidates", params={"state": "pending"}))
+    listed = ok(http.call(ana, "GET", "/api/memory/candidates", params={"state": "pending"}))
     assert decision["id"] in [c["id"] for c in listed["candidates"]]
 
-    accepted = _ok(
+    accepted = ok(
         http.call(ana, "POST", f"/api/memory/candidates/{decision['id']}/accept", json={})
     )
     assert accepted["candidate"]["state"] == "accepted"
     (record,) = accepted["promoted"]
     assert record["kind"] == "entity" and record["source_ids"] == [sid]
 
-    after = _ok(http.call(ana, "POST", "/api/search", json=question))
+    after = ok(http.call(ana, "POST", "/api/search", json=question))
     (derived,) = after["derived"]
     assert derived["entity_id"] == record["id"] and derived["source_ids"] == [sid]
     assert derived["name"] == "We decided to go with SurrealDB."
     answer = next(h for h in after["results"] if h["signals"]["entity_rank"] == 1)
     assert answer["source_id"] == sid and answer["text"] == "We decided to go with SurrealDB."
     assert answer["chunk_id"] in derived["chunk_ids"]
-    pack = _ok(http.call(ana, "POST", "/api/context/pack", json=question))
+    pack = ok(http.call(ana, "POST", "/api/context/pack", json=question))
     assert [d["entity_id"] for d in pack["derived"]] == [record["id"]]
     # someone who cannot read the session gets neither the record nor the candidate
-    bob = _user(http, "bob")
-    assert _ok(http.call(bob, "POST", "/api/search", json=question))["derived"] == []
-    assert _ok(http.call(bob, "GET", "/api/memory/candidates"))["candidates"] == []
+    bob = user_key(http, "bob")
+    assert ok(http.call(bob, "POST", "/api/search", json=question))["derived"] == []
+    assert ok(http.call(bob, "GET", "/api/memory/candidates"))["candidates"] == []
     gone = http.call(bob, "POST", f"/api/memory/candidates/{decision['id']}/reject")
     assert gone.status_code == 404
 
 
 def test_review_states_and_scope_crossing(http: Site) -> None:
-    ana = _user(http, "ana")
+    ana = user_key(http, "ana")
     space = http.admin(
         "POST", "/api/admin/spaces", json={"scope": "project", "scope_key": "apollo"}
     )
@@ -117,8 +101,8 @@ def test_review_states_and_scope_crossing(http: Site) -> None:
         f"/api/admin/spaces/{space['space_id']}/members",
         json={"principal": "ana", "role": "writer"},
     )
-    sid = _ok(http.call(ana, "POST", "/api/memory/remember", json=SESSION))["source_id"]
-    shared = _ok(
+    sid = ok(http.call(ana, "POST", "/api/memory/remember", json=SESSION))["source_id"]
+    shared = ok(
         http.call(
             ana,
             "POST",
@@ -128,12 +112,12 @@ def test_review_states_and_scope_crossing(http: Site) -> None:
     )["source_id"]
     decision = _decision(http, ana, sid)
     base = f"/api/memory/candidates/{decision['id']}"
-    assert _ok(http.call(ana, "POST", base + "/defer"))["candidate"]["state"] == "deferred"
+    assert ok(http.call(ana, "POST", base + "/defer"))["candidate"]["state"] == "deferred"
     again = http.call(ana, "POST", base + "/defer")
     assert again.status_code == 409 and _reason(again) == "transition_not_allowed"
 
     # a candidate citing a private and a project session: mixed scopes
-    proposed = _ok(
+    proposed = ok(
         http.call(
             ana,
             "POST",
@@ -163,7 +147,7 @@ def test_review_states_and_scope_crossing(http: Site) -> None:
     crossing = http.call(ana, "POST", f"/api/memory/candidates/{mixed['id']}/accept", json={})
     assert crossing.status_code == 403
     assert _reason(crossing) == "scope_crossing_requires_promotion"
-    promoted = _ok(
+    promoted = ok(
         http.call(
             ana,
             "POST",
@@ -175,11 +159,11 @@ def test_review_states_and_scope_crossing(http: Site) -> None:
     # a broader target the key may not write
     refused = http.call(ana, "POST", base + "/accept", json={"promote_to_scope": "organization"})
     assert refused.status_code == 403 and _reason(refused) == "scope_disabled"
-    assert _ok(http.call(ana, "POST", base + "/reject"))["candidate"]["state"] == "rejected"
+    assert ok(http.call(ana, "POST", base + "/reject"))["candidate"]["state"] == "rejected"
 
 
 def test_bad_reflect_requests(http: Site) -> None:
-    ana = _user(http, "ana")
+    ana = user_key(http, "ana")
     for body, status, reason in (
         ({}, 422, "invalid_request"),
         ({"source_ids": ["x"], "extractor": "llm"}, 422, "llm_not_configured"),
@@ -189,7 +173,7 @@ def test_bad_reflect_requests(http: Site) -> None:
     ):
         answer = http.call(ana, "POST", "/api/memory/reflect", json=body)
         assert (answer.status_code, _reason(answer)) == (status, reason), body
-    skipped = _ok(http.call(ana, "POST", "/api/memory/reflect", json={"source_ids": ["x"]}))
+    skipped = ok(http.call(ana, "POST", "/api/memory/reflect", json={"source_ids": ["x"]}))
     assert skipped["skipped"] == [{"source_id": "x", "reason": "not_found"}]
     bad = http.call(ana, "GET", "/api/memory/candidates", params={"limit": 0})
     assert bad.status_code == 422

@@ -1,6 +1,7 @@
 """Authentication, policy denials, audit and two-organisation isolation over HTTP."""
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -42,12 +43,31 @@ def _surreal_services(tmp_path: Path) -> Services:
     return container.services()
 
 
-@pytest.fixture(params=["fakes", "surrealdb"])
-def site(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Site]:
-    services = services_over_fakes() if request.param == "fakes" else _surreal_services(tmp_path)
+@contextmanager
+def open_site(kind: str, tmp_path: Path) -> Iterator[Site]:
+    """The app over the fakes or over embedded SurrealDB, as its bootstrapped owner."""
+    services = services_over_fakes() if kind == "fakes" else _surreal_services(tmp_path)
     with TestClient(app=create_app(services)) as client:  # startup bootstraps the owner
         assert services.bootstrap_key is not None
         yield Site(client, services, services.bootstrap_key.key)
+
+
+@pytest.fixture(params=["fakes", "surrealdb"])
+def site(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Site]:
+    with open_site(request.param, tmp_path) as opened:
+        yield opened
+
+
+def user_key(site: Site, name: str) -> str:
+    """A new member of the home organisation, and its key."""
+    site.admin("POST", "/api/admin/principals", json={"name": name})
+    key: str = site.admin("POST", "/api/admin/keys", json={"principal": name})["key"]
+    return key
+
+
+def ok(response: Any) -> Any:
+    assert response.status_code < 300, response.text
+    return response.json()
 
 
 def _org_with_owner(site: Site, name: str) -> tuple[str, str]:

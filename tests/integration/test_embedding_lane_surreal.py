@@ -2,33 +2,15 @@
 
 from pathlib import Path
 
-from adapters.inmemory.audit_log import InMemoryAuditLog
-from adapters.inmemory.control_store import InMemoryControlStore
-from adapters.inmemory.hashing_embedder import HashingEmbedder
-from adapters.inmemory.synthesis_runs import InMemorySynthesisRuns
-from adapters.inprocess.index import InProcessIndex
 from adapters.surreal.memory_store import SurrealMemoryStore
-from adapters.system.clock import SystemClock
-from adapters.system.ids import TimeOrderedIds
-from adapters.tokenizers.tiktoken_counter import TiktokenCounter
 from application.commands import RememberRequest, SearchRequest
 from application.services import Services
 from domain.policy import Surface
+from tests.e2e.conftest import services_over_fakes
 
 
 def _services(url: str) -> Services:
-    return Services(
-        store=SurrealMemoryStore(url),
-        index=InProcessIndex(),
-        embedder=HashingEmbedder(),
-        tokens=TiktokenCounter(),
-        control=InMemoryControlStore(),
-        audit_log=InMemoryAuditLog(),
-        clock=SystemClock(),
-        ids=TimeOrderedIds(),
-        home_org_id="local",
-        synthesis_runs=InMemorySynthesisRuns(),
-    )
+    return services_over_fakes(store=SurrealMemoryStore(url))
 
 
 async def test_a_restart_embeds_the_chunks_a_stopped_process_left_pending(tmp_path: Path) -> None:
