@@ -27,7 +27,7 @@ from tests.support import archives
 
 pytestmark = pytest.mark.slow
 
-UNIQUE = 400
+UNIQUE = 1000
 REPEATED = 25
 
 
@@ -59,7 +59,7 @@ def _kill_midway(args: list[str], data_dir: Path, past: int, rng: random.Random)
             break
     # a short random delay: a batch is one transaction now, the rest of the archive would
     # be written within half a second
-    time.sleep(rng.uniform(0.0, 0.1))
+    time.sleep(rng.uniform(0.0, 0.05))
     proc.kill()
     proc.wait(timeout=30)
 
@@ -106,9 +106,10 @@ def test_an_import_killed_three_times_loses_and_doubles_nothing(tmp_path: Path) 
     import_id = listed["id"]
     reads = [listed["counters"]["read"]]
     for _ in range(2):
-        # leave room after the kill point: a batch is one transaction and imports are
-        # fast, so a point near the end could be passed by the whole rest of the archive
-        past = rng.randrange(reads[-1], max(reads[-1] + 1, min(reads[-1] + 100, total - 150)))
+        # leave room after the kill point: a batch is one transaction, the next is read while
+        # it is written and the bar shows progress late, so a point near the end could be
+        # passed by the whole rest of the archive before the kill lands
+        past = rng.randrange(reads[-1], max(reads[-1] + 1, min(reads[-1] + 100, total - 400)))
         _kill_midway(["resume", import_id], data_dir, past, rng)
         reads.append(_status(data_dir, import_id)["counters"]["read"])
     killed = _status(data_dir, import_id)
