@@ -1,11 +1,11 @@
 """The fill phase: plan, vectors, bulk write; the store is closed when it returns."""
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from application.ports import Embedder, MemoryStore, RetrievalIndex
 from benchmarks._fill import FillStalledError, plan_fill, write_fill
+from benchmarks._stats import progress
 from benchmarks._vectors import VectorCache, fill_vectors
 from benchmarks._wiring import make_embedder, make_index, make_service, make_store
 
@@ -25,10 +25,6 @@ class FillConfig:
     vector_dir: Path
 
 
-def _log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
 class _Holder:
     """The store currently open: reopening replaces it."""
 
@@ -46,7 +42,7 @@ async def fill_store(config: FillConfig, turns: list[str]) -> dict[str, object]:
         await service.lane.stop()  # the fill writes indexed chunks; no lane needed here
         existing = await held.store.count_chunks(config.org_id)
         if existing:
-            _log(f"store already holds {existing} chunks: fill skipped")
+            progress(f"store already holds {existing} chunks: fill skipped")
             result: dict[str, object] = {"reused_store_chunks": existing}
         else:
             result = await _fill_new(config, turns, held, index, embedder)
@@ -63,10 +59,10 @@ async def _fill_new(
     config: FillConfig, turns: list[str], held: _Holder, index: RetrievalIndex, embedder: Embedder
 ) -> dict[str, object]:
     plan = plan_fill(turns, config.chunks)
-    _log(f"fill plan: {config.chunks} chunks from {plan.turns_used} turns")
+    progress(f"fill plan: {config.chunks} chunks from {plan.turns_used} turns")
     cache = VectorCache(config.vector_dir, embedder.space.model, embedder.space.dimension)
     vectors = await fill_vectors(embedder, cache, plan.chunk_texts, config.embed_real, config.sigma)
-    _log(
+    progress(
         f"vectors: {vectors.real} real ({vectors.embedded_now} embedded now), "
         f"{vectors.perturbed} perturbed; writing"
     )
@@ -75,7 +71,7 @@ async def _fill_new(
         await old.close()
         fresh = make_store(config.url)
         await fresh.prepare(config.org_id, embedder.space)
-        _log("  store closed and reopened")
+        progress("  store closed and reopened")
         return fresh
 
     timing, held.store = await write_fill(

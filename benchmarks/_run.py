@@ -1,6 +1,5 @@
 """One index's turn: reopen the filled store, warm up, search, remember, break down."""
 
-import sys
 import time
 from dataclasses import dataclass
 
@@ -17,7 +16,7 @@ from benchmarks._phases import (
     to_vector_phase,
 )
 from benchmarks._policy_ab import policy_ab
-from benchmarks._stats import summarize
+from benchmarks._stats import progress, summarize
 from benchmarks._wiring import make_index, make_services, make_store, owner_key
 from domain.policy import Surface
 from domain.scopes import SourceType
@@ -60,16 +59,12 @@ async def _interleaved(
         search_ms.append((time.perf_counter() - began) * 1000)
 
 
-def _log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
 async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
     store = make_store(plan.url)
     index = make_index(plan.name, store)
     services = make_services(store, index, embedder, plan.org_id)
     try:
-        _log(f"[{plan.name}] opening the store and warming the index")
+        progress(f"[{plan.name}] opening the store and warming the index")
         began = time.perf_counter()
         opener = getattr(store, "open", None)  # SurrealMemoryStore: connect (and recover) now
         if opener is not None:
@@ -78,22 +73,20 @@ async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
         warm_s = await time_open(services)
         key = await owner_key(services)
         chunks = await store.count_chunks(plan.org_id)
-        _log(f"[{plan.name}] warm-up {warm_s:.2f} s over {chunks} chunks")
-        _log(f"[{plan.name}] search: {len(plan.warmups)} warm-ups, {len(plan.queries)} timed")
+        progress(f"[{plan.name}] warm-up {warm_s:.2f} s over {chunks} chunks")
+        progress(f"[{plan.name}] search: {len(plan.warmups)} warm-ups, {len(plan.queries)} timed")
         search = await search_phase(services, key, plan.org_id, plan.queries, plan.warmups)
-        _log(f"[{plan.name}] remember: {len(plan.remember_texts)} unseen turns")
+        progress(f"[{plan.name}] remember: {len(plan.remember_texts)} unseen turns")
         remember = await remember_phase(services, key, plan.org_id, plan.remember_texts)
         mixed_remember: list[float] = []
         mixed_search: list[float] = []
-        _log(f"[{plan.name}] interleaved remember+search: {len(plan.mixed_queries)} pairs")
+        progress(f"[{plan.name}] interleaved remember+search: {len(plan.mixed_queries)} pairs")
         await _interleaved(plan, services, key, mixed_remember, mixed_search)
         await services.memory.lane.drain()  # the phases above leave the lane working
         half = len(plan.breakdown_texts) // 2
-        _log(f"[{plan.name}] remember to vector-searchable: {half} unseen turns")
-        to_vector = await to_vector_phase(
-            services, key, plan.org_id, plan.breakdown_texts[:half]
-        )
-        _log(f"[{plan.name}] breakdown")
+        progress(f"[{plan.name}] remember to vector-searchable: {half} unseen turns")
+        to_vector = await to_vector_phase(services, key, plan.org_id, plan.breakdown_texts[:half])
+        progress(f"[{plan.name}] breakdown")
         search_steps = await search_breakdown(
             embedder, index, store, plan.org_id, plan.queries[: plan.breakdown_queries]
         )
@@ -101,7 +94,7 @@ async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
             embedder, index, store, plan.org_id, plan.breakdown_texts[half:]
         )
         policy_steps = await policy_breakdown(services, key, plan.queries[: plan.breakdown_queries])
-        _log(f"[{plan.name}] policy cost: {len(plan.queries)} queries, policy vs baseline")
+        progress(f"[{plan.name}] policy cost: {len(plan.queries)} queries, policy vs baseline")
         fresh = make_services(store, index, embedder, plan.org_id)
         await fresh.open(Surface.API)
         policy_cost = await policy_ab(fresh, key, embedder, index, store, plan.org_id, plan.queries)

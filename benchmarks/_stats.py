@@ -3,11 +3,12 @@
 import os
 import platform
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["changed_paths", "code_version", "machine_info", "summarize"]
+__all__ = ["changed_paths", "code_version", "machine_info", "progress", "summarize"]
 
 
 def summarize(samples_ms: list[float]) -> dict[str, float]:
@@ -96,3 +97,8 @@ def changed_paths(porcelain_z: str) -> list[str]:
         if entry[0] in "RC":
             at += 1  # the old path of a rename or copy
     return paths
+
+
+def progress(message: str) -> None:
+    """A progress line on stderr, so stdout keeps only a benchmark's figures."""
+    print(message, file=sys.stderr, flush=True)

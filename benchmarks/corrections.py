@@ -21,7 +21,6 @@ import argparse
 import asyncio
 import json
 import random
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -33,7 +32,7 @@ from application.commands import RememberRequest, SearchRequest
 from application.corrections.commands import CorrectionRequest
 from application.services import Services
 from application.trust.records import PrincipalRecord
-from benchmarks._stats import code_version, machine_info, summarize
+from benchmarks._stats import code_version, machine_info, progress, summarize
 from benchmarks._wiring import make_services, make_store
 from domain.lifecycle import CorrectionAction
 from domain.policy import MemoryPolicyContext, OrgRole, Surface
@@ -62,10 +61,6 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--store", choices=("surrealkv", "mem"), default="surrealkv")
     p.add_argument("--seed", type=int, default=7)
     return p.parse_args(argv)
-
-
-def _log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 def _sentences(n: int, rng: random.Random) -> list[str]:
@@ -99,7 +94,7 @@ async def _fill(services: Services, who: PrincipalRecord, texts: list[str]) -> l
         done = await asyncio.gather(*(_remember(services, who, t) for t in batch))
         ids += done
         if len(ids) % 2000 < _CONCURRENCY:
-            _log(f"  filled {len(ids)}/{len(texts)}")
+            progress(f"  filled {len(ids)}/{len(texts)}")
     await services.memory.lane.drain()  # corrections meet indexed chunks, as in a settled store
     return ids
 
@@ -150,12 +145,12 @@ async def run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         rng = random.Random(args.seed)
         texts = _sentences(args.chunks, rng)
         plain, corrected = await _owner(services, "plain"), await _owner(services, "corrected")
-        _log(f"filling two organisations with {args.chunks} one-chunk notes each ({url})")
+        progress(f"filling two organisations with {args.chunks} one-chunk notes each ({url})")
         began = time.perf_counter()
         await _fill(services, plain, texts)
         corrected_ids = await _fill(services, corrected, texts)
         fill_s = time.perf_counter() - began
-        _log(f"correcting {args.share:.0%} of the second organisation's sources")
+        progress(f"correcting {args.share:.0%} of the second organisation's sources")
         timings = await _correct(services, corrected, corrected_ids, args.share)
         queries = [" ".join(rng.choice(t.split()[2:]) for _ in range(3)) for t in texts]
         queries = rng.sample(queries, args.queries)

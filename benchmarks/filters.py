@@ -19,7 +19,6 @@ import asyncio
 import json
 import random
 import shutil
-import sys
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
@@ -33,7 +32,7 @@ from application.filters import FiltersSpec, parse_filters
 from application.limits import MAX_CONTENT_CHARS
 from benchmarks._data import DEFAULT_DATA, load_corpus
 from benchmarks._phases import authorized
-from benchmarks._stats import code_version, machine_info, summarize
+from benchmarks._stats import code_version, machine_info, progress, summarize
 from benchmarks._vectors import VectorCache, fill_vectors
 from benchmarks._wiring import make_embedder, make_index, make_services, make_store, owner_key
 from domain.chunking import split_into_chunks
@@ -65,10 +64,6 @@ ARMS: dict[str, dict[str, Any] | None] = {
     },
     "label": {"metadata": {"labels": "label3"}},
 }
-
-
-def _log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 def _facets(rng: random.Random) -> tuple[SourceType, dict[str, MetadataValue], datetime]:
@@ -143,7 +138,7 @@ async def _fill(
                 )
             await asyncio.gather(*(services.memory.remember(r, policy) for r in batch))
             if start % 2000 < args.fill_concurrency:
-                _log(f"  remembered {start + len(batch)}/{len(used)} turns")
+                progress(f"  remembered {start + len(batch)}/{len(used)} turns")
         seconds = time.perf_counter() - began
         chunks = await store.count_chunks(args.org)
     finally:
@@ -192,7 +187,7 @@ async def _measure(args: argparse.Namespace, url: str, questions: list[str]) -> 
                 samples[name].append((time.perf_counter() - began) * 1000)
                 hits[name] += len(found.results)
             if (n + 1) % 50 == 0:
-                _log(f"  searched {n + 1}/{len(questions)} questions x {len(ARMS)} arms")
+                progress(f"  searched {n + 1}/{len(questions)} questions x {len(ARMS)} arms")
         for name in ARMS:
             out[name] = {
                 **summarize(samples[name]),
@@ -212,9 +207,9 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
     directory = Path(tempfile.mkdtemp(prefix="tessera-filters-"))
     url = f"surrealkv://{directory / 'db'}"
     try:
-        _log(f"filling {args.chunks} chunks ({args.index} index)")
+        progress(f"filling {args.chunks} chunks ({args.index} index)")
         _, fill = await _fill(args, url, turns)
-        _log(f"searching {args.queries} questions under {len(ARMS)} filter shapes")
+        progress(f"searching {args.queries} questions under {len(ARMS)} filter shapes")
         arms = await _measure(args, url, corpus.questions[: args.queries])
     finally:
         shutil.rmtree(directory, ignore_errors=True)

@@ -15,7 +15,6 @@ import json
 import os
 import random
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -24,7 +23,7 @@ from benchmarks._data import DEFAULT_DATA, Corpus, load_corpus
 from benchmarks._fill import FillStalledError
 from benchmarks._fill_phase import FillConfig, fill_store
 from benchmarks._run import IndexPlan, run_index
-from benchmarks._stats import code_version, machine_info
+from benchmarks._stats import code_version, machine_info, progress
 from benchmarks._wiring import INDEX_NAMES, make_embedder, make_store
 from domain.chunking import split_into_chunks
 from domain.hashing import content_hash
@@ -65,10 +64,6 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--org", default="bench")
     p.add_argument("--seed", type=int, default=7, help="shuffles the turns before use")
     return p.parse_args(argv)
-
-
-def _log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 async def _unseen(url: str, org: str, pool: list[str], needed: int) -> list[str]:
@@ -134,7 +129,7 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
     temp = args.data_dir is None
     data_dir = Path(tempfile.mkdtemp(prefix="tessera-bench-")) if temp else args.data_dir
     url = f"surrealkv://{data_dir / 'db'}"
-    _log(f"store {url}; corpus {len(corpus.turns)} turns, {len(corpus.questions)} questions")
+    progress(f"store {url}; corpus {len(corpus.turns)} turns, {len(corpus.questions)} questions")
     try:
         began = time.perf_counter()
         fill = await fill_store(
@@ -199,7 +194,7 @@ def main(argv: list[str] | None = None) -> None:
         result = asyncio.run(_main(args))
     except FillStalledError as exc:
         # a hung embedded engine may never let the process shut down cleanly
-        _log(f"FILL STALLED: {exc}")
+        progress(f"FILL STALLED: {exc}")
         print(
             json.dumps({"chunks": args.chunks, "index": args.index, "error": str(exc)}), flush=True
         )

@@ -24,7 +24,6 @@ import argparse
 import asyncio
 import json
 import random
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -36,7 +35,7 @@ from application.commands import RememberRequest, SearchRequest
 from application.reflection.commands import ReflectRequest, ReviewRequest
 from application.services import Services
 from application.trust.records import PrincipalRecord
-from benchmarks._stats import code_version, machine_info, summarize
+from benchmarks._stats import code_version, machine_info, progress, summarize
 from benchmarks._wiring import make_services, make_store
 from domain.models import Turn
 from domain.policy import MemoryPolicyContext, OrgRole, Surface
@@ -57,10 +56,6 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--store", choices=("surrealkv", "mem"), default="surrealkv")
     p.add_argument("--seed", type=int, default=7)
     return p.parse_args(argv)
-
-
-def _log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 def _phrase(rng: random.Random, n: int = 4) -> str:
@@ -97,7 +92,7 @@ async def _fill(services: Services, who: PrincipalRecord, n: int, rng: random.Ra
         )
         ids += [d.source_id for d in done]
         if len(ids) % 500 < _CONCURRENCY:
-            _log(f"  remembered {len(ids)}/{n}")
+            progress(f"  remembered {len(ids)}/{n}")
     return ids
 
 
@@ -120,13 +115,13 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         who = await services.control.create_principal(
             org.org_id, "owner", None, Surface.CLI, org_role=OrgRole.OWNER
         )
-        _log(f"remembering {args.sources} conversations ({url})")
+        progress(f"remembering {args.sources} conversations ({url})")
         ids = await _fill(services, who, args.sources, rng)
         sources = await store.get_sources(org.org_id, ids)
         began = time.perf_counter()
         extracted = sum(len(extract_by_rules(s.source_id, s.content)) for s in sources.values())
         pure_s = time.perf_counter() - began
-        _log("reflecting")
+        progress("reflecting")
         candidates: list[Any] = []
         began = time.perf_counter()
         for start in range(0, len(ids), _BATCH):
@@ -137,7 +132,7 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         queries = [_phrase(rng, 2) + " decision" for _ in range(args.queries)]
         decisions = [c for c in candidates if c.type == "decision"][::10]
         accepts: list[float] = []
-        _log(f"accepting {len(decisions)} decisions")
+        progress(f"accepting {len(decisions)} decisions")
         for c in decisions:
             review = ReviewRequest(org_id=org.org_id, candidate_id=c.id, action=ReviewAction.ACCEPT)
             ctx = await _ctx(services, who)

@@ -21,7 +21,6 @@ import asyncio
 import json
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -33,7 +32,7 @@ from application.services import Services
 from application.synthesis.commands import PlanRequest
 from benchmarks._data import DEFAULT_DATA, load_corpus
 from benchmarks._mail import DEFAULT_MAIL, load_mail
-from benchmarks._stats import code_version, machine_info
+from benchmarks._stats import code_version, machine_info, progress
 from benchmarks._wiring import make_embedder, make_index, make_services, make_store, owner_key
 from domain.policy import Surface
 from domain.scopes import SourceType
@@ -43,10 +42,6 @@ __all__ = ["main"]
 
 OUT_DIR = Path(__file__).resolve().parent / "out"
 TOPIC = "notmuch mail indexing and tagging"
-
-
-def _log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -80,14 +75,14 @@ async def _fill(services: Services, key: str, args: argparse.Namespace) -> dict[
             ctx,
         )
         if n % 50 == 0:
-            _log(f"mail {n}/{len(mail)}")
+            progress(f"mail {n}/{len(mail)}")
     for n, turn in enumerate(fillers):
         _, ctx = await services.session(key, Surface.JOB)
         await services.memory.remember(RememberRequest(org_id=org, content=turn), ctx)
         if n % 200 == 0:
-            _log(f"notes {n}/{len(fillers)}")
+            progress(f"notes {n}/{len(fillers)}")
     await services.memory.lane.drain()  # drafts retrieve by meaning too
-    _log(f"filled {len(mail) + len(fillers)} sources in {time.perf_counter() - started:.1f} s")
+    progress(f"filled {len(mail) + len(fillers)} sources in {time.perf_counter() - started:.1f} s")
     return {"mail": len(mail), "notes": len(fillers), "sources": len(mail) + len(fillers)}
 
 
@@ -155,7 +150,7 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
         for n in range(args.runs):
             times, run_id = await _timed_run(services, key, args.topic)
             runs.append(times)
-            _log(f"run {n + 1}: {times['total'] * 1000:.0f} ms")
+            progress(f"run {n + 1}: {times['total'] * 1000:.0f} ms")
         (OUT_DIR / "synthesis_spotcheck.txt").unlink(missing_ok=True)
         report = await _report(services, key, run_id, 0)
         others = []
