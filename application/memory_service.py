@@ -33,6 +33,7 @@ from application.retrieval.grouping import group_by_episode
 from application.retrieval.pack_fit import fit_rendered
 from application.retrieval.pipeline import RetrievalMode, Retrieved
 from application.retrieval.recall import Recall
+from application.retrieval.relevance import gate_pack, relatedness_floor
 from application.retrieval.withheld import withheld_redacted
 from application.trust.audit import AuditTrail
 from application.trust.guard import require_org
@@ -207,6 +208,10 @@ class MemoryService:
         found, notes, withheld, derived = await self._recall.retrieve_with_derived(
             request, policy, _PACK_CANDIDATES, request.filters
         )
+        # a question nothing in memory is about gets a few items, not a budget of them
+        found, below_floor = gate_pack(
+            request.query, found, relatedness_floor(self._embedder.space.model)
+        )
         # the rendering (headers, names) is what fits the budget, not only the items' words
         kept, rendered, omitted = fit_rendered(
             found, request.token_budget, self._tokens.count, notes
@@ -268,6 +273,7 @@ class MemoryService:
             rendered=rendered,
             rendered_token_count=self._tokens.count(rendered),
             derived=derived,
+            below_floor=below_floor,
         )
 
     async def drop_organization(self, org_id: str) -> None:

@@ -133,3 +133,6 @@ class ContextPack(msgspec.Struct, frozen=True, kw_only=True):
     rendered_token_count: int = 0
     #: promoted records that matched, with their raw source ids (as in search)
     derived: list[DerivedHit] = msgspec.field(default_factory=list)
+    #: candidates left out because nothing in memory is about the question
+    #: (``domain.relevance_gate``): the items kept then say "weak match"
+    below_floor: int = 0

@@ -28,6 +28,7 @@ from application.retrieval.conversation import (
     spread_turns,
     window_list,
 )
+from application.retrieval.evidence import evidence_of
 from application.retrieval.options import ConversationRecall
 from application.retrieval.rerank_step import DEFAULT_TOP_N, rerank_top
 from domain.fusion import FusedHit, fuse_with_episodes, rrf_merge
@@ -71,6 +72,9 @@ class Found(msgspec.Struct, frozen=True, kw_only=True):
     score: float
     ranks: dict[str, int]
     reasons: list[str] = msgspec.field(default_factory=list)
+    #: evidence about the question (``application.retrieval.evidence``); None: not measured
+    similarity: float | None = None
+    words: int | None = None
 
 
 class Retrieved(msgspec.Struct, frozen=True, kw_only=True):
@@ -80,6 +84,8 @@ class Retrieved(msgspec.Struct, frozen=True, kw_only=True):
     score: float
     ranks: dict[str, int]
     reasons: list[str] = msgspec.field(default_factory=list)
+    similarity: float | None = None
+    words: int | None = None
 
 
 def _ids(hits: Sequence[ScoredId]) -> list[str]:
@@ -143,8 +149,14 @@ class RetrievalPipeline:
             vector = await self._query_vector(query)
             hits = await self._index.vector(org_id, vector, limit, where)
             name = "vector"
+        similarity = {h.item_id: h.score for h in hits} if name == "vector" else {}
         return [
-            Found(chunk_id=h.item_id, score=h.score, ranks=h.ranks)
+            Found(
+                chunk_id=h.item_id,
+                score=h.score,
+                ranks=h.ranks,
+                similarity=similarity.get(h.item_id),
+            )
             for h in rrf_merge({name: _ids(hits)})
         ]
 
@@ -255,7 +267,14 @@ class RetrievalPipeline:
         if self._reranker is not None and self._ranks:
             # after the ranker, over the first top-N it shows: may lift one past ``limit``
             spread = await rerank_top(self._reranker, query, spread, chunks, self._rerank_top_n)
-        return spread[:limit]
+        shown = spread[:limit]
+        evidence = evidence_of(query, (f.chunk_id for f in shown), chunks, [semantic, *by_subject])
+        return [
+            msgspec.structs.replace(
+                f, similarity=evidence[f.chunk_id][0], words=evidence[f.chunk_id][1]
+            )
+            for f in shown
+        ]
 
     async def _expand(
         self,

@@ -96,7 +96,14 @@ class Recall:
             # the policy also refuses what the lifecycle withholds (domain.lifecycle)
             if chunk is not None and may_read(policy, chunk):
                 resolved.append(
-                    Retrieved(chunk=chunk, score=hit.score, ranks=hit.ranks, reasons=hit.reasons)
+                    Retrieved(
+                        chunk=chunk,
+                        score=hit.score,
+                        ranks=hit.ranks,
+                        reasons=hit.reasons,
+                        similarity=hit.similarity,
+                        words=hit.words,
+                    )
                 )
         kept, notes, withheld = await honour_corrections(
             self._store, policy, request.org_id, resolved, sources
