@@ -18,6 +18,7 @@ from benchmarks._lme_metrics import question_metrics
 from domain.models import Principal, Turn
 from domain.policy import MemoryPolicyContext, OrgRole, Surface
 from domain.scopes import SourceType
+from domain.visible_text import has_visible_text
 
 __all__ = ["owner_context", "parse_when", "run_question"]
 
@@ -59,7 +60,9 @@ async def _ingest(
         moment = parse_when(date_text)
         turns: list[Turn] = []
         for turn in session:
-            if not str(turn.get("content", "")).strip():
+            # remember refuses a turn with no visible text (zero-width or control characters
+            # only; issue 14): such a turn is no evidence, so it is left out here too
+            if not has_visible_text(str(turn.get("content", ""))):
                 continue
             if turn.get("has_answer"):
                 gold_turns.add((session_id, len(turns)))
