@@ -246,12 +246,16 @@ class RetrievalPipeline:
             )
             chunks = await self._with(org_id, chunks, windows, where)
             item_lists["window"] = [cid for cid in windows if cid in chunks]
+        # a request for suggestions fitting the person ("can you suggest ... I'd enjoy") is
+        # answered by what they said across a whole talk: its episode counts in full
+        whole_talk = self._ranks and shape.preference and self._conversation.preference_talks
+        pooled = self._conversation.pool_context and not whole_talk
         fused = fuse_with_episodes(
             item_lists,
             episode_lists,
             {cid: c.source_id for cid, c in chunks.items()},
-            episode_weight=self._conversation.episode_weight,
-            context=_CONTEXT_SIGNALS if self._conversation.pool_context else None,
+            episode_weight=1.0 if whole_talk else self._conversation.episode_weight,
+            context=_CONTEXT_SIGNALS if pooled else None,
         )
         if self._mode is RetrievalMode.HYBRID:
             found = [Found(chunk_id=h.item_id, score=h.score, ranks=h.ranks) for h in fused]

@@ -189,3 +189,49 @@ def test_the_switch_and_its_parts_are_checked() -> None:
     )
     with pytest.raises(ValueError):
         parse_conversation("nonsense=1")
+
+
+_TALKS = (
+    ("I love hiking in the mountains on weekends.", "Which trails have you done?"),
+    ("My camera is a mirrorless body with one prime lens.", "Nice, do you shoot street?"),
+    ("The quarterly report is due on Friday.", "I'll send the numbers tomorrow."),
+)
+
+
+async def _talks(parts: Parts) -> None:
+    for day, (said, reply) in enumerate(_TALKS, start=1):
+        await parts.service.remember(
+            RememberRequest(
+                org_id=ORG,
+                source_type=SourceType.CONVERSATION,
+                occurred_at=datetime(2023, 6, day, 9, 0, tzinfo=UTC),
+                turns=[Turn(role="user", content=said), Turn(role="assistant", content=reply)],
+                wait="indexed",
+            ),
+            parts.ctx,
+        )
+
+
+async def _ranked(parts: Parts, conversation: ConversationRecall, query: str) -> list[float]:
+    found = await _service(parts, conversation).search(
+        SearchRequest(org_id=ORG, query=query), parts.ctx
+    )
+    return [round(h.score, 6) for h in found.results]
+
+
+async def test_a_preference_request_fuses_whole_talks_and_other_questions_pool(
+    parts: Parts,
+) -> None:
+    await _talks(parts)
+    unpooled = ConversationRecall(episode_weight=1.0, pool_context=False, preference_talks=False)
+    default = ConversationRecall()
+    advice = "Can you suggest some accessories for my camera that I would enjoy?"
+    assert await _ranked(parts, default, advice) == await _ranked(parts, unpooled, advice)
+    assert await _ranked(parts, default, advice) != await _ranked(
+        parts, ConversationRecall(preference_talks=False), advice
+    )
+    plain = "When is the quarterly report due?"
+    assert await _ranked(parts, default, plain) == await _ranked(
+        parts, ConversationRecall(preference_talks=False), plain
+    )
+    assert not ConversationRecall.off().preference_talks
