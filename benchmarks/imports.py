@@ -69,7 +69,7 @@ def _embedder(name: str) -> Embedder:
 async def _import_rate(
     maildir: Path, embedder: Embedder, data_dir: Path, index_name: str, backfill: bool
 ) -> dict[str, float]:
-    store = make_store(f"surrealkv://{data_dir}")
+    store = make_store(f"surrealkv://{data_dir}", native_search=index_name == "surreal")
     index = make_index(index_name, store)
     from entrypoints.container import make_audit_log, make_control_store
     from entrypoints.container import make_services as compose_services
