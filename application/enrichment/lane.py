@@ -39,6 +39,7 @@ from application.enrichment.lane_items import Item as _Item
 from application.enrichment.lane_items import LaneSettings
 from application.enrichment.lane_items import Ticket as _Ticket
 from application.enrichment.lane_items import failure as _failure
+from application.enrichment.priority import BACKGROUND
 from application.enrichment.records import PendingChunk
 from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.records import Vector
@@ -222,6 +223,7 @@ class EmbeddingLane:
             self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def _run(self) -> None:
+        BACKGROUND.set(True)  # this task's model work may wait for requests (priority.py)
         while not self._stopping:
             try:
                 await self._step()
@@ -304,6 +306,8 @@ class EmbeddingLane:
     async def _process(self, batch: list[_Item]) -> None:
         """Embed the batch (while the previous one is attached), then start its attach."""
         org_id = batch[0].org_id
+        # a caller waits for these vectors (wait=indexed): not background work then
+        mark = BACKGROUND.set(not any(i.waiters for i in batch))
         try:
             vectors = await embed_texts(
                 self._store,
@@ -315,6 +319,8 @@ class EmbeddingLane:
             await self._settle()  # failures are recorded in batch order too
             await self._failure(batch, exc)
             return
+        finally:
+            BACKGROUND.reset(mark)
         by_chunk = {i.chunk.chunk_id: vectors[i.chunk.content_hash] for i in batch}
         await self._settle()
         if not self._queue:  # nothing to embed beside it: attach now, as a lone batch would

@@ -13,6 +13,7 @@ from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inmemory.memory_store import InMemoryMemoryStore
 from adapters.inprocess.index import InProcessIndex
 from application.enrichment.lane import EmbeddingLane, LaneSettings
+from application.enrichment.priority import BACKGROUND
 from application.enrichment.writer import MemoryWriter
 from application.readiness import OrgReadiness
 from application.records import CandidateFilter, Vector
@@ -137,3 +138,30 @@ async def test_stop_finishes_the_attach_in_flight() -> None:
     assert store.in_flight == 0
     left = (await store.embedding_counts(ORG)).pending
     assert left == 4 - sum(len(a) for a in store.attaches)  # the rest stays pending, not lost
+
+
+class _MarkRecording(_Recording):
+    """Records whether each call was marked as background work."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.marks: list[bool] = []
+
+    async def embed(self, texts: Sequence[str]) -> list[Vector]:
+        self.marks.append(BACKGROUND.get())
+        return await super().embed(texts)
+
+
+async def test_lane_batches_are_background_work_unless_a_caller_waits_for_them() -> None:
+    store = InMemoryMemoryStore()
+    index = InProcessIndex()
+    embedder = _MarkRecording()
+    lane = EmbeddingLane(store=store, index=index, embedder=embedder)
+    await OrgReadiness(store, index, embedder).ensure(ORG)
+    writer = MemoryWriter(store=store, index=index, embedder=embedder, lane=lane)
+    await writer.write(ORG, [_memory(1)])
+    await lane.drain()
+    await writer.write(ORG, [_memory(2)], wait=True)
+    assert embedder.marks == [True, False]
+    assert not BACKGROUND.get()  # the writer's own context is never marked
+    await lane.stop()
