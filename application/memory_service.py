@@ -193,7 +193,7 @@ class MemoryService:
                 for r in found
             ],
             withheld_redacted=await withheld_redacted(
-                self._store, policy, request.org_id, request.query
+                self._store, policy, request.org_id, request.query, request.filters
             ),
             derived=derived,
         )
@@ -260,7 +260,7 @@ class MemoryService:
             omitted=omitted,
             withheld=withheld,
             withheld_redacted=await withheld_redacted(
-                self._store, policy, request.org_id, request.query
+                self._store, policy, request.org_id, request.query, request.filters
             ),
             episodes=[
                 EpisodeGroup(

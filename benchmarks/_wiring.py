@@ -22,10 +22,12 @@ __all__ = [
 INDEX_NAMES = ("inprocess", "surreal")
 
 
-def make_store(url: str) -> MemoryStore:
+def make_store(url: str, *, native_search: bool = True) -> MemoryStore:
+    """``native_search=False`` drops SurrealDB's own search indexes, as ``tessera serve``
+    does with the in-process index (adapters/surreal/search_indexes.py)."""
     from adapters.surreal.memory_store import SurrealMemoryStore
 
-    return SurrealMemoryStore(url)
+    return SurrealMemoryStore(url, native_search=native_search)
 
 
 def make_index(name: str, store: MemoryStore) -> RetrievalIndex:

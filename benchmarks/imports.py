@@ -69,7 +69,7 @@ def _embedder(name: str) -> Embedder:
 async def _import_rate(
     maildir: Path, embedder: Embedder, data_dir: Path, index_name: str, backfill: bool
 ) -> dict[str, float]:
-    store = make_store(f"surrealkv://{data_dir}")
+    store = make_store(f"surrealkv://{data_dir}", native_search=index_name == "surreal")
     index = make_index(index_name, store)
     from entrypoints.container import make_audit_log, make_control_store
     from entrypoints.container import make_services as compose_services
@@ -166,6 +166,11 @@ def main() -> None:
     parser.add_argument("--corpus", choices=["lkml", "default"], default="lkml")
     parser.add_argument("--embedder", choices=["onnx", "hashing"], default="onnx")
     parser.add_argument("--index", choices=["surreal", "inprocess"], default="surreal")
+    parser.add_argument(
+        "--only",
+        choices=["import", "backfill"],
+        help="run one leg (the ONNX backfill alone takes minutes on a busy machine)",
+    )
     args = parser.parse_args()
     embedder = _embedder(args.embedder)
     with tempfile.TemporaryDirectory() as tmp:
@@ -177,12 +182,14 @@ def main() -> None:
             "mbox_read_per_s": round(_read_rate(MboxSourceAdapter(), mbox), 1),
             "maildir_read_per_s": round(_read_rate(MaildirSourceAdapter(), maildir), 1),
         }
-        result["import"] = asyncio.run(
-            _import_rate(maildir, embedder, Path(tmp) / "data", args.index, backfill=False)
-        )
-        result["backfill"] = asyncio.run(
-            _import_rate(maildir, embedder, Path(tmp) / "data2", args.index, backfill=True)
-        )
+        if args.only != "backfill":
+            result["import"] = asyncio.run(
+                _import_rate(maildir, embedder, Path(tmp) / "data", args.index, backfill=False)
+            )
+        if args.only != "import":
+            result["backfill"] = asyncio.run(
+                _import_rate(maildir, embedder, Path(tmp) / "data2", args.index, backfill=True)
+            )
     result["machine"] = machine_info()
     result["code"] = code_version()
     print(json.dumps(result))

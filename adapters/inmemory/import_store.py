@@ -55,3 +55,17 @@ class InMemoryImportStore:
                 written.append((source.created_at, source.source_id, str(meta["import_key"])))
         return [key for _, _, key in sorted(written)]
 
+    async def embedding_pending(self, org_id: str, space: str, import_id: str) -> int | None:
+        if self._memory is None:
+            return None
+        org = self._memory._orgs.get(org_id)  # the reference pair, as in written_since
+        if org is None:
+            return 0
+        mine = {
+            s.source_id
+            for s in org.sources.values()
+            if f"{s.scope}/{s.scope_key or ''}" == space
+            and s.metadata.get("import_id") == import_id
+        }
+        return sum(1 for cid in org.pending if org.chunks[cid].source_id in mine)
+

@@ -43,6 +43,12 @@ DEFINE FIELD IF NOT EXISTS space ON import_key TYPE string;
 DEFINE FIELD IF NOT EXISTS key ON import_key TYPE string;
 """
 
+_IMPORT_PENDING = """
+LET $mine = SELECT VALUE meta::id(id) FROM source
+    WHERE space = $space AND string::contains(metadata, $needle);
+SELECT count() AS n FROM chunk WHERE embed_state = 'pending' AND source_id IN $mine GROUP ALL;
+"""
+
 _DECODER = msgspec.json.Decoder(ImportJob)
 _METADATA = msgspec.json.Decoder(dict[str, Any])
 
@@ -182,6 +188,23 @@ class SurrealImportStore:
             if meta.get("import_id") == import_id and isinstance(meta.get("import_key"), str):
                 keys.append(meta["import_key"])
         return keys
+
+    async def embedding_pending(self, org_id: str, space: str, import_id: str) -> int | None:
+        """The import's sources are found by the ``"import_id":"<id>"`` member of their JSON
+        metadata (a scalar value's quotes are escaped, so only the key itself matches); a
+        status read, not a hot path: it scans the space's sources."""
+        namespace = await self._readable(org_id)
+        if namespace is None:
+            return 0
+        scope, _, scope_key = space.partition("/")
+        needle = '"import_id":' + msgspec.json.encode(import_id).decode()
+        (_, rows) = await self._conn.query(
+            namespace,
+            _IMPORT_PENDING,
+            {"space": space_code(MemoryScope(scope), scope_key or None), "needle": needle},
+            operation="counting an import's pending vectors",
+        )
+        return int(rows[0]["n"]) if rows else 0
 
     async def close(self) -> None:
         return None

@@ -19,6 +19,7 @@ from adapters.surreal import codec
 from adapters.surreal.compaction import directory_bytes
 from adapters.surreal.connection import SurrealConnection
 from adapters.surreal.schema import load_space, migrate
+from adapters.surreal.search_indexes import keep_search_indexes
 from application.records import EmbeddingSpace, StoreInfo
 from domain.errors import ConflictError, UpstreamError
 from domain.reasons import ReasonCode
@@ -41,12 +42,16 @@ class SurrealStoreBase:
         username: str | None = None,
         password: str | None = None,
         checkpoint_every: int = CHECKPOINT_EVERY_CHUNKS,
+        native_search: bool = True,
     ) -> None:
+        """``native_search``: keep SurrealDB's full-text and vector indexes on chunks (the
+        native retrieval index reads them); without it they are removed (search_indexes)."""
         if checkpoint_every < 1:
             raise ValueError("checkpoint_every must be >= 1")
         self._conn = SurrealConnection(url, username=username, password=password)
         self._checkpoint_every = checkpoint_every
         self._written_since_checkpoint = 0
+        self.native_search = native_search
         #: organisations known to exist in this store, with their embedding space
         self._spaces: dict[str, EmbeddingSpace] = {}
         self._preparing = asyncio.Lock()
@@ -76,6 +81,9 @@ class SurrealStoreBase:
         async with self._preparing:
             try:
                 await migrate(self._conn, namespace, org_id, space)
+                await keep_search_indexes(
+                    self._conn, namespace, space.dimension, native=self.native_search
+                )
             except ConflictError:
                 self._spaces.pop(org_id, None)
                 raise

@@ -18,6 +18,10 @@ index, and a chunk becomes a vector candidate then.
   retried with exponential backoff, each chunk alone (a chunk the model
   rejects cannot keep failing its neighbours); after ``max_attempts`` it
   moves to the dead letter (state ``failed``), visible in the status.
+- Overlapped: the model embeds batch n+1 while batch n is attached in the store
+  and the index (the model then sets the pace, not model + store). At most one
+  attach is in flight and attaches run in batch order; the worker finishes
+  the one in flight before it waits, goes idle or stops.
 - Policy: embedding a chunk that was already written needs no read policy.
   The lane never returns text to anyone: it reads a chunk's text to embed it
   and writes back a vector, as the write that authorised the chunk would have.
@@ -35,8 +39,10 @@ from application.enrichment.lane_items import Item as _Item
 from application.enrichment.lane_items import LaneSettings
 from application.enrichment.lane_items import Ticket as _Ticket
 from application.enrichment.lane_items import failure as _failure
+from application.enrichment.priority import BACKGROUND
 from application.enrichment.records import PendingChunk
 from application.ports import Embedder, MemoryStore, RetrievalIndex
+from application.records import Vector
 from domain.errors import TesseraError
 from domain.reasons import ReasonCode
 
@@ -76,6 +82,8 @@ class EmbeddingLane:
         self._idle.set()
         self._room = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        #: the attach of the last embedded batch, running while the model embeds the next
+        self._attaching: asyncio.Task[None] | None = None
         self._stopping = False
         #: chunks dead-lettered by this process (the store holds the lasting count)
         self.dead_letters = 0
@@ -215,18 +223,29 @@ class EmbeddingLane:
             self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def _run(self) -> None:
+        BACKGROUND.set(True)  # this task's model work may wait for requests (priority.py)
         while not self._stopping:
             try:
                 await self._step()
             except Exception:  # a bug must not end the worker (and hang every drain)
                 _log.exception("the embedding lane failed a step; it goes on")
                 await self._sleep(self.settings.backoff)
+        await self._settle()
         self._idle.set()
+
+    async def _settle(self) -> None:
+        """Wait for the attach in flight (it handles its own failures)."""
+        task, self._attaching = self._attaching, None
+        if task is not None:
+            await asyncio.wait([task])
 
     async def _step(self) -> None:
         batch = self._take()
         if batch:
             await self._process(batch)
+            return
+        if self._attaching is not None:  # finish it first: it may requeue failed chunks
+            await self._settle()
             return
         if self._rescan and len(self._queue) < self.settings.capacity:
             await self._refill(self._rescan.pop())
@@ -285,8 +304,10 @@ class EmbeddingLane:
             self._rescan.add(org_id)  # more may wait in the store
 
     async def _process(self, batch: list[_Item]) -> None:
+        """Embed the batch (while the previous one is attached), then start its attach."""
         org_id = batch[0].org_id
-        model = self._embedder.space.model
+        # a caller waits for these vectors (wait=indexed): not background work then
+        mark = BACKGROUND.set(not any(i.waiters for i in batch))
         try:
             vectors = await embed_texts(
                 self._store,
@@ -294,20 +315,41 @@ class EmbeddingLane:
                 org_id,
                 {i.chunk.content_hash: i.chunk.text for i in batch},
             )
-            by_chunk = {i.chunk.chunk_id: vectors[i.chunk.content_hash] for i in batch}
+        except Exception as exc:
+            await self._settle()  # failures are recorded in batch order too
+            await self._failure(batch, exc)
+            return
+        finally:
+            BACKGROUND.reset(mark)
+        by_chunk = {i.chunk.chunk_id: vectors[i.chunk.content_hash] for i in batch}
+        await self._settle()
+        if not self._queue:  # nothing to embed beside it: attach now, as a lone batch would
+            await self._attach(batch, by_chunk)
+            return
+        self._attaching = asyncio.get_running_loop().create_task(self._attach(batch, by_chunk))
+
+    async def _attach(self, batch: list[_Item], by_chunk: dict[str, Vector]) -> None:
+        org_id = batch[0].org_id
+        try:
+            model = self._embedder.space.model
             attached = await self._store.attach_vectors(org_id, model, by_chunk)
             await self._index.attach_vectors(org_id, {c: by_chunk[c] for c in attached})
-        except TesseraError as exc:
-            await self._failed(batch, exc.reason)
-            return
-        except Exception as exc:  # a worker must outlive any one batch; logged without text
-            _log.exception("embedding batch of %s failed", org_id)
-            await self._failed(batch, ReasonCode.INTERNAL_ERROR, exc)
+        except Exception as exc:
+            await self._failure(batch, exc)
             return
         for item in batch:  # attached, or deleted meanwhile: nothing left to wait for
             self._release(item)
             for ticket in item.waiters:
                 ticket.done_one()
+        self._wake.set()  # the worker may be waiting for this attach to free room
+
+    async def _failure(self, batch: list[_Item], exc: Exception) -> None:
+        if isinstance(exc, TesseraError):
+            await self._failed(batch, exc.reason)
+            return
+        # a worker must outlive any one batch; logged without text (called in its except)
+        _log.exception("embedding batch of %s failed", batch[0].org_id)
+        await self._failed(batch, ReasonCode.INTERNAL_ERROR, exc)
 
     async def _failed(
         self, batch: list[_Item], reason: ReasonCode, exc: Exception | None = None

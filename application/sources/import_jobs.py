@@ -172,17 +172,17 @@ class ImportJobs:
             hashes=hashes,
         )
         self._launch(job)
-        return self._present(job)
+        return await self._present(job)
 
     async def get(self, ctx: MemoryPolicyContext, import_id: str) -> ImportView:
-        return self._present(await self._own(ctx, import_id))
+        return await self._present(await self._own(ctx, import_id))
 
     async def list_jobs(self, ctx: MemoryPolicyContext) -> list[ImportView]:
         """The caller's own imports, newest first."""
         mine = ctx.actor.principal_id if ctx.actor is not None else None
         jobs = await self._store.list_jobs(ctx.org_id)
         return [
-            self._present(job)
+            await self._present(job)
             for job in jobs
             if job.authority is not None and job.authority.principal_id == mine
         ]
@@ -193,21 +193,21 @@ class ImportJobs:
         self._note(ctx, "import.resume", job)
         if job.status not in FINISHED:
             self._launch(job)
-        return self._present(job)
+        return await self._present(job)
 
     async def pause(self, ctx: MemoryPolicyContext, import_id: str) -> ImportView:
         """Stop the import after the batch in hand; ``resume`` continues it."""
         job = await self._own(ctx, import_id)
         self._note(ctx, "import.pause", job)
         await self._halt(job)
-        return self._present(await self._service.get(job.org_id, job.import_id))
+        return await self._present(await self._service.get(job.org_id, job.import_id))
 
     async def cancel(self, ctx: MemoryPolicyContext, import_id: str) -> ImportView:
         """Stop the import for good; what it wrote stays remembered."""
         job = await self._own(ctx, import_id)
         self._note(ctx, "import.cancel", job)
         await self._halt(job)  # first, so its last save cannot overwrite the cancel
-        return self._present(await self._service.cancel(job.org_id, job.import_id))
+        return await self._present(await self._service.cancel(job.org_id, job.import_id))
 
     async def close(self) -> None:
         """Stop every running import between batches; each is saved ``paused``."""
@@ -236,11 +236,16 @@ class ImportJobs:
             counts={"read": job.counters.read, "written": job.counters.written},
         )
 
-    def _present(self, job: ImportJob) -> ImportView:
+    async def _present(self, job: ImportJob) -> ImportView:
         """The record, with the status this process knows: a task running, or none any more;
-        and, for an import this process ran, its chunks still waiting for vectors now."""
+        and its chunks still waiting for vectors now: this process's live count for an
+        import it ran, else the store's durable queue (another process, or a restart)."""
         if self._lane.knows(job.import_id):
-            pending = self._lane.outstanding(job.import_id)
+            pending: int | None = self._lane.outstanding(job.import_id)
+        else:
+            space = f"{job.scope}/{job.scope_key or ''}"
+            pending = await self._store.embedding_pending(job.org_id, space, job.import_id)
+        if pending is not None and pending != job.counters.embedding_pending:
             counters = msgspec.structs.replace(job.counters, embedding_pending=pending)
             job = msgspec.structs.replace(job, counters=counters)
         active = (job.org_id, job.import_id) in self._tasks

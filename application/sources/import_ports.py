@@ -45,4 +45,13 @@ class ImportStore(Protocol):
         """
         ...
 
+    async def embedding_pending(self, org_id: str, space: str, import_id: str) -> int | None:
+        """Chunks of the sources ``import_id`` wrote to ``space`` that still wait for vectors.
+
+        Read from the memory store's durable queue (each chunk's state), so any
+        process can answer it, after a restart too; None from a store that cannot
+        see the memory store (the import record then shows its last saved count).
+        """
+        ...
+
     async def close(self) -> None: ...

@@ -5,6 +5,16 @@ Each receipt is logged at once as one structured line (logger
 batches off the request path, so a search does not wait for a write.
 Reading the log (``recent``) flushes first, and ``close`` flushes what is
 left. Receipts carry ids, counts and hashes; never text.
+
+Why a flush survives ``already_exists`` (issue 14: "audit receipt with this id
+already exists" logged during a surrealkv fill): a failed write keeps its batch
+for the next flush, but a write can fail after its transaction committed (the
+answer lost); the retry then met its own receipts and was refused whole, every
+second, with every newer receipt queued behind it. And two receipts noted under
+one context's audit id (an admin operation noting twice) shared an id. So a
+receipt id is used once per trail (a repeat gets a suffix), and a batch the log
+refuses as already written is retried receipt by receipt, dropping the ones
+the log already holds.
 """
 
 import asyncio
@@ -18,6 +28,7 @@ from application.ports import Clock, IdGenerator
 from application.queue_state import QueueState
 from application.trust.ports import AuditLog
 from application.trust.records import AuditReceipt
+from domain.errors import ConflictError
 from domain.policy import MemoryPolicyContext, PolicyDecision
 from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope
@@ -29,6 +40,8 @@ _encode = msgspec.json.Encoder().encode
 #: a batch is written this long after its first receipt: one write transaction a
 #: second at most, so receipts do not compete with searches for the store
 _FLUSH_DELAY_S = 1.0
+#: receipt ids remembered to keep them unique (a context's audit id noted twice)
+_RECENT_IDS = 4096
 
 
 class AuditTrail:
@@ -41,6 +54,8 @@ class AuditTrail:
         self._writing = asyncio.Lock()
         #: wakes a waiting flusher early (on close)
         self._wake = asyncio.Event()
+        #: receipt ids given out lately, with how often each was asked for
+        self._used: dict[str, int] = {}
 
     def new_id(self) -> str:
         return self._ids.new_id()
@@ -76,7 +91,7 @@ class AuditTrail:
             reason, scope, scope_key = decision.reason, decision.scope, decision.scope_key
         final_reason = reason or ReasonCode.ALLOWED
         receipt = AuditReceipt(
-            receipt_id=ctx.audit_id or self._ids.new_id(),
+            receipt_id=self._unique(ctx.audit_id) if ctx.audit_id else self._ids.new_id(),
             org_id=ctx.org_id,
             at=self._clock.now(),
             actor_id=ctx.user_id,
@@ -97,6 +112,14 @@ class AuditTrail:
             self._flusher = asyncio.get_running_loop().create_task(self._flush_later())
         return receipt
 
+    def _unique(self, audit_id: str) -> str:
+        """``audit_id`` the first time, ``audit_id.2`` (and on) when a context notes again."""
+        seen = self._used.get(audit_id, 0) + 1
+        self._used[audit_id] = seen
+        if len(self._used) > _RECENT_IDS:
+            del self._used[next(iter(self._used))]
+        return audit_id if seen == 1 else f"{audit_id}.{seen}"
+
     async def _flush_later(self) -> None:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._wake.wait(), _FLUSH_DELAY_S)
@@ -109,10 +132,29 @@ class AuditTrail:
                 return
             try:
                 await self._log.record(batch)
+            except ConflictError:
+                await self._one_by_one(batch)
             except Exception:
                 # keep them for the next flush rather than lose them; the log lines exist
                 self._pending[:0] = batch
                 _log.exception("audit receipts could not be written; will retry")
+
+    async def _one_by_one(self, batch: list[AuditReceipt]) -> None:
+        """Write a refused batch receipt by receipt; one the log already holds is dropped."""
+        kept: list[AuditReceipt] = []
+        held = 0
+        for receipt in batch:
+            try:
+                await self._log.record([receipt])
+            except ConflictError:
+                held += 1  # written by an earlier attempt whose answer was lost
+            except Exception:
+                kept.append(receipt)
+        if kept:
+            self._pending[:0] = kept
+            _log.warning("%d audit receipt(s) could not be written; will retry", len(kept))
+        if held:
+            _log.warning("%d audit receipt(s) were already in the log; not written again", held)
 
     async def recent(self, org_id: str, limit: int) -> list[AuditReceipt]:
         await self.flush()

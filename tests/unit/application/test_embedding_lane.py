@@ -162,19 +162,36 @@ async def test_a_full_queue_never_delays_a_write_and_the_store_holds_the_rest() 
     await rig.lane.stop()
 
 
+class _Gated(_Flaky):
+    """Embeds only while its gate is open (a model the test can hold)."""
+
+    def __init__(self) -> None:
+        super().__init__(0)
+        self.gate = asyncio.Event()
+
+    async def embed(self, texts: Sequence[str]) -> list[Vector]:
+        await self.gate.wait()
+        return await super().embed(texts)
+
+
 async def test_backpressure_holds_an_import_until_the_backlog_shrinks() -> None:
-    rig = _Rig(_Flaky(0), LaneSettings(backlog_limit=3, batch_size=2))
+    embedder = _Gated()
+    rig = _Rig(embedder, LaneSettings(backlog_limit=3, batch_size=2))
     await rig.open()
     await rig.writer.write(ORG, [_memory(n, f"bulk {n}") for n in range(5)])
     waiting = asyncio.ensure_future(
         rig.writer.write(ORG, [_memory(9, "next batch")], backpressure=True, tag="import-1")
     )
-    await rig.lane.drain()
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert not waiting.done()  # 5 chunks wait for the model, over the limit of 3
+    embedder.gate.set()
     outcome = await waiting
     assert outcome.pending == 1
-    assert rig.lane.outstanding("import-1") == 1
+    assert rig.lane.knows("import-1")
     await rig.lane.drain()
     assert rig.lane.outstanding("import-1") == 0
+    assert (await rig.store.embedding_counts(ORG)).pending == 0
     await rig.lane.stop()
 
 

@@ -1,12 +1,16 @@
 """Packs and search count the relevant redacted sources the caller is not shown (issue 10)."""
 
+from datetime import UTC, datetime
+
 import msgspec
 
+from application.commands import ContextRequest, SearchRequest
 from application.corrections.commands import CorrectionRequest, Span
 from application.trust.records import PrincipalRecord
 from domain.lifecycle import CorrectionAction, Mark
 from domain.policy import SpaceRole
-from domain.scopes import MemoryScope
+from domain.scopes import MemoryScope, SourceType
+from domain.search_filters import SearchFilters
 from tests.support.world import World
 
 A = CorrectionAction
@@ -91,3 +95,30 @@ async def test_another_owners_sensitive_redaction_is_not_counted() -> None:
     assert source is not None and Mark.SENSITIVE in source.marks
     assert (await world.pack(ana, "ops salary")).withheld_redacted == 1
     assert (await world.pack(bob, "ops salary")).withheld_redacted == 0
+
+
+async def test_a_filtered_search_or_pack_counts_only_the_redactions_its_filter_admits() -> None:
+    world = World()
+    org = await world.org("acme")
+    ana = await world.user(org, "ana")
+    sid = (await world.remember(ana, "the billing database password is kestrel-77")).source_id
+    await _correct(world, ana, sid, CorrectionRequest(action=A.REDACT, summary="billing secret"))
+    ctx = await world.ctx(ana)
+    query = "billing database password"
+    cases = [
+        (None, 1),
+        (SearchFilters(scope=MemoryScope.PRIVATE), 1),
+        (SearchFilters(scope=MemoryScope.TEAM), 0),
+        (SearchFilters(source_types=frozenset({SourceType.EMAIL})), 0),
+        (SearchFilters(import_id="imp-1"), 0),
+        (SearchFilters(occurred_to=datetime(2001, 1, 1, tzinfo=UTC)), 0),
+        # the note has no occurred_at: an unknown time is inside no range, as in search
+        (SearchFilters(occurred_from=datetime(2001, 1, 1, tzinfo=UTC)), 0),
+    ]
+    for filters, expected in cases:
+        search = SearchRequest(org_id=org, query=query, limit=10, filters=filters)
+        found = await world.services.memory.search(search, ctx)
+        assert found.withheld_redacted == expected, filters
+        pack_request = ContextRequest(org_id=org, query=query, token_budget=500, filters=filters)
+        pack = await world.services.memory.context_pack(pack_request, ctx)
+        assert pack.withheld_redacted == expected, filters
