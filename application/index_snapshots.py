@@ -95,6 +95,10 @@ class SnapshottingIndex(RetrievalIndex, Protocol):
         snapshot on disk still holds: a save starts at once to take it off the disk."""
         ...
 
+    def removal_orgs(self) -> list[str]:
+        """Organisations with ``unsaved_removals``, loaded in this process or not."""
+        ...
+
     async def save_snapshot(self, org_id: str, space: EmbeddingSpace) -> SnapshotInfo | None:
         """Write the organisation's rows at its current ``position`` (atomically: a crash
         leaves the previous snapshot); None when there is nothing to write."""

@@ -173,12 +173,24 @@ class SnapshotKeeper:
         self._again.discard(org_id)
         self._last_save.pop(org_id, None)
 
-    async def close(self, org_ids: list[str]) -> None:
-        """Clean shutdown: finish running saves, then save what changed since."""
-        running = [t for t in self._saving.values() if not t.done()]
-        if running:
+    async def settled(self) -> None:
+        """Wait for the background saves running now (and the ones they chain) to end."""
+        while running := [t for t in self._saving.values() if not t.done()]:
             await asyncio.gather(*running, return_exceptions=True)
-        for org_id in org_ids:
+
+    async def close(self, org_ids: list[str]) -> None:
+        """Clean shutdown: finish running saves, then save what changed since.
+
+        An organisation not loaded here whose source was redacted or deleted (a
+        correction needs no index warm-up) has that text in its snapshot on disk:
+        it is restored, caught up (the removal included) and saved, or, where its
+        snapshot cannot be used, the snapshot is deleted.
+        """
+        await self.settled()
+        for org_id in self._index.removal_orgs():
+            if not self._index.is_ready(org_id) and not await self.restore(org_id):
+                await self._index.drop(org_id)  # an unusable snapshot: its files go
+        for org_id in sorted({*org_ids, *self._index.removal_orgs()}):
             if not self._index.is_ready(org_id):
                 continue
             if self._index.unsaved_changes(org_id) or self._index.snapshot_info(org_id) is None:

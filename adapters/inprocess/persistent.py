@@ -96,6 +96,8 @@ class PersistentInProcessIndex(InProcessIndex):
         self._touched(org_id, 1)
 
     async def remove(self, org_id: str, source_id: str) -> None:
+        # counted even where the organisation is not loaded here: its snapshot on disk
+        # still holds the text, and the keeper rewrites it (at the next use or at close)
         await super().remove(org_id, source_id)
         self._touched(org_id, 1)
         self._removals[org_id] = self._removals.get(org_id, 0) + 1
@@ -148,6 +150,9 @@ class PersistentInProcessIndex(InProcessIndex):
 
     def unsaved_removals(self, org_id: str) -> int:
         return self._removals.get(org_id, 0)
+
+    def removal_orgs(self) -> list[str]:
+        return sorted(org for org, n in self._removals.items() if n)
 
     async def save_snapshot(self, org_id: str, space: EmbeddingSpace) -> SnapshotInfo | None:
         org = self._orgs.get(org_id)

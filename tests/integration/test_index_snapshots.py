@@ -67,7 +67,7 @@ async def _filled(data: Path) -> Process:
     await world.add(40)
     await world.add(10, embedded=False)
     await first.open()  # a rebuild: no snapshot yet; it writes one in the background
-    await first.keeper.save(ORG)
+    await first.keeper.settled()
     return first
 
 
@@ -221,8 +221,26 @@ async def test_a_redaction_takes_its_text_off_the_disk_at_the_next_use(data: Pat
     assert text in on_disk()
     await World(first.store, first.index).correct("s00005", LifecycleState.REDACTED)
     await first.readiness.ensure(ORG)  # the next use starts a save at once
-    saving = first.keeper._saving.get(ORG)
-    assert saving is not None
-    await saving
+    await first.keeper.settled()
     assert text not in on_disk()
     await first.close()
+
+
+async def test_a_redaction_in_a_process_that_never_loaded_the_index_is_saved_at_close(
+    data: Path,
+) -> None:
+    first = await _filled(data)
+    await first.close()
+    files = SnapshotFiles(Path(f"{data}.index"))
+    second = Process(data)  # a correction needs no warm index: this one never loads it
+    text = (await second.store.chunks_of_source(ORG, "s00007"))[0].text.encode()
+    live = files.live(ORG)
+    assert live is not None and text in (live / "state.msgpack").read_bytes()
+    await World(second.store, second.index).correct("s00007", LifecycleState.DELETED)
+    assert not second.index.is_ready(ORG)
+    await second.close()
+    live = files.live(ORG)
+    assert live is not None and text not in (live / "state.msgpack").read_bytes()
+    third, outcomes = await _reopened_outcome(data)
+    assert outcomes == [SnapshotOutcome.LOADED] and third.keeper.caught_up[ORG] == 0
+    await third.close()

@@ -58,6 +58,7 @@ _WORDS = [
     "juniper",
     "basil",
 ]
+_ALL = 100_000
 FILTERS = (
     CandidateFilter(),
     CandidateFilter(visible=frozenset({ScopeRef(MemoryScope.PRIVATE, "u1")})),
@@ -150,15 +151,16 @@ async def answers(index: RetrievalIndex, queries: Sequence[str]) -> dict[str, An
             (vector,) = await embedder.embed([query])
             key = f"{n}:{query}"
             out["lex " + key] = sorted(
-                h.item_id for h in await index.lexical(ORG, query, 999, where)
+                h.item_id for h in await index.lexical(ORG, query, _ALL, where)
             )
             out["lex-scored " + key] = ranked(await index.lexical(ORG, query, 10, where))
-            out["vec " + key] = ranked(await index.vector(ORG, vector, 10, where))
-            out["elex " + key] = ranked(await index.episode_lexical(ORG, query, 5, where))
-            out["evec " + key] = ranked(await index.episode_vector(ORG, vector, 5, where))
-            episodes = [h.item_id for h in await index.episode_vector(ORG, vector, 5, where)]
+            # every candidate, not a top k: rows in another order break ties at a cut otherwise
+            out["vec " + key] = ranked(await index.vector(ORG, vector, _ALL, where))
+            out["elex " + key] = ranked(await index.episode_lexical(ORG, query, _ALL, where))
+            out["evec " + key] = ranked(await index.episode_vector(ORG, vector, _ALL, where))
+            episodes = [item for item, _ in out["evec " + key][:5]]
             out["members " + key] = await index.episode_members(ORG, episodes, where)
-            chunks = [h.item_id for h in await index.vector(ORG, vector, 10, where)]
+            chunks = [item for item, _ in out["vec " + key][:10]]
             out["texts " + key] = await index.candidate_texts(ORG, chunks, where)
     return out
 
