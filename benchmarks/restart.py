@@ -23,7 +23,6 @@ import asyncio
 import json
 import os
 import random
-import resource
 import shutil
 import subprocess
 import sys
@@ -57,8 +56,12 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def _rss_mb() -> float:
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+def _rss_mb() -> float | None:
+    """This process's peak resident memory (VmHWM: ru_maxrss keeps the parent's across exec)."""
+    for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+        if line.startswith("VmHWM:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return None
 
 
 async def _phase(args: argparse.Namespace) -> dict[str, Any]:
@@ -89,6 +92,7 @@ async def _phase(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {
         "open_s": round(opened, 2),
         "engine_open_s": round(engine_open, 2),
+        "index_open_s": round(opened - engine_open, 2),
         "first_search_ms": round(first_search * 1000, 1),
         "first_search_correct": correct,
         "to_first_correct_search_s": round(opened + first_search, 2) if correct else None,
