@@ -16,6 +16,7 @@ from datetime import datetime
 import msgspec
 
 from application.enrichment.records import EmbeddingCounts
+from application.index_status import IndexStatus, index_status
 from application.memory_service import MemoryService
 from application.ports import Clock, MemoryStore, RetrievalIndex
 from application.queue_state import QueueGauge, QueueState
@@ -42,6 +43,8 @@ class OrgStatus(msgspec.Struct, frozen=True, kw_only=True):
     sources: int | None = None
     #: its retrieval index is built and answering in this process (it is built on first use)
     index_ready: bool = False
+    #: the index's kind, its snapshot on disk and how far the store is ahead of it
+    index: IndexStatus | None = None
 
 
 class RecentError(msgspec.Struct, frozen=True, kw_only=True):
@@ -127,6 +130,7 @@ class StatusReporter:
                     embedding_lag_seconds=self._lag(queue),
                     sources=sources,
                     index_ready=self._index.is_ready(org.org_id),
+                    index=await index_status(self._store, self._index, org.org_id),
                 )
             )
         info, space = self._memory.store_info(), self._memory.embedding_space

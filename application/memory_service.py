@@ -285,6 +285,7 @@ class MemoryService:
 
     async def close(self) -> None:
         await self.lane.stop()  # the batch in hand finishes; the rest stays pending
+        await self._readiness.close()  # index snapshots saved (where the index keeps them)
         await self._audit.close()
         await self._store.close()
 

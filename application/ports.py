@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
+from application.changes import ChangePosition, SourceChanges
 from application.enrichment.records import EmbeddingCounts, MemoryWrite, PendingChunk
 from application.records import (
     CandidateFilter,
@@ -197,6 +198,21 @@ class MemoryStore(Protocol):
         self, org_id: str, after: str | None, limit: int
     ) -> list[IndexEntry]:
         """Chunks in chunk-id order, strictly after ``after``: rebuilds a derived index."""
+        ...
+
+    async def change_position(self, org_id: str) -> ChangePosition:
+        """Where the organisation's change sequence stands (application.changes)."""
+        ...
+
+    async def changed_sources(self, org_id: str, after: int, limit: int) -> SourceChanges:
+        """Sources whose latest index-visible change (chunks saved, vectors attached,
+        corrected, redacted, deleted) has a sequence above ``after``, by sequence, at most
+        ``limit``: what a derived index restored from a snapshot reads to catch up."""
+        ...
+
+    async def index_entries_of(self, org_id: str, source_ids: Sequence[str]) -> list[IndexEntry]:
+        """The current ``scan_index_entries`` entries of these sources' chunks, in chunk-id
+        order (none for a source whose chunks are gone)."""
         ...
 
     async def cached_embeddings(

@@ -1,13 +1,19 @@
 """Making an organisation usable: schema migrated, embedder checked, index warm.
 
 Done once per organisation per process, on first use, under a lock so two
-concurrent first requests do not both rebuild the index.
+concurrent first requests do not both rebuild the index. An index that keeps
+snapshots (application.index_snapshots) is restored from its snapshot and
+caught up from the store's changes instead (application.snapshot_keeper);
+it is rebuilt from every chunk only when that snapshot cannot be used.
 """
 
 import asyncio
 import logging
 
+from application.changes import ChangePosition
+from application.index_snapshots import SnapshottingIndex
 from application.ports import Embedder, MemoryStore, RetrievalIndex
+from application.snapshot_keeper import SnapshotKeeper
 
 __all__ = ["OrgReadiness"]
 
@@ -23,18 +29,28 @@ class OrgReadiness:
         self._embedder = embedder
         self._prepared: set[str] = set()
         self._lock = asyncio.Lock()
+        #: restores and saves the index's snapshots, where it keeps them
+        self.snapshots: SnapshotKeeper | None = None
+        if isinstance(index, SnapshottingIndex) and index.snapshots_enabled:
+            self.snapshots = SnapshotKeeper(store, index, embedder)
 
     async def ensure(self, org_id: str) -> None:
         if org_id in self._prepared and self._index.is_ready(org_id):
+            if self.snapshots is not None:
+                self.snapshots.tick(org_id)
             return
         async with self._lock:
             if org_id not in self._prepared:
                 await self._store.prepare(org_id, self._embedder.space)
                 self._prepared.add(org_id)
-            if not self._index.is_ready(org_id):
+            if not self._index.is_ready(org_id) and (
+                self.snapshots is None or not await self.snapshots.restore(org_id)
+            ):
                 await self._rebuild(org_id)
 
     async def _rebuild(self, org_id: str) -> None:
+        # read before the scan: changes made during it are caught up again later
+        position = await self._store.change_position(org_id) if self.snapshots else None
         total = await self._store.count_chunks(org_id)
         done = 0
         after: str | None = None
@@ -54,6 +70,15 @@ class OrgReadiness:
                     total,
                 )
         await self._index.mark_ready(org_id)
+        if self.snapshots is not None:
+            await self.snapshots.rebuilt(org_id, position or ChangePosition())
 
     def forget(self, org_id: str) -> None:
         self._prepared.discard(org_id)
+        if self.snapshots is not None:
+            self.snapshots.forget(org_id)
+
+    async def close(self) -> None:
+        """Clean shutdown: the snapshots of the organisations used here are brought up to date."""
+        if self.snapshots is not None:
+            await self.snapshots.close(sorted(self._prepared))

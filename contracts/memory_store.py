@@ -27,6 +27,7 @@ import pytest
 
 from application.ports import MemoryStore
 from application.records import EmbeddingSpace
+from contracts.change_log import MemoryStoreChangeLogContract
 from contracts.corrections import MemoryStoreCorrectionContract
 from contracts.embedding_queue import MemoryStoreEmbeddingQueueContract
 from contracts.memory_store_isolation import ORG_A, MemoryStoreIsolationContract, assert_vectors
@@ -61,7 +62,10 @@ def _assert_same_source(got: Source | None, want: Source) -> None:
 
 
 class MemoryStoreContract(
-    MemoryStoreIsolationContract, MemoryStoreCorrectionContract, MemoryStoreEmbeddingQueueContract
+    MemoryStoreIsolationContract,
+    MemoryStoreCorrectionContract,
+    MemoryStoreEmbeddingQueueContract,
+    MemoryStoreChangeLogContract,
 ):
     """Subclass (as ``Test...``) and provide a ``store`` fixture."""
 

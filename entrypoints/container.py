@@ -4,6 +4,8 @@ Adapters are imported inside the factories so that choosing OpenAI does not
 import onnxruntime, and nothing heavy happens at import time.
 """
 
+from pathlib import Path
+
 from dependency_injector import containers, providers
 
 from application.llm import LanguageModel
@@ -63,7 +65,25 @@ def make_index(kind: IndexKind, store: MemoryStore) -> RetrievalIndex:
         return SurrealNativeIndex(store)
     from adapters.inprocess.index import InProcessIndex
 
+    snapshots = _snapshot_dir(store)
+    if snapshots is not None:
+        from adapters.inprocess.persistent import PersistentInProcessIndex
+
+        return PersistentInProcessIndex(snapshots)
     return InProcessIndex()
+
+
+def _snapshot_dir(store: MemoryStore) -> Path | None:
+    """Beside an on-disk store's data directory: ``<data dir>.index`` (issue 18).
+
+    Not inside it: a compaction exchanges the data directory for a rewritten one.
+    None for ``mem://`` and servers: nothing of this process's index outlives it there.
+    """
+    from adapters.surreal.memory_store import SurrealMemoryStore
+
+    if not isinstance(store, SurrealMemoryStore) or not store.connection.on_disk:
+        return None
+    return Path(store.connection.data_dir.rstrip("/") + ".index")
 
 
 def _api_key(settings: Settings) -> str:

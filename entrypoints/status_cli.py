@@ -6,6 +6,15 @@ from typing import Any
 __all__ = ["print_status"]
 
 
+def _snapshot(index: dict[str, Any]) -> str:
+    if index.get("snapshot_bytes") is None:
+        return ", no snapshot on disk"
+    return (
+        f", snapshot {index['snapshot_bytes'] / 1e6:.1f} MB ({index['snapshot_rows']} rows), "
+        f"{index['snapshot_age_seconds']:.0f} s old, {index['catch_up_lag']} changes behind"
+    )
+
+
 def print_status(status: dict[str, Any], *, as_json: bool) -> None:
     if as_json:
         print(json.dumps(status, indent=2))
@@ -35,6 +44,9 @@ def print_status(status: dict[str, Any], *, as_json: bool) -> None:
         sources = "?" if org.get("sources") is None else org["sources"]
         ready = "index ready" if org.get("index_ready") else "index not built yet"
         print(f"  {org['org_id']} ({org['name']}): {sources} sources, {chunks} chunks, {ready}")
+        index = org.get("index") or {}
+        if index:
+            print(f"    index: {index['kind']}{_snapshot(index)}")
         if org.get("embedding_pending") is not None:
             print(
                 f"    embedding: {org['embedding_pending']} pending, "

@@ -62,6 +62,7 @@ class InMemoryEmbeddingQueue:
             org.failed.pop(cid, None)
             org.cache[(model, chunk.content_hash)] = [float(x) for x in vector]
             attached.append(cid)
+        org.changed(org.chunks[cid].source_id for cid in attached)
         return attached
 
     async def embedding_failed(

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 
 import msgspec
 
+from adapters.inmemory.change_log import InMemoryChangeLog
 from adapters.inmemory.embedding_queue import InMemoryEmbeddingQueue
 from adapters.inmemory.org_memory import OrgMemory as _Org
 from application.enrichment.records import MemoryWrite
@@ -44,7 +45,7 @@ def _check_datetimes(*values: object) -> None:
             )
 
 
-class InMemoryMemoryStore(InMemoryEmbeddingQueue):
+class InMemoryMemoryStore(InMemoryEmbeddingQueue, InMemoryChangeLog):
     def __init__(self) -> None:
         self._orgs: dict[str, _Org] = {}
 
@@ -115,6 +116,8 @@ class InMemoryMemoryStore(InMemoryEmbeddingQueue):
                     org.vectors[cid] = [float(x) for x in vector]
                 org.recall[cid] = chunk_recall(source, chunk)
                 bisect.insort(org.chunk_order, cid)
+        for org in {id(o): o for o in orgs}.values():  # one step of the sequence per write
+            org.changed(w.source.source_id for o, w in zip(orgs, memories, strict=True) if o is org)
 
     async def get_source(self, org_id: str, source_id: str) -> Source | None:
         org = self._orgs.get(org_id)
@@ -163,6 +166,7 @@ class InMemoryMemoryStore(InMemoryEmbeddingQueue):
             )
         mine = [cid for cid, c in org.chunks.items() if c.source_id == source.source_id]
         org.sources[source.source_id] = copy.deepcopy(source)
+        org.changed([source.source_id])
         if drop_text:
             hashes = {org.chunks[cid].content_hash for cid in mine}
             for cid in mine:

@@ -1,5 +1,8 @@
 """One organisation's rows in the reference store (shared by its modules)."""
 
+import uuid
+from collections.abc import Iterable
+
 from application.records import EmbeddingSpace, Vector
 from domain.models import Chunk, Source
 
@@ -21,6 +24,19 @@ class OrgMemory:
         self.pending: dict[str, int] = {}
         #: chunk id -> attempts, for chunks given up on (the dead letter)
         self.failed: dict[str, int] = {}
+        #: the change sequence (application.changes): its epoch, head, each source's latest
+        self.epoch = uuid.uuid4().hex
+        self.sequence = 0
+        self.changed_at: dict[str, int] = {}
+
+    def changed(self, source_ids: Iterable[str]) -> None:
+        """One write changed these sources: one step of the sequence stamps them all."""
+        stamped = list(dict.fromkeys(source_ids))
+        if not stamped:
+            return
+        self.sequence += 1
+        for source_id in stamped:
+            self.changed_at[source_id] = self.sequence
 
     def forget_chunk(self, chunk_id: str) -> None:
         del self.chunks[chunk_id], self.recall[chunk_id]

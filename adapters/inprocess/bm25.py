@@ -133,3 +133,36 @@ class Bm25Postings:
     def extend(self, start_row: int, texts: Sequence[str]) -> None:
         for offset, text in enumerate(texts):
             self.add(start_row + offset, text)
+
+    def postings(self) -> list[tuple[str, list[int], list[int]]]:
+        """Each term's (docs, tfs) lists, by reference: a snapshot reads them (snapshot_format);
+        rows added later only append, so a reader cuts each at its own row count."""
+        return [(term, p.docs, p.tfs) for term, p in self._postings.items()]
+
+    def lengths(self, size: int) -> list[int]:
+        return self._lengths[:size]
+
+    @classmethod
+    def restored(
+        cls,
+        lengths: np.ndarray,
+        terms: Sequence[str],
+        offsets: np.ndarray,
+        docs: np.ndarray,
+        tfs: np.ndarray,
+    ) -> "Bm25Postings":
+        """Postings as ``postings`` gave them, packed: term n owns ``offsets[n]:offsets[n+1]``."""
+        out = cls()
+        out._lengths = lengths.tolist()
+        out._total_length = int(lengths.sum())
+        all_docs, all_tfs = docs.tolist(), tfs.tolist()
+        docs64, tfs32 = docs.astype(np.int64), tfs.astype(np.float32)
+        bounds = offsets.tolist()
+        for n, term in enumerate(terms):
+            posting = out._postings[term] = _Posting()
+            start, end = bounds[n], bounds[n + 1]
+            posting.docs = all_docs[start:end]
+            posting.tfs = all_tfs[start:end]
+            posting.frozen_docs = docs64[start:end]
+            posting.frozen_tfs = tfs32[start:end]
+        return out

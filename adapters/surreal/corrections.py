@@ -10,7 +10,8 @@ from typing import Any
 
 from surrealdb import RecordID
 
-from adapters.surreal import codec
+from adapters.surreal import change_log, codec
+from adapters.surreal.change_log import stamped
 from adapters.surreal.connection import SurrealConnection
 from adapters.surreal.withheld import REFRESH_WITHHELD, withheld_rows
 from application.records import EmbeddingSpace
@@ -25,6 +26,7 @@ LET $hit = (UPDATE $sid CONTENT $source WHERE version = $expected RETURN VALUE v
 IF array::len($hit) = 0 { THROW "source_changed" };
 <WITHHELD>
 <CHUNKS>
+<STAMP>
 COMMIT TRANSACTION;"""
 _SET_CHUNKS = (
     "UPDATE chunk SET lifecycle = $lifecycle, recall = $recall "
@@ -59,12 +61,13 @@ async def update_source(
         "hashes": hashes,
         "cache": [RecordID("embedding_cache", codec.cache_key(space.model, h)) for h in hashes],
         "withheld": withheld_rows(source),
+        **stamped([source.source_id]),
     }
     await conn.query(
         namespace,
         _UPDATE_SOURCE.replace("<CHUNKS>", _DROP_TEXT if drop_text else _SET_CHUNKS).replace(
             "<WITHHELD>", REFRESH_WITHHELD
-        ),
+        ).replace("<STAMP>", change_log.ADVANCE + "\n" + change_log.STAMP),
         variables,
         operation="correcting a source",
         write=True,

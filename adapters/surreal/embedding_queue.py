@@ -12,7 +12,8 @@ from typing import Any
 
 from surrealdb import RecordID
 
-from adapters.surreal import codec
+from adapters.surreal import change_log, codec
+from adapters.surreal.change_log import stamped
 from adapters.surreal.connection import SurrealConnection
 from application.enrichment.records import EmbeddingCounts, PendingChunk
 from application.records import EmbeddingSpace, Vector
@@ -25,7 +26,7 @@ _PENDING = (
     "SELECT meta::id(id) AS id, text, content_hash, created_at, created_tz, embed_attempts "
     "FROM chunk WHERE embed_state = 'pending' ORDER BY id LIMIT $limit;"
 )
-_HASHES = "SELECT meta::id(id) AS id, content_hash FROM $ids;"
+_HASHES = "SELECT meta::id(id) AS id, content_hash, source_id FROM $ids;"
 #: per chunk, in one transaction: the vector only if the row still exists, and the cached
 #: vector of its text only then (a chunk deleted meanwhile leaves no vector behind)
 _ATTACH = """BEGIN TRANSACTION;
@@ -37,6 +38,7 @@ FOR $r IN $rows {
             ON DUPLICATE KEY UPDATE vec = $input.vec RETURN NONE;
     };
 };
+<STAMP>
 COMMIT TRANSACTION;
 SELECT VALUE meta::id(id) FROM $ids WHERE embed_state IS NONE AND vec IS NOT NONE;"""
 _FAILED = """BEGIN TRANSACTION;
@@ -113,6 +115,7 @@ class SurrealEmbeddingQueue:
             namespace, _HASHES, {"ids": ids}, operation="reading chunk hashes"
         )
         hashes = {str(row["id"]): row["content_hash"] for row in held or []}
+        sources = [str(row["source_id"]) for row in held or [] if str(row["id"]) in vectors]
         rows = [
             {
                 "cid": RecordID("chunk", cid),
@@ -128,8 +131,8 @@ class SurrealEmbeddingQueue:
             return []
         *_, attached = await self._conn.query(
             namespace,
-            _ATTACH,
-            {"rows": rows, "model": model, "ids": [r["cid"] for r in rows]},
+            _ATTACH.replace("<STAMP>", change_log.ADVANCE + "\n" + change_log.STAMP),
+            {"rows": rows, "model": model, "ids": [r["cid"] for r in rows], **stamped(sources)},
             operation="attaching vectors",
             write=True,
         )

@@ -10,7 +10,8 @@ leaves neither.
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from adapters.surreal import codec, corrections
+from adapters.surreal import change_log, codec, corrections
+from adapters.surreal.change_log import SurrealChangeLog, stamped
 from adapters.surreal.compaction import CompactionReport, compact
 from adapters.surreal.embedding_queue import SurrealEmbeddingQueue
 from adapters.surreal.memory_reads import SurrealMemoryReads
@@ -37,7 +38,7 @@ def _batches(rows: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     return [list(rows[i : i + INSERT_BATCH]) for i in range(0, len(rows), INSERT_BATCH)]
 
 
-class SurrealMemoryStore(SurrealMemoryReads, SurrealEmbeddingQueue):
+class SurrealMemoryStore(SurrealMemoryReads, SurrealEmbeddingQueue, SurrealChangeLog):
     """Raw sources, chunks and vectors in SurrealDB; one connection, safe to share."""
 
     async def save_memory(self, source: Source, chunks: Sequence[EmbeddedChunk]) -> None:
@@ -84,7 +85,8 @@ class SurrealMemoryStore(SurrealMemoryReads, SurrealEmbeddingQueue):
         for n, batch in enumerate(_batches(rows)):
             variables[f"rows{n}"] = batch
             statements.append(f"INSERT INTO chunk $rows{n} RETURN NONE;")
-        statements.append("COMMIT TRANSACTION;")
+        variables.update(stamped([m.source.source_id for m in memories]))
+        statements += [change_log.ADVANCE, change_log.STAMP, "COMMIT TRANSACTION;"]
         await self._conn.query(
             namespace, "\n".join(statements), variables, operation="saving memories", write=True
         )

@@ -157,6 +157,20 @@ DEFINE FIELD IF NOT EXISTS embed_attempts ON chunk TYPE option<int>;
 DEFINE INDEX IF NOT EXISTS chunk_embed_state ON chunk FIELDS embed_state;
 """
 
+# The change sequence (issue 18): each index-visible write advances ``change_head:org`` and
+# stamps the sources it changed, so a derived index restored from a snapshot reads only the
+# sources changed since. ``epoch`` names this life of the sequence (a dropped and recreated
+# organisation gets another). Rows written before have no stamp: no snapshot predates v8.
+_V8_CHANGE_SEQUENCE = """
+DEFINE FIELD IF NOT EXISTS changed ON source TYPE option<int>;
+DEFINE INDEX IF NOT EXISTS source_changed ON source FIELDS changed;
+DEFINE TABLE IF NOT EXISTS change_head SCHEMAFULL;
+DEFINE FIELD IF NOT EXISTS sequence ON change_head TYPE int;
+DEFINE FIELD IF NOT EXISTS epoch ON change_head TYPE string;
+UPSERT change_head:org SET sequence = sequence OR 0, epoch = epoch OR <string> rand::uuid::v4()
+    RETURN NONE;
+"""
+
 _RECORD_ORG = """
 UPSERT meta:org SET org_id = $org RETURN NONE;
 SELECT model, dimension FROM meta:embedding;
@@ -183,6 +197,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         version=7,
         name="embedding lane: pending vectors, state, attempts",
         script=_V7_EMBEDDING_LANE,
+    ),
+    Migration(
+        version=8,
+        name="change sequence: a head per organisation, each source's latest change",
+        script=_V8_CHANGE_SEQUENCE,
     ),
 )
 

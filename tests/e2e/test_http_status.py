@@ -63,6 +63,8 @@ def test_tessera_status_prints_the_same_facts(tmp_path: Path) -> None:
     assert "local (local): 1 sources, 1 chunks, index ready" in out.stdout
     assert "MB on disk" in out.stdout and "checkpoints" in out.stdout
     assert "queue audit_receipts: " in out.stdout
+    # the remember process saved the index's snapshot on its way out (issue 18)
+    assert "    index: exact, snapshot " in out.stdout and "0 changes behind" in out.stdout
     assert "gate code" not in out.stdout
 
 

@@ -9,7 +9,7 @@ redacted since.
 import msgspec
 import pytest
 
-from adapters.surreal import corrections, schema
+from adapters.surreal import change_log, corrections, schema
 from adapters.surreal.memory_store import SurrealMemoryStore
 from contracts.samples import SPACE, make_source
 from domain.scopes import LifecycleState
@@ -30,6 +30,8 @@ async def test_migration_6_backfills_the_words_of_earlier_redactions(
         with monkeypatch.context() as patch:
             patch.setattr(schema, "MIGRATIONS", before_6)
             patch.setattr(corrections, "REFRESH_WITHHELD", "")  # that release wrote no words
+            patch.setattr(change_log, "ADVANCE", "")  # nor change stamps (schema v8)
+            patch.setattr(change_log, "STAMP", "")
             await store.prepare(ORG, SPACE)
             for sid, remainder in (("s1", f"deploy keys {REDACTED_MARK}"), ("s2", "rota")):
                 source = make_source(sid, ORG, content="the deploy key is hunter2")

@@ -1,0 +1,191 @@
+"""The in-process index with snapshots on disk: restored, caught up, saved in the background.
+
+Why a subclass: the index itself (``index.py``) stays what it was, a cache
+rebuilt from the store; this adds only what persisting it needs: the change
+position each organisation's rows reflect, a count of rows written through
+since the last save, and the snapshot files (``snapshot_files``,
+``snapshot_format``). Used where the store keeps its data on this machine's
+disk (``surrealkv://``); an in-memory store gets the plain index.
+
+Saving: ``freeze`` copies the small columns on the event loop, the files are
+written in a worker thread (``asyncio.to_thread``) so requests keep being
+served; the vector matrix is read in blocks, never copied whole.
+"""
+
+import asyncio
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from adapters.inprocess.index import InProcessIndex, _OrgIndex
+from adapters.inprocess.snapshot_files import SnapshotFiles, SnapshotRefused
+from adapters.inprocess.snapshot_format import freeze, read_index, write_files
+from application.changes import ChangePosition
+from application.index_snapshots import SnapshotInfo, SnapshotLoad, SnapshotOutcome
+from application.records import EmbeddingSpace, IndexEntry, Vector
+from domain.scopes import LifecycleState
+
+__all__ = ["PersistentInProcessIndex", "apply_current"]
+
+_log = logging.getLogger("tessera.index")
+
+
+def apply_current(org: _OrgIndex, source_ids: Sequence[str], entries: Sequence[IndexEntry]) -> None:
+    """Make the rows of ``source_ids`` what ``entries`` (their chunks in the store now) say."""
+    by_source: dict[str, list[IndexEntry]] = {}
+    for entry in entries:
+        by_source.setdefault(entry.source_id, []).append(entry)
+    for source_id in dict.fromkeys(source_ids):
+        current = by_source.get(source_id, [])
+        if not current:
+            if org.rows_of(source_id):
+                org.remove(source_id)  # redacted or deleted: its chunks are gone
+            continue
+        fresh: list[IndexEntry] = []
+        vectors: dict[str, Vector] = {}
+        for entry in current:
+            row = org.row_of.get(entry.chunk_id)
+            if row is None or row in org.removed:
+                fresh.append(entry)
+                continue
+            org.recall_codes[row] = org.recall_code(entry.recall_key)
+            if entry.vector is not None and not org.has_vector[row]:
+                vectors[entry.chunk_id] = entry.vector
+        held = {e.chunk_id for e in current}
+        for row in org.rows_of(source_id):  # a row whose chunk the store no longer holds
+            chunk_id = org.ids[row]
+            if chunk_id not in held and org.row_of.get(chunk_id) == row:
+                org.recall_codes[row] = 0
+        org.attach(vectors)
+        org.add(fresh)
+
+
+class PersistentInProcessIndex(InProcessIndex):
+    def __init__(self, snapshot_dir: Path) -> None:
+        super().__init__()
+        self._files = SnapshotFiles(snapshot_dir)
+        self._positions: dict[str, ChangePosition] = {}
+        self._unsaved: dict[str, int] = {}
+        self._infos: dict[str, SnapshotInfo] = {}
+        #: sources removed since the last save: their text is still in the snapshot on disk
+        self._removals: dict[str, int] = {}
+
+    @property
+    def snapshots_enabled(self) -> bool:
+        return True
+
+    @property
+    def snapshot_dir(self) -> Path:
+        return self._files.root
+
+    def _touched(self, org_id: str, rows: int) -> None:
+        self._unsaved[org_id] = self._unsaved.get(org_id, 0) + rows
+
+    async def add(self, org_id: str, entries: Sequence[IndexEntry]) -> None:
+        await super().add(org_id, entries)
+        self._touched(org_id, len(entries))
+
+    async def attach_vectors(self, org_id: str, vectors: Mapping[str, Vector]) -> None:
+        await super().attach_vectors(org_id, vectors)
+        self._touched(org_id, len(vectors))
+
+    async def update(
+        self, org_id: str, source_id: str, lifecycle: LifecycleState, recall: str
+    ) -> None:
+        await super().update(org_id, source_id, lifecycle, recall)
+        self._touched(org_id, 1)
+
+    async def remove(self, org_id: str, source_id: str) -> None:
+        # counted even where the organisation is not loaded here: its snapshot on disk
+        # still holds the text, and the keeper rewrites it (at the next use or at close)
+        await super().remove(org_id, source_id)
+        self._touched(org_id, 1)
+        self._removals[org_id] = self._removals.get(org_id, 0) + 1
+
+    async def drop(self, org_id: str) -> None:
+        await super().drop(org_id)
+        self._positions.pop(org_id, None)
+        self._unsaved.pop(org_id, None)
+        self._infos.pop(org_id, None)
+        self._removals.pop(org_id, None)
+        await asyncio.to_thread(self._files.remove, org_id)
+
+    async def restore(self, org_id: str, space: EmbeddingSpace) -> SnapshotLoad:
+        def load() -> tuple[_OrgIndex, SnapshotInfo]:
+            folder, manifest = self._files.check(org_id, space)
+            return read_index(folder), manifest.info()
+
+        try:
+            org, info = await asyncio.to_thread(load)
+        except SnapshotRefused as refused:
+            return SnapshotLoad(outcome=refused.outcome, detail=refused.detail)
+        except (OSError, ValueError, KeyError, TypeError) as exc:  # checked files, bad content
+            return SnapshotLoad(
+                outcome=SnapshotOutcome.CORRUPT, detail=f"unreadable ({type(exc).__name__})"
+            )
+        if org.vectors is not None and org.vectors.shape[1] != space.dimension:
+            return SnapshotLoad(outcome=SnapshotOutcome.CORRUPT, detail="vector width differs")
+        self._orgs[org_id] = org
+        self._positions[org_id] = info.position
+        self._unsaved[org_id] = 0
+        self._infos[org_id] = info
+        return SnapshotLoad(outcome=SnapshotOutcome.LOADED, info=info)
+
+    async def catch_up(self, org_id: str, source_ids: list[str], entries: list[IndexEntry]) -> None:
+        org = self._org(org_id)
+        removed = len(org.removed)
+        apply_current(org, source_ids, entries)
+        self._touched(org_id, len(source_ids))
+        if len(org.removed) > removed:
+            self._removals[org_id] = self._removals.get(org_id, 0) + 1
+
+    def position(self, org_id: str) -> ChangePosition | None:
+        return self._positions.get(org_id)
+
+    def set_position(self, org_id: str, position: ChangePosition) -> None:
+        self._positions[org_id] = position
+
+    def unsaved_changes(self, org_id: str) -> int:
+        return self._unsaved.get(org_id, 0)
+
+    def unsaved_removals(self, org_id: str) -> int:
+        return self._removals.get(org_id, 0)
+
+    def removal_orgs(self) -> list[str]:
+        return sorted(org for org, n in self._removals.items() if n)
+
+    async def save_snapshot(self, org_id: str, space: EmbeddingSpace) -> SnapshotInfo | None:
+        org = self._orgs.get(org_id)
+        position = self._positions.get(org_id)
+        if org is None or not org.ready or position is None or org.size == 0:
+            return None
+        unsaved = self._unsaved.get(org_id, 0)
+        removals = self._removals.get(org_id, 0)
+        frozen = freeze(org)
+
+        def write() -> SnapshotInfo:
+            staging = self._files.new_folder(org_id)
+            checks = write_files(frozen, staging)
+            manifest = self._files.publish(org_id, staging, space, position, frozen.size, checks)
+            return manifest.info()
+
+        info = await asyncio.to_thread(write)
+        # rows written through while the files were written stay counted for the next save
+        self._unsaved[org_id] = max(self._unsaved.get(org_id, 0) - unsaved, 0)
+        self._removals[org_id] = max(self._removals.get(org_id, 0) - removals, 0)
+        self._infos[org_id] = info
+        _log.info(
+            "index snapshot of %s written: %d rows, %.1f MB, at change %d",
+            org_id,
+            info.rows,
+            info.bytes / 1e6,
+            info.position.sequence,
+        )
+        return info
+
+    def snapshot_info(self, org_id: str) -> SnapshotInfo | None:
+        known = self._infos.get(org_id)
+        if known is None:
+            manifest = self._files.manifest(org_id)
+            known = None if manifest is None else manifest.info()
+        return known
