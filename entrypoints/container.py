@@ -43,11 +43,17 @@ def _store(settings: Settings) -> MemoryStore:
 
 
 def _index(settings: Settings, store: MemoryStore) -> RetrievalIndex:
-    return make_index(settings.index, store)
+    ann = "off" if settings.ann_off else settings.ann_min_rows
+    return make_index(settings.index, store, ann)
 
 
-def make_index(kind: IndexKind, store: MemoryStore) -> RetrievalIndex:
-    """The retrieval index of ``kind`` over ``store`` (benchmarks compare them side by side)."""
+def make_index(
+    kind: IndexKind, store: MemoryStore, ann_min_rows: int | str | None = None
+) -> RetrievalIndex:
+    """The retrieval index of ``kind`` over ``store`` (benchmarks compare them side by side).
+
+    ``ann_min_rows`` (in-process only): rows from which the vector leg walks a graph;
+    ``"off"``: never; None: the index's default (adapters.inprocess.ann.AnnPolicy)."""
     if kind is IndexKind.SURREAL:
         from adapters.surreal.memory_store import SurrealMemoryStore
         from adapters.surreal.native_index import SurrealNativeIndex
@@ -55,8 +61,13 @@ def make_index(kind: IndexKind, store: MemoryStore) -> RetrievalIndex:
         if not isinstance(store, SurrealMemoryStore):
             raise SettingsError("TESSERA_INDEX=surreal needs the SurrealDB store")
         return SurrealNativeIndex(store)
+    from adapters.inprocess.ann import AnnPolicy
     from adapters.inprocess.index import InProcessIndex
 
+    if ann_min_rows == "off":
+        return InProcessIndex(None)
+    if isinstance(ann_min_rows, int):
+        return InProcessIndex(AnnPolicy(min_rows=ann_min_rows))
     return InProcessIndex()
 
 
