@@ -122,9 +122,9 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
 
 async def _questions() -> list[Vector]:
     from adapters.embedders.onnx_minilm import OnnxEmbedder
-    from benchmarks._data import DEFAULT_DATA, load_corpus
+    from benchmarks._data import load_corpus
 
-    return await OnnxEmbedder().embed(load_corpus(DEFAULT_DATA).questions)
+    return await OnnxEmbedder().embed(load_corpus().questions)
 
 
 async def _main(args: argparse.Namespace) -> dict[str, object]:

@@ -30,7 +30,7 @@ from adapters.inprocess.index import InProcessIndex
 from application.ports import Embedder
 from application.records import CandidateFilter, IndexEntry, ScopeRef, Vector
 from application.retrieval.pipeline import RetrievalPipeline
-from benchmarks._data import DEFAULT_DATA, load_corpus
+from benchmarks._data import DATA_HELP, load_corpus
 from benchmarks._real_vectors import load_real_vectors
 from benchmarks._stats import machine_info, progress, summarize
 from domain.chunking import split_into_chunks
@@ -163,7 +163,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m benchmarks.stage_costs", description=__doc__)
     p.add_argument("--chunks", type=int, nargs="+", default=[10000, 100000])
     p.add_argument("--queries", type=int, default=100)
-    p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LongMemEval .json.xz")
+    p.add_argument("--data", type=Path, help=DATA_HELP)
     p.add_argument("--seed", type=int, default=7)
     return p.parse_args(argv)
 
