@@ -12,9 +12,11 @@ search, so the caller's filter (visible spaces, recall, the caller's
 ``filters``, no removed or pending rows) is applied while the graph is walked:
 a row the filter refuses is never returned and never takes a result slot, with
 no over-fetching. Its scalar quantizer stores f16 vectors without training
-(half the memory of f32, recall unchanged at 3 decimals), and it ships
-manylinux wheels for CPython 3.11 on x86_64. usearch was the other candidate;
-its Python search takes no per-query filter.
+(half the memory of f32; with them recall@10 against the exact scan measured
+0.999-1.000 at 100k real vectors), and it ships manylinux wheels for CPython
+3.11 on x86_64. usearch (2.26) was the other candidate: its Python
+``Index.search`` takes no filter or predicate, so a filter would have to be
+over-fetching and hoping.
 
 Exactness where it matters:
 - rows the filter admits are few (``AnnPolicy.exact_rows``) or a small share of the
