@@ -3,16 +3,25 @@
 The data set is read in place (lzma + json); nothing is copied into the
 project. Turns are deduplicated by exact content and kept in data order, so
 every run with the same file sees the same texts in the same order.
+
+Where it is read from: a benchmark's ``--data`` flag, else the
+``TESSERA_LME_DATA`` environment variable, else ``DEFAULT_DATA``, the
+evaluation data beside the repository (``../shared`` from its root).
 """
 
 import json
 import lzma
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["DEFAULT_DATA", "Corpus", "load_corpus"]
+__all__ = ["DATA_ENV", "DATA_HELP", "DEFAULT_DATA", "Corpus", "data_path", "load_corpus"]
 
-DEFAULT_DATA = Path("/work/shared/data/longmemeval/longmemeval_s_dev250.json.xz")
+#: the repository root: this file is benchmarks/_data.py
+_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATA = _ROOT.parent / "shared" / "data" / "longmemeval" / "longmemeval_s_dev250.json.xz"
+DATA_ENV = "TESSERA_LME_DATA"
+DATA_HELP = f"LongMemEval .json.xz (default: ${DATA_ENV}, else {DEFAULT_DATA})"
 
 
 @dataclass(frozen=True)
@@ -21,6 +30,14 @@ class Corpus:
     turns: list[str]
     #: unique questions in data order
     questions: list[str]
+
+
+def data_path(flag: Path | None = None) -> Path:
+    """The flag's path, else ``TESSERA_LME_DATA``'s, else ``DEFAULT_DATA``."""
+    if flag is not None:
+        return flag
+    from_env = os.environ.get(DATA_ENV)
+    return Path(from_env).expanduser() if from_env else DEFAULT_DATA
 
 
 def _unique(values: list[str]) -> list[str]:
@@ -33,7 +50,8 @@ def _unique(values: list[str]) -> list[str]:
     return out
 
 
-def load_corpus(path: Path = DEFAULT_DATA) -> Corpus:
+def load_corpus(path: Path | None = None) -> Corpus:
+    path = data_path(path)
     with lzma.open(path, "rt", encoding="utf-8") as handle:
         items = json.load(handle)
     if not isinstance(items, list):

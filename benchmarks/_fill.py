@@ -12,6 +12,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import chain
 
 import numpy as np
 
@@ -20,6 +21,7 @@ from application.enrichment.lane import EmbeddingLane
 from application.enrichment.writer import MemoryWriter
 from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.records import Vector
+from benchmarks._variation import vary_turns
 from domain.chunking import TextSpan, split_into_chunks
 from domain.composition import compose_memory
 from domain.models import Chunk, Source
@@ -56,10 +58,12 @@ class FillPlan:
 
 
 def plan_fill(turns: Sequence[str], target_chunks: int) -> FillPlan:
-    """Take turns in order until their chunks reach ``target_chunks`` exactly."""
+    """Take turns in order until their chunks reach ``target_chunks`` exactly; past the
+    real turns, varied ones (benchmarks._variation: recombined sentences, shifted numbers,
+    swapped names), so a fill of a million chunks keeps real text and term statistics."""
     sources: list[tuple[str, list[TextSpan]]] = []
     total = 0
-    for turn in turns:
+    for turn in chain(turns, vary_turns(turns)):
         if total >= target_chunks:
             break
         spans = split_into_chunks(turn)[: target_chunks - total]

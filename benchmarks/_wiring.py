@@ -31,12 +31,16 @@ def make_store(url: str, *, native_search: bool = True) -> MemoryStore:
 
 
 def make_index(name: str, store: MemoryStore) -> RetrievalIndex:
+    """``TESSERA_ANN_MIN_ROWS`` (a row count or ``off``) sets the in-process graph, as in
+    ``tessera serve``: the latency benchmark runs with and without it."""
     from entrypoints.container import make_index as compose_index
-    from entrypoints.settings import IndexKind
+    from entrypoints.settings import IndexKind, load_settings
 
     if name not in INDEX_NAMES:
         raise ValueError(f"unknown index {name!r}; expected one of {INDEX_NAMES}")
-    return compose_index(IndexKind(name), store)
+    settings = load_settings()
+    ann = "off" if settings.ann_off else settings.ann_min_rows
+    return compose_index(IndexKind(name), store, ann)
 
 
 def make_embedder() -> Embedder:

@@ -30,7 +30,7 @@ import msgspec
 from application.commands import RememberRequest, SearchRequest
 from application.filters import FiltersSpec, parse_filters
 from application.limits import MAX_CONTENT_CHARS
-from benchmarks._data import DEFAULT_DATA, load_corpus
+from benchmarks._data import DATA_HELP, load_corpus
 from benchmarks._phases import authorized
 from benchmarks._stats import code_version, machine_info, progress, summarize
 from benchmarks._vectors import VectorCache, fill_vectors
@@ -232,7 +232,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--embed-real", type=int, default=500)
     p.add_argument("--sigma", type=float, default=0.02)
     p.add_argument("--fill-concurrency", type=int, default=1)
-    p.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    p.add_argument("--data", type=Path, help=DATA_HELP)
     p.add_argument("--org", default="bench")
     p.add_argument("--seed", type=int, default=7)
     print(json.dumps(asyncio.run(_main(p.parse_args(argv)))))

@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks._data import DEFAULT_DATA, Corpus, load_corpus
+from benchmarks._data import DATA_HELP, Corpus, load_corpus
 from benchmarks._fill import FillStalledError
 from benchmarks._fill_phase import FillConfig, fill_store
 from benchmarks._run import IndexPlan, run_index
@@ -43,7 +43,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--queries", type=int, default=200, help="timed searches (distinct questions)")
     p.add_argument("--remembers", type=int, default=200, help="timed remembers (unseen turns)")
     p.add_argument("--data-dir", type=Path, help="store directory (default: a fresh temp dir)")
-    p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LongMemEval .json.xz")
+    p.add_argument("--data", type=Path, help=DATA_HELP)
     p.add_argument(
         "--embed-real",
         type=int,

@@ -30,7 +30,7 @@ import msgspec
 from application.commands import RememberRequest
 from application.services import Services
 from application.synthesis.commands import PlanRequest
-from benchmarks._data import DEFAULT_DATA, load_corpus
+from benchmarks._data import DATA_HELP, load_corpus
 from benchmarks._mail import DEFAULT_MAIL, load_mail
 from benchmarks._stats import code_version, machine_info, progress
 from benchmarks._wiring import make_embedder, make_index, make_services, make_store, owner_key
@@ -53,7 +53,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         "--also", action="append", default=[], help="another topic, run once for the spot-check"
     )
     p.add_argument("--mail", type=Path, default=DEFAULT_MAIL)
-    p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LongMemEval .json.xz")
+    p.add_argument("--data", type=Path, help=DATA_HELP)
     return p.parse_args(argv)
 
 

@@ -49,11 +49,17 @@ def _store(settings: Settings) -> MemoryStore:
 
 
 def _index(settings: Settings, store: MemoryStore) -> RetrievalIndex:
-    return make_index(settings.index, store)
+    ann = "off" if settings.ann_off else settings.ann_min_rows
+    return make_index(settings.index, store, ann)
 
 
-def make_index(kind: IndexKind, store: MemoryStore) -> RetrievalIndex:
-    """The retrieval index of ``kind`` over ``store`` (benchmarks compare them side by side)."""
+def make_index(
+    kind: IndexKind, store: MemoryStore, ann_min_rows: int | str | None = None
+) -> RetrievalIndex:
+    """The retrieval index of ``kind`` over ``store`` (benchmarks compare them side by side).
+
+    ``ann_min_rows`` (in-process only): rows from which the vector leg walks a graph;
+    ``"off"``: never; None: the index's default (adapters.inprocess.ann.AnnPolicy)."""
     if kind is IndexKind.SURREAL:
         from adapters.surreal.memory_store import SurrealMemoryStore
         from adapters.surreal.native_index import SurrealNativeIndex
@@ -63,14 +69,21 @@ def make_index(kind: IndexKind, store: MemoryStore) -> RetrievalIndex:
         if not store.native_search:
             raise SettingsError("TESSERA_INDEX=surreal needs a store opened with native_search")
         return SurrealNativeIndex(store)
+    from adapters.inprocess.ann import AnnPolicy
     from adapters.inprocess.index import InProcessIndex
 
+    # None: the index's default policy (adapters.inprocess.ann.AnnPolicy)
+    ann: dict[str, AnnPolicy | None] = {}
+    if ann_min_rows == "off":
+        ann["ann_policy"] = None
+    elif isinstance(ann_min_rows, int):
+        ann["ann_policy"] = AnnPolicy(min_rows=ann_min_rows)
     snapshots = _snapshot_dir(store)
     if snapshots is not None:
         from adapters.inprocess.persistent import PersistentInProcessIndex
 
-        return PersistentInProcessIndex(snapshots)
-    return InProcessIndex()
+        return PersistentInProcessIndex(snapshots, **ann)
+    return InProcessIndex(**ann)
 
 
 def _snapshot_dir(store: MemoryStore) -> Path | None:

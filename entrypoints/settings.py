@@ -98,6 +98,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     embedder_dimensions: int | None = None
     embedder_base_url: str | None = None
     index: IndexKind = IndexKind.INPROCESS
+    #: the in-process vector leg walks an HNSW graph from this many rows per organisation
+    #: (TESSERA_ANN_MIN_ROWS; ``off``: the exact scan at any size; None: the index's default)
+    ann_min_rows: int | None = None
+    ann_off: bool = False
     llm: LLMKind = LLMKind.NONE
     llm_model: str | None = None
     llm_api_key: str | None = None
@@ -153,6 +157,14 @@ def _choice(env: Mapping[str, str], name: str, kind: type[E], default: E) -> E:
         raise SettingsError(f"{name}={raw!r} is not one of: {allowed}") from None
 
 
+def _ann_rows(raw: str | None) -> int | None:
+    if raw is None or not raw.strip() or raw.strip().lower() == "off":
+        return None
+    if not raw.strip().isdigit():
+        raise SettingsError(f"TESSERA_ANN_MIN_ROWS={raw!r} is not a row count or 'off'")
+    return int(raw)
+
+
 def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     env = os.environ if env is None else env
     data_dir = Path(env.get("TESSERA_DATA_DIR") or _default_data_dir(env)).expanduser().resolve()
@@ -205,6 +217,8 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         embedder_dimensions=int(dims_raw) if dims_raw else None,
         embedder_base_url=env.get("TESSERA_EMBEDDER_BASE_URL") or None,
         index=_choice(env, "TESSERA_INDEX", IndexKind, IndexKind.INPROCESS),
+        ann_min_rows=_ann_rows(env.get("TESSERA_ANN_MIN_ROWS")),
+        ann_off=(env.get("TESSERA_ANN_MIN_ROWS") or "").strip().lower() == "off",
         llm=llm,
         llm_model=env.get("TESSERA_LLM_MODEL") or None,
         llm_api_key=llm_key or None,

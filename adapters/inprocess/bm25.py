@@ -87,18 +87,15 @@ class Bm25Postings:
         rows = np.flatnonzero(matched & live)
         return rows, total[rows]
 
-    def group_scores(
-        self, query: str, live: np.ndarray, groups: np.ndarray, n_groups: int
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """BM25 of groups of rows read as one document each (only ``live`` rows count).
-
-        Term frequencies and lengths are summed per group from the row postings,
-        so no second index is kept and hidden rows never leak into a group.
-        """
+    def group_stats(
+        self, live: np.ndarray, groups: np.ndarray, n_groups: int
+    ) -> tuple[int, np.ndarray] | None:
+        """What ``group_scores`` needs of the live rows alone: how many groups hold one,
+        and each group's length norm. A pass over every row, so the index keeps it per
+        filter until a write; None when no group holds a live row."""
         n = len(self._lengths)
-        empty = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32))
         if n == 0 or n_groups == 0:
-            return empty
+            return None
         if self._lengths_array is None or len(self._lengths_array) != n:
             self._lengths_array = np.asarray(self._lengths, dtype=np.float32)
         live = live[:n]
@@ -108,9 +105,31 @@ class Bm25Postings:
         present = np.bincount(groups[:n][live], minlength=n_groups) > 0
         n_docs = int(present.sum())
         if n_docs == 0:
-            return empty
+            return None
         avg = max(float(lengths[present].sum()) / n_docs, 1e-9)
-        norm = _K1 * (1 - _B + _B * lengths / avg)
+        return n_docs, _K1 * (1 - _B + _B * lengths / avg)
+
+    def group_scores(
+        self,
+        query: str,
+        live: np.ndarray,
+        groups: np.ndarray,
+        n_groups: int,
+        stats: tuple[int, np.ndarray] | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """BM25 of groups of rows read as one document each (only ``live`` rows count).
+
+        Term frequencies and lengths are summed per group from the row postings,
+        so no second index is kept and hidden rows never leak into a group.
+        ``stats``: ``group_stats`` of the same rows, when the caller kept it.
+        """
+        empty = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32))
+        if stats is None:
+            stats = self.group_stats(live, groups, n_groups)
+        if stats is None:
+            return empty
+        n_docs, norm = stats
+        live = live[: len(self._lengths)]
         total = np.zeros(n_groups, dtype=np.float64)
         matched = np.zeros(n_groups, dtype=bool)
         for term in set(analyze(query)):

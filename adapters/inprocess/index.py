@@ -12,8 +12,10 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from adapters.inprocess import ann
 from adapters.inprocess.bm25 import Bm25Postings
 from adapters.inprocess.facets import FacetColumns
+from adapters.inprocess.query_cache import QueryCache
 from application.records import (
     CandidateFilter,
     IndexedText,
@@ -28,12 +30,13 @@ from domain.scopes import LifecycleState
 __all__ = ["InProcessIndex"]
 
 _INITIAL_ROWS = 1024
+_DEFAULT_ANN = ann.AnnPolicy()
 #: a filter keeping fewer than 1/_GATHER_BELOW of the rows gathers them before the product
 _GATHER_BELOW = 4
 
 
 class _OrgIndex:
-    def __init__(self) -> None:
+    def __init__(self, ann_policy: ann.AnnPolicy | None = None) -> None:
         self.ids: list[str] = []
         self.row_of: dict[str, int] = {}
         self.vectors: np.ndarray | None = None
@@ -58,6 +61,11 @@ class _OrgIndex:
         #: rows whose source was removed (redact, delete): a late vector never lands there
         self.removed: set[int] = set()
         self.ready = False
+        #: filter masks and query products shared by one search's calls, until a write
+        self.cache = QueryCache()
+        #: the HNSW graph of the vector leg, made past ``ann_policy.min_rows`` (None: never)
+        self.ann_policy = ann_policy
+        self.graph: ann.VectorGraph | None = None
 
     @property
     def size(self) -> int:
@@ -91,6 +99,7 @@ class _OrgIndex:
     def add(self, entries: Sequence[IndexEntry]) -> None:
         if not entries:
             return
+        self.cache.invalidate()
         start = self.size
         self._grow(start + len(entries))
         with_vectors = [(n, e.vector) for n, e in enumerate(entries) if e.vector is not None]
@@ -133,8 +142,18 @@ class _OrgIndex:
             )
         self.lexical.extend(start, [e.text for e in entries])
         self.facets.add(start, entries, self.source_codes)
+        self._extend_graph()
+
+    def _extend_graph(self) -> None:
+        policy = self.ann_policy
+        if self.vectors is None or policy is None or self.size < policy.min_rows:
+            return
+        if self.graph is None or not self.graph.usable:
+            self.graph = ann.VectorGraph(self.vectors.shape[1], policy)
+        self.graph.extend(self.vectors, self.has_vector, self.size)
 
     def attach(self, vectors: Mapping[str, Vector]) -> None:
+        self.cache.invalidate()
         for chunk_id, vector in vectors.items():
             row = self.row_of.get(chunk_id)
             if row is None or row in self.removed:
@@ -143,6 +162,9 @@ class _OrgIndex:
             v = np.asarray(vector, dtype=np.float32)
             matrix[row] = v / max(float(np.linalg.norm(v)), 1e-12)
             self.has_vector[row] = True
+            if self.graph is not None:
+                self.graph.changed([row])
+        self._extend_graph()
 
     def recall_code(self, key: str) -> int:
         return self.recall_table.setdefault(key, len(self.recall_table))
@@ -152,6 +174,7 @@ class _OrgIndex:
         return [] if code is None else [row for _, row in self.members[code]]
 
     def update(self, source_id: str, lifecycle: LifecycleState, recall: str) -> None:
+        self.cache.invalidate()
         code = self.recall_code(recall)
         for row in self.rows_of(source_id):
             if self.row_of.get(self.ids[row]) == row:  # not a row a re-index replaced
@@ -160,6 +183,7 @@ class _OrgIndex:
     def remove(self, source_id: str) -> None:
         """The rows stop answering and lose their text and vector; the BM25 postings
         keep only term counts of the removed rows, which no query can reach again."""
+        self.cache.invalidate()
         for row in self.rows_of(source_id):
             self.recall_codes[row] = 0
             self.removed.add(row)
@@ -170,6 +194,10 @@ class _OrgIndex:
             self.texts[row] = IndexedText(chunk_id=old.chunk_id, source_id=old.source_id, text="")
 
     def live(self, where: CandidateFilter) -> np.ndarray:
+        """Rows ``where`` admits (read-only; cached until the next write)."""
+        return self.cache.mask(where, lambda: self._live(where))
+
+    def _live(self, where: CandidateFilter) -> np.ndarray:
         admitted = [code for key, code in self.recall_table.items() if key in where.recall]
         live = np.isin(self.recall_codes[: self.size], np.asarray(admitted, dtype=np.int32))
         if where.visible is not None:
@@ -191,18 +219,54 @@ class _OrgIndex:
         if len(rows) == 0 or limit < 1:
             return []
         if len(rows) > limit:
-            keep = np.argpartition(-scores, limit - 1)[:limit]
+            # every row scoring at least the k-th best: a tie across the cut is then
+            # settled by row order below, as in a deeper list, not by the partition
+            kth = np.partition(scores, len(scores) - limit)[len(scores) - limit]
+            keep = np.flatnonzero(scores >= kth)
             rows, scores = rows[keep], scores[keep]
-        order = np.lexsort((rows, -scores))  # best score first, older row on ties
+        order = np.lexsort((rows, -scores))[:limit]  # best score first, older row on ties
         labels = self.ids if names is None else names
         return [ScoredId(labels[int(rows[i])], float(scores[i])) for i in order]
 
-    def similarities(self, vector: Vector, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def similarities(
+        self,
+        vector: Vector,
+        live: np.ndarray,
+        where: CandidateFilter | None = None,
+        nearest: int | None = None,
+        whole_episodes: bool = False,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, cosine) of every live row with a vector; with ``where`` (what ``live``
+        was made from), shared by the legs of one query until the next write. With
+        ``nearest``, past the ANN threshold: at least the ``nearest`` best such rows (with
+        ``whole_episodes``, every such row of their episodes, for the episode means)."""
         assert self.vectors is not None
         query = np.asarray(vector, dtype=np.float32)
         if query.shape != (self.vectors.shape[1],):
             raise ValueError("query vector dimension does not match the index")
         query = query / max(float(np.linalg.norm(query)), 1e-12)
+        if where is None:
+            return self._scan(query, live)
+        if nearest is not None and self.graph is not None and self.graph.usable:
+            with_vector = self.cache.derived(
+                ("with_vector", where), lambda: live & self.has_vector[: self.size]
+            )
+            found = self.graph.nearest(
+                self.vectors,
+                query,
+                with_vector,
+                nearest,
+                lambda name, compute: self.cache.derived((name, where), compute),
+            )
+            if found is not None and whole_episodes:
+                rows = ann.episode_rows(found[0], with_vector, self.source_codes, self.members)
+                return rows, self.vectors[rows] @ query
+            if found is not None:
+                return found
+        return self.cache.product(where, query, lambda: self._scan(query, live))
+
+    def _scan(self, query: np.ndarray, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        assert self.vectors is not None
         live = live & self.has_vector[: self.size]  # a pending row is no vector candidate
         rows = np.flatnonzero(live)
         if len(rows) == self.size:  # no filter: a contiguous slice avoids a gather copy
@@ -217,8 +281,11 @@ class _OrgIndex:
 class InProcessIndex:
     """One `_OrgIndex` per organisation; the organisation never crosses into another's arrays."""
 
-    def __init__(self) -> None:
+    def __init__(self, ann_policy: ann.AnnPolicy | None = _DEFAULT_ANN) -> None:
+        """``ann_policy``: when an organisation's vector leg walks an HNSW graph
+        (adapters.inprocess.ann); None keeps the exact scan at any size."""
         self._orgs: dict[str, _OrgIndex] = {}
+        self._ann_policy = ann_policy
 
     @property
     def name(self) -> str:
@@ -227,7 +294,7 @@ class InProcessIndex:
     def _org(self, org_id: str) -> _OrgIndex:
         org = self._orgs.get(org_id)
         if org is None:
-            org = self._orgs[org_id] = _OrgIndex()
+            org = self._orgs[org_id] = _OrgIndex(self._ann_policy)
         return org
 
     def is_ready(self, org_id: str) -> bool:
@@ -272,7 +339,7 @@ class InProcessIndex:
         org = self._orgs.get(org_id)
         if org is None or org.size == 0 or org.vectors is None:
             return []
-        rows, sims = org.similarities(vector, org.live(where))
+        rows, sims = org.similarities(vector, org.live(where), where, nearest=limit)
         return org.top(rows, sims, limit)
 
     async def episode_lexical(
@@ -281,9 +348,11 @@ class InProcessIndex:
         org = self._orgs.get(org_id)
         if org is None or org.size == 0:
             return []
-        groups, scores = org.lexical.group_scores(
-            query, org.live(where), org.source_codes[: org.size], len(org.source_ids)
+        live, codes, n = org.live(where), org.source_codes[: org.size], len(org.source_ids)
+        stats = org.cache.derived(
+            ("episode_bm25", where), lambda: org.lexical.group_stats(live, codes, n)
         )
+        groups, scores = org.lexical.group_scores(query, live, codes, n, stats)
         return org.top(groups, scores, limit, org.source_ids)
 
     async def episode_vector(
@@ -292,7 +361,9 @@ class InProcessIndex:
         org = self._orgs.get(org_id)
         if org is None or org.size == 0 or org.vectors is None:
             return []
-        rows, sims = org.similarities(vector, org.live(where))
+        rows, sims = org.similarities(
+            vector, org.live(where), where, nearest=ann.EPISODE_ROWS, whole_episodes=True
+        )
         if len(rows) == 0:
             return []
         codes = org.source_codes[rows]

@@ -16,6 +16,7 @@ import asyncio
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from adapters.inprocess.index import InProcessIndex, _OrgIndex
 from adapters.inprocess.snapshot_files import SnapshotFiles, SnapshotRefused
@@ -61,8 +62,9 @@ def apply_current(org: _OrgIndex, source_ids: Sequence[str], entries: Sequence[I
 
 
 class PersistentInProcessIndex(InProcessIndex):
-    def __init__(self, snapshot_dir: Path) -> None:
-        super().__init__()
+    def __init__(self, snapshot_dir: Path, **options: Any) -> None:
+        """``options``: as ``InProcessIndex`` takes them (the vector leg's ANN policy)."""
+        super().__init__(**options)
         self._files = SnapshotFiles(snapshot_dir)
         self._positions: dict[str, ChangePosition] = {}
         self._unsaved: dict[str, int] = {}
@@ -113,7 +115,7 @@ class PersistentInProcessIndex(InProcessIndex):
     async def restore(self, org_id: str, space: EmbeddingSpace) -> SnapshotLoad:
         def load() -> tuple[_OrgIndex, SnapshotInfo]:
             folder, manifest = self._files.check(org_id, space)
-            return read_index(folder), manifest.info()
+            return read_index(folder, self._ann_policy), manifest.info()
 
         try:
             org, info = await asyncio.to_thread(load)

@@ -30,6 +30,7 @@ from typing import BinaryIO
 import msgspec
 import numpy as np
 
+from adapters.inprocess.ann import AnnPolicy
 from adapters.inprocess.bm25 import Bm25Postings
 from adapters.inprocess.facets import FacetColumns
 from adapters.inprocess.index import _OrgIndex
@@ -208,11 +209,13 @@ def _text(row: _Text) -> IndexedText:
     )
 
 
-def read_index(folder: Path) -> _OrgIndex:
-    """The index the files in ``folder`` hold (checked by the caller); raises on a bad file."""
+def read_index(folder: Path, ann_policy: AnnPolicy | None = None) -> _OrgIndex:
+    """The index the files in ``folder`` hold (checked by the caller); raises on a bad file.
+
+    ``ann_policy``: the vector leg's graph policy of the index it is restored into."""
     state = msgspec.msgpack.decode((folder / "state.msgpack").read_bytes(), type=_State)
     size = state.size
-    org = _OrgIndex()
+    org = _OrgIndex(ann_policy)
     org.ids = state.ids
     org.row_of = {chunk_id: row for row, chunk_id in enumerate(state.ids)}  # the latest row wins
     if state.dimension is not None:

@@ -1,0 +1,163 @@
+"""The vector leg past a size: an HNSW graph (faiss, f16 vectors) beside the exact scan.
+
+Why: the exact scan reads every row's vector per query (384 floats x rows), so
+it grows with the organisation: ~10 ms per product at 100k rows on this
+machine, and two or three products per search. An HNSW walk reads a few
+thousand vectors whatever the size. Below ``AnnPolicy.min_rows`` rows the exact scan
+stays (it is cheap there and exact); ``benchmarks/ann_recall.py`` measures
+where the graph starts to pay and its recall against the exact scan.
+
+Why faiss (``faiss-cpu``): its HNSW takes an ``IDSelectorBitmap`` *inside* the
+search, so the caller's filter (visible spaces, recall, the caller's
+``filters``, no removed or pending rows) is applied while the graph is walked:
+a row the filter refuses is never returned and never takes a result slot, with
+no over-fetching. Its scalar quantizer stores f16 vectors without training
+(half the memory of f32; with them recall@10 against the exact scan measured
+0.999-1.000 at 100k real vectors), and it ships manylinux wheels for CPython
+3.11 on x86_64. usearch (2.26) was the other candidate: its Python
+``Index.search`` takes no filter or predicate, so a filter would have to be
+over-fetching and hoping.
+
+Exactness where it matters:
+- rows the filter admits are few (``AnnPolicy.exact_rows``) or a small share of the
+  graph: an exact scan over just those rows costs less than a filtered walk
+  and is exact, so it is used;
+- rows not in the graph yet (the tail written since, or rows still waiting for
+  their vector: the graph stops at the first pending row until the tail grows
+  past ``_TAIL_MAX``) and rows whose vector changed after they joined
+  (``stale``) are scanned exactly and merged;
+- the graph's f16 scores only choose candidates: every returned score is the
+  f32 cosine from the index's own matrix, as the exact scan computes it.
+Removed rows lose their vector flag, so the bitmap never admits them.
+"""
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["EPISODE_ROWS", "AnnPolicy", "VectorGraph", "episode_rows"]
+
+
+
+@dataclass(frozen=True)
+class AnnPolicy:
+    """When the graph is built and when a query uses it rather than the exact scan."""
+
+    #: organisations below this many rows keep the exact scan only: measured with
+    #: benchmarks/ann_recall, an exact product costs ~8 CPU-ms at 50k rows (two or three
+    #: per search) against ~1 ms for a walk, and the graph costs ~0.27 CPU-ms per row to build
+    min_rows: int = 50_000
+    #: admitted rows at or below this are scanned exactly (a gather + product of ~20k rows)
+    exact_rows: int = 20_000
+    #: below this share of the graph admitted, a filtered walk visits mostly refused nodes
+    min_share: float = 0.05
+
+#: rows past the graph (or whose graph vector is out of date) before they join / it rebuilds
+_TAIL_MAX = 4096
+_STALE_MAX = 8192
+_M = 16
+_EF_CONSTRUCTION = 64
+#: candidates the walk keeps; raised for a filter that refuses part of the graph
+_EF_SEARCH = 256
+_EF_MAX = 1024
+#: turns the episode leg takes from the graph before averaging their whole episodes
+EPISODE_ROWS = 100
+
+
+class VectorGraph:
+    """Rows ``[0, labelled)`` of one organisation's matrix, labelled by row number."""
+
+    def __init__(self, dimension: int, policy: AnnPolicy) -> None:
+        self._policy = policy
+        # a heavy native import, made when an organisation first needs a graph; its
+        # SWIG-made type hints do not match the Python wrappers, so it is used untyped
+        faiss: Any = importlib.import_module("faiss")
+        self._faiss = faiss
+        self._index = faiss.IndexHNSWSQ(
+            dimension, faiss.ScalarQuantizer.QT_fp16, _M, faiss.METRIC_INNER_PRODUCT
+        )
+        self._index.hnsw.efConstruction = _EF_CONSTRUCTION
+        self.labelled = 0
+        #: rows in the graph whose vector changed since (or arrived after a zero placeholder)
+        self.stale: set[int] = set()
+
+    @property
+    def usable(self) -> bool:
+        return len(self.stale) <= _STALE_MAX
+
+    def extend(self, vectors: np.ndarray, has_vector: np.ndarray, size: int) -> None:
+        """Add rows up to the first one still waiting for its vector (all of them once the
+        tail passes ``_TAIL_MAX``: a waiting row joins as a zero placeholder, marked stale)."""
+        if self.labelled >= size:
+            return
+        waiting = np.flatnonzero(~has_vector[self.labelled : size])
+        end = size
+        if len(waiting) and size - (self.labelled + int(waiting[0])) <= _TAIL_MAX:
+            end = self.labelled + int(waiting[0])
+        if end <= self.labelled:
+            return
+        block = np.ascontiguousarray(vectors[self.labelled : end], dtype=np.float32)
+        self._index.add(block)
+        pending = np.flatnonzero(~has_vector[self.labelled : end]) + self.labelled
+        self.stale.update(int(r) for r in pending)
+        self.labelled = end
+
+    def changed(self, rows: Sequence[int]) -> None:
+        """These rows' vectors were (re)written: the graph's copy no longer answers for them."""
+        self.stale.update(r for r in rows if r < self.labelled)
+
+    def _admitted(self, live: np.ndarray) -> np.ndarray:
+        inside = np.array(live[: self.labelled], dtype=bool)
+        if self.stale:
+            inside[np.fromiter(self.stale, dtype=np.int64, count=len(self.stale))] = False
+        return inside
+
+    def nearest(
+        self,
+        matrix: np.ndarray,
+        query: np.ndarray,
+        live: np.ndarray,
+        limit: int,
+        cached: Callable[[str, Callable[[], object]], object],
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """At least the ``limit`` best admitted rows (rows, f32 cosine), or None where the
+        exact scan is the better choice. ``live``: admitted rows with a vector;
+        ``cached(name, compute)``: a value kept with the filter's mask until a write."""
+        admitted = cached("ann_admitted", lambda: self._admitted(live))
+        assert isinstance(admitted, np.ndarray)
+        count = cached("ann_count", lambda: int(np.count_nonzero(admitted)))
+        assert isinstance(count, int)
+        if count <= self._policy.exact_rows or count < self._policy.min_share * self.labelled:
+            return None
+        bitmap = cached("ann_bitmap", lambda: np.packbits(admitted, bitorder="little"))
+        assert isinstance(bitmap, np.ndarray)
+        share = count / max(self.labelled, 1)
+        ef = min(_EF_MAX, max(int(_EF_SEARCH / share), 2 * limit))
+        selector = self._faiss.IDSelectorBitmap(bitmap)
+        params = self._faiss.SearchParametersHNSW(sel=selector, efSearch=ef)
+        _, labels = self._index.search(query.reshape(1, -1), min(limit, count), params=params)
+        graph_rows = labels[0][labels[0] >= 0]
+        # what the graph cannot answer for: the tail past it and rows it holds stale
+        extra = [np.flatnonzero(live[self.labelled :]) + self.labelled]
+        if self.stale:
+            stale = np.fromiter(self.stale, dtype=np.int64, count=len(self.stale))
+            extra.append(stale[live[stale]])
+        rows = np.unique(np.concatenate([graph_rows.astype(np.int64), *extra]))
+        return rows, matrix[rows] @ query
+
+
+def episode_rows(
+    rows: np.ndarray,
+    live: np.ndarray,
+    source_codes: np.ndarray,
+    members: Mapping[int, list[tuple[int, int]]],
+) -> np.ndarray:
+    """Every admitted row of the episodes ``rows`` belong to (the episode leg averages
+    whole episodes; the graph only says which episodes to average)."""
+    out: list[int] = []
+    for code in np.unique(source_codes[rows]).tolist():
+        out.extend(row for _, row in members[code] if live[row])
+    return np.asarray(sorted(out), dtype=np.int64)

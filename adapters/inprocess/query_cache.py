@@ -1,0 +1,102 @@
+"""What one organisation's searches can share until its next write.
+
+A search calls the index five to seven times (turn and episode legs, then
+candidate reads and episode members), each with the same ``CandidateFilter``;
+building the filter's row mask is a pass over every row of the organisation
+(``np.isin`` over the recall and scope codes), and the turn and episode vector
+legs each computed the same product of the query with every row. Both depend
+only on the rows and the filter (and the query vector), so they are kept here,
+keyed by filter, and dropped whole at any write: a write bumps ``version`` and
+the next lookup starts afresh. Readers of a cached array must not modify it
+(they are returned read-only, so a stray in-place write fails loudly).
+
+Bounded: a few filters (one per reader seen lately) and a few query vectors.
+"""
+
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import TypeVar, cast
+
+import numpy as np
+
+__all__ = ["QueryCache"]
+
+T = TypeVar("T")
+
+#: masks kept (one per distinct caller filter); a miss costs one pass over the rows
+_MASKS = 16
+#: query products kept (the turn leg and the episode leg of one query share one)
+_PRODUCTS = 4
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+class QueryCache:
+    def __init__(self) -> None:
+        self.version = 0
+        self._masks: OrderedDict[Hashable, np.ndarray] = OrderedDict()
+        self._products: OrderedDict[Hashable, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        #: derived per-filter values (e.g. BM25 episode lengths), dropped with the masks
+        self._derived: OrderedDict[Hashable, object] = OrderedDict()
+
+    def invalidate(self) -> None:
+        """Any write: rows, vectors, recall or scope codes may have changed."""
+        self.version += 1
+        self._masks.clear()
+        self._products.clear()
+        self._derived.clear()
+
+    @staticmethod
+    def _key(where: object) -> Hashable | None:
+        try:
+            hash(where)
+        except TypeError:  # a filter holding an unhashable value: computed every time
+            return None
+        return where
+
+    def mask(self, where: object, compute: Callable[[], np.ndarray]) -> np.ndarray:
+        key = self._key(where)
+        if key is None:
+            return compute()
+        found = self._masks.get(key)
+        if found is None:
+            found = self._masks[key] = _frozen(compute())
+            if len(self._masks) > _MASKS:
+                self._masks.popitem(last=False)
+        else:
+            self._masks.move_to_end(key)
+        return found
+
+    def derived(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """A value computed from a cached mask (``key`` names both the value and filter)."""
+        try:
+            found = self._derived.get(key)
+        except TypeError:
+            return compute()
+        if found is None:
+            found = self._derived[key] = compute()
+            if len(self._derived) > _MASKS:
+                self._derived.popitem(last=False)
+        return cast(T, found)
+
+    def product(
+        self,
+        where: object,
+        query: np.ndarray,
+        compute: Callable[[], tuple[np.ndarray, np.ndarray]],
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, similarities) of one normalised query vector under one filter."""
+        base = self._key(where)
+        if base is None:
+            return compute()
+        key = (base, query.tobytes())
+        found = self._products.get(key)
+        if found is None:
+            rows, sims = compute()
+            found = self._products[key] = (_frozen(rows), _frozen(sims))
+            if len(self._products) > _PRODUCTS:
+                self._products.popitem(last=False)
+        return found

@@ -1,0 +1,161 @@
+"""The in-process index's HNSW vector leg and its per-filter caches.
+
+The graph is forced on from the first row (``_FORCED``) so small sets go
+through it; the answers must equal the exact scan's (on a few thousand
+rows the walk's candidate list covers the graph), filters must hold inside
+the walk, and no write may leave a cached mask, product or graph answering
+for rows as they were before it.
+"""
+
+from collections.abc import AsyncIterator
+
+import numpy as np
+import pytest
+
+from adapters.inmemory.memory_store import InMemoryMemoryStore
+from adapters.inprocess.ann import AnnPolicy
+from adapters.inprocess.index import InProcessIndex
+from application.ports import MemoryStore, RetrievalIndex
+from application.records import CandidateFilter, IndexEntry, ScopeRef
+from contracts.retrieval_index import RetrievalIndexContract
+from domain.lifecycle import RECALL_CLOSED, RECALL_OPEN
+from domain.scopes import LifecycleState, MemoryScope
+
+ORG = "org-ann"
+_FORCED = AnnPolicy(min_rows=0, exact_rows=0, min_share=0.0)
+SPACES = [ScopeRef(MemoryScope.TEAM, f"t{n}") for n in range(4)]
+DIM = 16
+
+
+class TestInProcessIndexWithGraph(RetrievalIndexContract):
+    """The whole index contract with every vector query walking the graph."""
+
+    @pytest.fixture
+    async def pair(self) -> AsyncIterator[tuple[MemoryStore, RetrievalIndex]]:
+        store = InMemoryMemoryStore()
+        yield store, InProcessIndex(_FORCED)
+        await store.close()
+
+
+def _vectors(count: int, seed: int = 3) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    matrix = rng.normal(size=(count, DIM)).astype(np.float32)
+    return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+
+
+def _entry(n: int, vector: np.ndarray | None, source: str | None = None) -> IndexEntry:
+    space = SPACES[n % len(SPACES)]
+    return IndexEntry(
+        chunk_id=f"c{n}",
+        source_id=source or f"s{n // 2}",
+        text=f"turn {n}",
+        vector=None if vector is None else vector.tolist(),
+        scope=space.scope,
+        scope_key=space.scope_key,
+        turn_index=n % 2,
+    )
+
+
+async def _pair(count: int) -> tuple[InProcessIndex, InProcessIndex, np.ndarray]:
+    matrix = _vectors(count)
+    graph, exact = InProcessIndex(_FORCED), InProcessIndex(None)
+    entries = [_entry(n, matrix[n]) for n in range(count)]
+    for index in (graph, exact):
+        for start in range(0, count, 500):  # several writes: the graph grows with them
+            await index.add(ORG, entries[start : start + 500])
+    return graph, exact, matrix
+
+
+FILTERS = [
+    CandidateFilter(visible=None),
+    CandidateFilter(visible=frozenset(SPACES[:3])),
+    CandidateFilter(visible=frozenset(SPACES[1:2])),
+]
+
+
+@pytest.mark.parametrize("where", FILTERS)
+async def test_graph_answers_equal_the_exact_scan_with_filters(where: CandidateFilter) -> None:
+    graph, exact, _ = await _pair(2000)
+    built = graph._orgs[ORG].graph  # the walk, not a fallback, is under test
+    assert built is not None and built.labelled == 2000
+    for query in _vectors(25, seed=9):
+        probe = query.tolist()
+        want = await exact.vector(ORG, probe, 10, where)
+        got = await graph.vector(ORG, probe, 10, where)
+        assert [h.item_id for h in got] == [h.item_id for h in want]
+        assert [h.score for h in got] == pytest.approx([h.score for h in want], abs=1e-6)
+        want_ep = await exact.episode_vector(ORG, probe, 5, where)
+        got_ep = await graph.episode_vector(ORG, probe, 5, where)
+        assert [h.item_id for h in got_ep] == [h.item_id for h in want_ep]
+
+
+async def test_a_graph_hit_outside_the_filter_never_returns() -> None:
+    graph, _, matrix = await _pair(1000)
+    where = CandidateFilter(visible=frozenset(SPACES[:1]))
+    allowed = {f"c{n}" for n in range(1000) if n % len(SPACES) == 0}
+    for n in range(1, 40, 3):  # each query is a row of a space the reader cannot see
+        hits = await graph.vector(ORG, matrix[n].tolist(), 10, where)
+        assert hits and {h.item_id for h in hits} <= allowed
+
+
+async def test_removed_and_hidden_rows_never_return_even_after_a_cached_search() -> None:
+    graph, _, matrix = await _pair(1000)
+    where = CandidateFilter(visible=None)
+    probe = matrix[10].tolist()
+    assert (await graph.vector(ORG, probe, 1, where))[0].item_id == "c10"  # warms the caches
+    await graph.remove(ORG, "s5")  # rows 10 and 11
+    hits = await graph.vector(ORG, probe, 50, where)
+    assert not {"c10", "c11"} & {h.item_id for h in hits}
+    assert "s5" not in {h.item_id for h in await graph.episode_vector(ORG, probe, 50, where)}
+    probe = matrix[20].tolist()
+    assert (await graph.vector(ORG, probe, 1, where))[0].item_id == "c20"
+    await graph.update(ORG, "s10", LifecycleState.HIDDEN, RECALL_CLOSED)
+    assert "c20" not in {h.item_id for h in await graph.vector(ORG, probe, 50, where)}
+    await graph.update(ORG, "s10", LifecycleState.ACTIVE, RECALL_OPEN)
+    assert (await graph.vector(ORG, probe, 1, where))[0].item_id == "c20"
+
+
+async def test_rows_waiting_for_a_vector_join_when_it_arrives() -> None:
+    graph, _, _ = await _pair(600)
+    fresh = _vectors(3, seed=21)
+    # a pending row, then rows after it: the graph stops before the pending row
+    await graph.add(ORG, [_entry(600, None, "late"), _entry(601, fresh[1], "late2")])
+    where = CandidateFilter(visible=None)
+    assert "c600" not in {h.item_id for h in await graph.vector(ORG, fresh[0].tolist(), 50, where)}
+    assert (await graph.vector(ORG, fresh[1].tolist(), 1, where))[0].item_id == "c601"
+    await graph.attach_vectors(ORG, {"c600": fresh[0].tolist()})
+    assert (await graph.vector(ORG, fresh[0].tolist(), 1, where))[0].item_id == "c600"
+
+
+async def test_a_row_whose_vector_changes_answers_with_the_new_one() -> None:
+    graph, exact, matrix = await _pair(600)
+    moved = _vectors(1, seed=33)[0]
+    for index in (graph, exact):
+        await index.attach_vectors(ORG, {"c7": moved.tolist()})
+    where = CandidateFilter(visible=None)
+    got = await graph.vector(ORG, moved.tolist(), 5, where)
+    want = await exact.vector(ORG, moved.tolist(), 5, where)
+    assert got[0].item_id == "c7" and got[0].score == pytest.approx(1.0, abs=1e-5)
+    assert [h.item_id for h in got] == [h.item_id for h in want]
+    old = await graph.vector(ORG, matrix[7].tolist(), 5, where)
+    assert old[0].item_id != "c7" or old[0].score < 0.999
+
+
+async def test_below_the_threshold_no_graph_is_built() -> None:
+    index = InProcessIndex(AnnPolicy(min_rows=500))
+    matrix = _vectors(499)
+    await index.add(ORG, [_entry(n, matrix[n]) for n in range(499)])
+    assert index._orgs[ORG].graph is None
+    await index.add(ORG, [_entry(499, matrix[0])])
+    assert index._orgs[ORG].graph is not None
+
+
+async def test_top_k_is_the_prefix_of_a_deeper_list_when_scores_tie() -> None:
+    index = InProcessIndex(None)
+    same = _vectors(1)[0]
+    await index.add(ORG, [_entry(n, same) for n in range(12)])
+    where = CandidateFilter(visible=None)
+    deep = [h.item_id for h in await index.vector(ORG, same.tolist(), 12, where)]
+    for k in range(1, 12):
+        assert [h.item_id for h in await index.vector(ORG, same.tolist(), k, where)] == deep[:k]
+    assert deep == [f"c{n}" for n in range(12)]  # ties: the older row first
