@@ -15,7 +15,10 @@ runs them. Then:
 - ``accept`` of one decision per conversation for a tenth of them (p50/p95);
 - search latency with and without the ``entity`` signal over the same
   promoted records, interleaved query by query (the first pass of each is a
-  warm-up and not counted), so the signal's cost shows (p50/p95).
+  warm-up and not counted), so the signal's cost shows (p50/p95);
+- the wake pack (no query, default 1,200-token budget) over the promoted
+  records and the newest sources, as many times as there are queries, the
+  first ten not counted (p50/p95).
 
 Progress goes to stderr; the figures are one JSON object on stdout.
 """
@@ -33,6 +36,7 @@ from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inprocess.index import InProcessIndex
 from application.commands import RememberRequest, SearchRequest
 from application.reflection.commands import ReflectRequest, ReviewRequest
+from application.reflection.wake_records import WakeRequest
 from application.services import Services
 from application.trust.records import PrincipalRecord
 from benchmarks._stats import code_version, machine_info, progress, summarize
@@ -150,6 +154,13 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
                 services.recall._derived = derived if use else None
                 (with_derived if use else raw_only).append(await _search(services, who, query))
         services.recall._derived = derived
+        wakes: list[float] = []
+        progress(f"waking {len(queries)} times")
+        for _ in range(len(queries) + 10):
+            ctx = await _ctx(services, who)
+            t0 = time.perf_counter()
+            pack = await services.wake.wake(WakeRequest(org_id=org.org_id), ctx)
+            wakes.append((time.perf_counter() - t0) * 1000)
         return {
             "benchmark": "reflection",
             "store": args.store,
@@ -168,6 +179,8 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
             "accept": summarize(accepts),
             "search_raw_signals_only": summarize(raw_only[len(queries) :]),
             "search_with_entity_signal": summarize(with_derived[len(queries) :]),
+            "wake": summarize(wakes[10:]),
+            "wake_pack": {"items": len(pack.items), "tokens": pack.token_count},
             "machine": machine_info(),
             "code": code_version(),
         }
