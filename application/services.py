@@ -135,7 +135,7 @@ class Services:
         previews = PreviewTokens(preview_key or secrets.token_bytes(32))
         forgetting = None
         if candidates is not None and graph is not None:
-            forgetting = DerivedForgetting(candidates=candidates, graph=graph)
+            forgetting = DerivedForgetting(candidates=candidates, graph=graph, store=store)
         self.corrections = CorrectionService(
             store=store,
             index=index,

@@ -6,6 +6,12 @@ now (a source hidden or redacted since promotion takes its derived records
 with it). The survivors' ``mentions`` give a ranked list of chunk ids that
 joins the fused signals as ``entity``, and the records themselves come back
 beside the raw hits, each with its raw source ids.
+
+``SUPERSEDES``: a matched record that a newer one replaces, where the reader
+may see the newer one, gives its place to the newer record (fetched if the
+query did not match it) and follows the others, marked ``superseded_by``;
+the newer names it in ``supersedes``, so the trail is kept. Where the reader
+cannot see the replacement, the older record stands as it is.
 """
 
 from collections.abc import Sequence
@@ -15,6 +21,7 @@ import msgspec
 from application.ports import MemoryStore
 from application.reflection.ports import GraphStore
 from application.reflection.reading import all_readable
+from application.reflection.records import DerivedEntity
 from domain.policy import MemoryPolicyContext, readable_spaces
 from domain.query_terms import meaningful_query
 from domain.reflection.candidates import CandidateType
@@ -36,6 +43,8 @@ class DerivedHit(msgspec.Struct, frozen=True, kw_only=True):
     confidence: float
     transform: str
     rank: int
+    superseded_by: str | None = None
+    supersedes: list[str] = msgspec.field(default_factory=list)
 
 
 class DerivedRecall:
@@ -54,14 +63,9 @@ class DerivedRecall:
             return []
         ids = [s.item_id for s in scored]
         entities = await self._graph.get_entities(org_id, ids)
-        cited = [sid for e in entities.values() for sid in e.source_ids]
-        readable = await all_readable(self._store, policy, org_id, cited)
-        kept = [
-            entities[i]
-            for i in ids
-            if i in entities and all(s in readable for s in entities[i].source_ids)
-        ]
-        mentions = await self._graph.mentions_of(org_id, [e.entity_id for e in kept])
+        kept = await self._readable(org_id, policy, [entities[i] for i in ids if i in entities])
+        ordered, newer_of, older_of = await self._prefer_newer(org_id, policy, kept)
+        mentions = await self._graph.mentions_of(org_id, [e.entity_id for e in ordered])
         return [
             DerivedHit(
                 entity_id=e.entity_id,
@@ -72,9 +76,51 @@ class DerivedRecall:
                 confidence=e.provenance.confidence,
                 transform=e.provenance.transform,
                 rank=rank,
+                superseded_by=newer_of.get(e.entity_id),
+                supersedes=older_of.get(e.entity_id, []),
             )
-            for rank, e in enumerate(kept, start=1)
+            for rank, e in enumerate(ordered, start=1)
         ]
+
+    async def _readable(
+        self, org_id: str, policy: MemoryPolicyContext, entities: Sequence[DerivedEntity]
+    ) -> list[DerivedEntity]:
+        """The entities whose every source the caller may read now, order kept."""
+        cited = [sid for e in entities for sid in e.source_ids]
+        readable = await all_readable(self._store, policy, org_id, cited)
+        return [e for e in entities if all(s in readable for s in e.source_ids)]
+
+    async def _prefer_newer(
+        self, org_id: str, policy: MemoryPolicyContext, kept: list[DerivedEntity]
+    ) -> tuple[list[DerivedEntity], dict[str, str], dict[str, list[str]]]:
+        """The records with each superseded one's place given to its (visible) replacement;
+        who replaces whom among them."""
+        if not kept:
+            return [], {}, {}
+        links = await self._graph.supersessions(org_id, [e.entity_id for e in kept])
+        if not links:
+            return kept, {}, {}
+        by_id = {e.entity_id: e for e in kept}
+        missing = [x.newer_id for x in links if x.newer_id not in by_id]
+        if missing:
+            fetched = await self._graph.get_entities(org_id, missing)
+            for e in await self._readable(org_id, policy, list(fetched.values())):
+                by_id[e.entity_id] = e
+        newer_of: dict[str, str] = {}
+        older_of: dict[str, list[str]] = {}
+        for x in links:  # edge-id order: a record replaced twice keeps the first
+            if x.newer_id in by_id and x.older_id in by_id and x.older_id not in newer_of:
+                newer_of[x.older_id] = x.newer_id
+                older_of.setdefault(x.newer_id, []).append(x.older_id)
+        placed: dict[str, DerivedEntity] = {}
+        for e in kept:  # each record's place goes to the newest visible record of its chain
+            newest, seen = e.entity_id, {e.entity_id}
+            while newest in newer_of and newer_of[newest] not in seen:
+                newest = newer_of[newest]
+                seen.add(newest)
+            placed.setdefault(newest, by_id[newest])
+        trail = [e for e in kept if e.entity_id not in placed]
+        return [*placed.values(), *trail], newer_of, older_of
 
 
 def chunk_list(hits: Sequence[DerivedHit]) -> list[str]:
