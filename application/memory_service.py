@@ -300,6 +300,8 @@ def _signals(ranks: Mapping[str, int]) -> Signals:
         subject_vector_rank=ranks.get("subject_vector"),
         entity_rank=ranks.get("entity"),
         window_rank=ranks.get("window"),
+        graph_rank=ranks.get("graph"),
+        relation_rank=ranks.get("relation"),
     )
 
 

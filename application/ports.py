@@ -194,6 +194,13 @@ class MemoryStore(Protocol):
         """Sources of one memory space in source-id order, any lifecycle, at most ``limit``."""
         ...
 
+    async def recent_sources(
+        self, org_id: str, visible: frozenset[ScopeRef] | None, limit: int
+    ) -> list[SourceLifecycle]:
+        """Active sources of these spaces (``None``: every space), newest id first, at most
+        ``limit``, without their text: what a wake pack falls back to."""
+        ...
+
     async def scan_index_entries(
         self, org_id: str, after: str | None, limit: int
     ) -> list[IndexEntry]:

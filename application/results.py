@@ -43,6 +43,10 @@ class Signals(msgspec.Struct, frozen=True, kw_only=True):
     entity_rank: int | None = None
     #: rank of the best conversation window (a turn and its neighbours) holding the item
     window_rank: int | None = None
+    #: rank among the chunks reached by graph expansion from the matched records
+    graph_rank: int | None = None
+    #: rank of the relationship fact (derived memory) whose ends mention the item
+    relation_rank: int | None = None
 
 
 class SearchHit(msgspec.Struct, frozen=True, kw_only=True):

@@ -27,6 +27,7 @@ from application.reflection.forgetting import DerivedForgetting
 from application.reflection.ports import CandidateStore, GraphStore
 from application.reflection.reflect import Reflector
 from application.reflection.review import Reviewer
+from application.reflection.wake import WakePacker
 from application.retrieval.pipeline import RetrievalMode
 from application.retrieval.recall import Recall
 from application.sources.import_jobs import ImportJobs, ImportSetup
@@ -134,7 +135,7 @@ class Services:
         previews = PreviewTokens(preview_key or secrets.token_bytes(32))
         forgetting = None
         if candidates is not None and graph is not None:
-            forgetting = DerivedForgetting(candidates=candidates, graph=graph)
+            forgetting = DerivedForgetting(candidates=candidates, graph=graph, store=store)
         self.corrections = CorrectionService(
             store=store,
             index=index,
@@ -210,6 +211,8 @@ class Services:
                 llm=llm,
                 trusted_extractors=trusted_extractors,
             )
+        #: what matters now, without a query (derived records first when the graph exists)
+        self.wake = WakePacker(store=store, graph=graph, tokens=tokens, audit=self.audit)
         #: the owner key made by the first ``open`` of a fresh install (held in memory only)
         self.bootstrap_key: IssuedKey | None = None
 

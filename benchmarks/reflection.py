@@ -12,10 +12,15 @@ runs them. Then:
 - ``reflect`` through the real use case, 200 source ids per call (the
   most one call takes): reading, policy checks, extraction and storing the
   candidates (sources/s, candidates/s);
-- ``accept`` of one decision per conversation for a tenth of them (p50/p95);
-- search latency with and without the ``entity`` signal over the same
+- ``accept`` of one decision per conversation for a tenth of them, and of
+  as many speaker relationships (so expansion has edges), p50/p95;
+- search latency with and without the derived signals (``entity``, graph
+  expansion ``graph``, relationship facts ``relation``) over the same
   promoted records, interleaved query by query (the first pass of each is a
-  warm-up and not counted), so the signal's cost shows (p50/p95).
+  warm-up and not counted), so the signal's cost shows (p50/p95);
+- the wake pack (no query, default 1,200-token budget) over the promoted
+  records and the newest sources, as many times as there are queries, the
+  first ten not counted (p50/p95).
 
 Progress goes to stderr; the figures are one JSON object on stdout.
 """
@@ -33,6 +38,9 @@ from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inprocess.index import InProcessIndex
 from application.commands import RememberRequest, SearchRequest
 from application.reflection.commands import ReflectRequest, ReviewRequest
+from application.reflection.derived import DerivedRecall
+from application.reflection.expansion import GraphExpansion
+from application.reflection.wake_records import WakeRequest
 from application.services import Services
 from application.trust.records import PrincipalRecord
 from benchmarks._stats import code_version, machine_info, progress, summarize
@@ -131,8 +139,10 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         reflect_s = time.perf_counter() - began
         queries = [_phrase(rng, 2) + " decision" for _ in range(args.queries)]
         decisions = [c for c in candidates if c.type == "decision"][::10]
+        # and as many speaker relationships, so graph expansion has edges to walk
+        decisions += [c for c in candidates if c.type == "relationship"][::30]
         accepts: list[float] = []
-        progress(f"accepting {len(decisions)} decisions")
+        progress(f"accepting {len(decisions)} decisions and relationships")
         for c in decisions:
             review = ReviewRequest(org_id=org.org_id, candidate_id=c.id, action=ReviewAction.ACCEPT)
             ctx = await _ctx(services, who)
@@ -140,16 +150,31 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
             await services.review.review(review, ctx)
             accepts.append((time.perf_counter() - t0) * 1000)
         await services.audit.flush()
-        # the same queries with and without the entity signal, interleaved query by query
-        # (alternating which goes first) so that machine noise hits both alike
-        with_derived: list[float] = []
-        raw_only: list[float] = []
+        # the same queries with every derived signal, with the entity signal alone (no graph
+        # expansion, no relationship facts) and with none, interleaved query by query
+        # (rotating which goes first) so that machine noise hits all three alike
+        arms: dict[str, list[float]] = {"all": [], "entity": [], "raw": []}
         derived = services.recall._derived  # the A/B switch of this benchmark
+        assert derived is not None
+        entity_only = DerivedRecall(
+            store=store,
+            graph=derived._graph,
+            expansion=GraphExpansion(store=store, graph=derived._graph, hops=0, relations=False),
+        )
+        choice = {"all": derived, "entity": entity_only, "raw": None}
+        order = list(arms)
         for n, query in enumerate(queries * 2):
-            for use in (True, False) if n % 2 else (False, True):
-                services.recall._derived = derived if use else None
-                (with_derived if use else raw_only).append(await _search(services, who, query))
+            for arm in order[n % 3 :] + order[: n % 3]:
+                services.recall._derived = choice[arm]
+                arms[arm].append(await _search(services, who, query))
         services.recall._derived = derived
+        wakes: list[float] = []
+        progress(f"waking {len(queries)} times")
+        for _ in range(len(queries) + 10):
+            ctx = await _ctx(services, who)
+            t0 = time.perf_counter()
+            pack = await services.wake.wake(WakeRequest(org_id=org.org_id), ctx)
+            wakes.append((time.perf_counter() - t0) * 1000)
         return {
             "benchmark": "reflection",
             "store": args.store,
@@ -166,8 +191,11 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
                 "candidates_per_s": round(len(candidates) / reflect_s, 1),
             },
             "accept": summarize(accepts),
-            "search_raw_signals_only": summarize(raw_only[len(queries) :]),
-            "search_with_entity_signal": summarize(with_derived[len(queries) :]),
+            "search_raw_signals_only": summarize(arms["raw"][len(queries) :]),
+            "search_with_entity_signal_only": summarize(arms["entity"][len(queries) :]),
+            "search_with_all_derived_signals": summarize(arms["all"][len(queries) :]),
+            "wake": summarize(wakes[10:]),
+            "wake_pack": {"items": len(pack.items), "tokens": pack.token_count},
             "machine": machine_info(),
             "code": code_version(),
         }

@@ -16,20 +16,27 @@ organisations ``org-a`` and ``org-b`` exist where that matters)::
 from datetime import UTC, datetime, timedelta
 
 import msgspec
+import pytest
 
 from application.reflection.ports import GraphStore
-from application.reflection.records import DerivedEdge, DerivedEntity, Mention, Provenance
+from application.reflection.records import (
+    DerivedEdge,
+    DerivedEntity,
+    Mention,
+    Provenance,
+    Supersession,
+)
 from domain.reflection.candidates import CandidateType, Span
 from domain.scopes import MemoryScope, ScopeRef
 
-__all__ = ["GraphStoreContract", "sample_entity"]
+__all__ = ["GraphStoreContract", "sample_entity", "supersession"]
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 ANA = ScopeRef(MemoryScope.PRIVATE, "ana")
 ALPHA = ScopeRef(MemoryScope.PROJECT, "alpha")
 
 
-def _provenance(candidate_id: str = "c1") -> Provenance:
+def _provenance(candidate_id: str = "c1", valid_from: datetime = T0) -> Provenance:
     return Provenance(
         source_ids=("s1",),
         source_hashes={"s1": "h1"},
@@ -39,7 +46,7 @@ def _provenance(candidate_id: str = "c1") -> Provenance:
         candidate_id=candidate_id,
         promoted_by="ana",
         promoted_at=T0 + timedelta(hours=1),
-        valid_from=T0,
+        valid_from=valid_from,
         confidence=0.9,
     )
 
@@ -50,6 +57,7 @@ def sample_entity(
     kind: CandidateType = CandidateType.DECISION,
     scope: ScopeRef = ANA,
     org_id: str = "org-a",
+    valid_from: datetime = T0,
 ) -> DerivedEntity:
     return DerivedEntity(
         entity_id=entity_id,
@@ -58,20 +66,38 @@ def sample_entity(
         name=name,
         scope=scope,
         spans=(Span(source_id="s1", start=0, end=44),),
-        provenance=_provenance(),
+        provenance=_provenance(valid_from=valid_from),
     )
 
 
-def _edge(from_id: str, to_id: str) -> DerivedEdge:
+def _edge(
+    from_id: str,
+    to_id: str,
+    edge_id: str = "r1",
+    fact: str = "Maya decided: go with SurrealDB",
+    scope: ScopeRef = ANA,
+) -> DerivedEdge:
     return DerivedEdge(
-        edge_id="r1",
+        edge_id=edge_id,
         org_id="org-a",
         from_id=from_id,
         to_id=to_id,
         kind="decided",
-        fact="Maya decided: go with SurrealDB",
-        scope=ANA,
+        fact=fact,
+        scope=scope,
         provenance=_provenance(),
+    )
+
+
+def supersession(newer: str, older: str, edge_id: str = "x1") -> Supersession:
+    return Supersession(
+        edge_id=edge_id,
+        org_id="org-a",
+        newer_id=newer,
+        older_id=older,
+        reason="candidate c2 accepted",
+        source_ids=("s2",),
+        valid_from=T0 + timedelta(days=1),
     )
 
 
@@ -141,3 +167,85 @@ class GraphStoreContract:
         await graph.drop_graph("org-a")
         assert await graph.get_entities("org-a", ["e1"]) == {}
         assert await graph.mentions_of("org-a", ["e1"]) == {}
+
+    async def test_recent_entities_newest_first_by_type_and_space(self, graph: GraphStore) -> None:
+        day = timedelta(days=1)
+        await graph.promote(
+            [
+                sample_entity("e1", valid_from=T0),
+                sample_entity("e2", "Use tabs.", valid_from=T0 + 2 * day),
+                sample_entity("e3", "Write docs.", CandidateType.TASK, valid_from=T0 + day),
+                sample_entity("e4", "Team call.", scope=ALPHA, valid_from=T0 + 3 * day),
+                sample_entity("p1", "Maya", CandidateType.PERSON, valid_from=T0 + 4 * day),
+            ],
+            [],
+            [],
+        )
+        wanted = frozenset({CandidateType.DECISION, CandidateType.TASK})
+        found = await graph.recent_entities("org-a", wanted, frozenset({ANA}), 10)
+        assert [e.entity_id for e in found] == ["e2", "e3", "e1"]
+        assert found[0] == sample_entity("e2", "Use tabs.", valid_from=T0 + 2 * day)
+        everywhere = await graph.recent_entities("org-a", wanted, None, 2)
+        assert [e.entity_id for e in everywhere] == ["e4", "e2"]
+        assert await graph.recent_entities("org-a", wanted, frozenset(), 10) == []
+        assert await graph.recent_entities("org-b", wanted, None, 10) == []
+
+    async def test_entities_citing_sources(self, graph: GraphStore) -> None:
+        other = msgspec.structs.replace(
+            sample_entity("e9", "Another source."),
+            provenance=msgspec.structs.replace(
+                _provenance(), source_ids=("s2",), source_hashes={"s2": "h2"}
+            ),
+        )
+        await graph.promote([sample_entity("e2"), sample_entity("e1"), other], [], [])
+        assert [e.entity_id for e in await graph.entities_citing("org-a", ["s1"])] == [
+            "e1",
+            "e2",
+        ]
+        both = await graph.entities_citing("org-a", ["s1", "s2"])
+        assert [e.entity_id for e in both] == ["e1", "e2", "e9"]
+        assert await graph.entities_citing("org-a", ["s7"]) == []
+        assert await graph.entities_citing("org-b", ["s1"]) == []
+
+    async def test_relationship_facts_are_searchable_and_walkable(self, graph: GraphStore) -> None:
+        maya = sample_entity("p1", "Maya", CandidateType.PERSON)
+        guide = sample_entity("t1", "the migration guide", CandidateType.TASK)
+        alpha = sample_entity("p2", "Lee", CandidateType.PERSON, scope=ALPHA)
+        edges = [
+            _edge("p1", "e1"),
+            _edge("p1", "t1", "r2", "Maya committed to writing the migration guide"),
+            _edge("p2", "t1", "r3", "Lee reviews the migration guide", ALPHA),
+        ]
+        await graph.promote([maya, sample_entity(), guide, alpha], edges, [])
+        hits = await graph.edge_lexical("org-a", "migration guide", 10, None)
+        assert {h.item_id for h in hits} == {"r2", "r3"}
+        assert hits[0].score >= hits[-1].score
+        only_ana = await graph.edge_lexical("org-a", "migration guide", 10, frozenset({ANA}))
+        assert [h.item_id for h in only_ana] == ["r2"]
+        assert await graph.edge_lexical("org-a", "zebra", 10, None) == []
+        assert await graph.edge_lexical("org-b", "migration", 10, None) == []
+        assert await graph.get_edges("org-a", ["r2", "nope"]) == {"r2": edges[1]}
+        assert await graph.neighbours("org-a", ["t1"], 10) == edges[1:]
+        assert await graph.neighbours("org-a", ["p1", "p2"], 2) == edges[:2]
+        assert await graph.neighbours("org-a", [], 10) == []
+
+    async def test_supersedes_links_newer_to_older_and_goes_with_them(
+        self, graph: GraphStore
+    ) -> None:
+        old = sample_entity("e1")
+        new = sample_entity("e2", "We switched to Postgres instead of SurrealDB.")
+        await graph.promote([old, new, sample_entity("e3", "Unrelated.")], [], [])
+        link = supersession("e2", "e1")
+        await graph.supersede([link])
+        await graph.supersede([link])  # written again: kept once
+        assert await graph.supersessions("org-a", ["e1"]) == [link]
+        assert await graph.supersessions("org-a", ["e2", "e3"]) == [link]
+        assert await graph.supersessions("org-a", ["e3"]) == []
+        assert await graph.supersessions("org-b", ["e1"]) == []
+        got = (await graph.supersessions("org-a", ["e1"]))[0]
+        assert got.valid_from.utcoffset() == timedelta(0)
+        with pytest.raises(ValueError, match="exist"):
+            await graph.supersede([supersession("e2", "ghost", "x2")])
+        assert await graph.supersessions("org-a", ["e2"]) == [link]
+        await graph.forget_source("org-a", "s1")  # both cite s1: the link goes with them
+        assert await graph.supersessions("org-a", ["e1", "e2"]) == []

@@ -233,6 +233,22 @@ class MemoryStoreContract(
         assert await store.source_states("org-never", ScopeRef(MemoryScope.TEAM, "t1"), 10) == []
         assert await store.source_states(ORG_A, ScopeRef(MemoryScope.ORGANIZATION), 10) == []
 
+    async def test_recent_sources_newest_first_active_only(self, store: MemoryStore) -> None:
+        await store.prepare(ORG_A, SPACE)
+        team = {"scope": MemoryScope.TEAM, "scope_key": "t1"}
+        await store.save_memory(make_source("s1", ORG_A, **team), [])  # type: ignore[arg-type]
+        hidden = make_source("s2", ORG_A, lifecycle=LifecycleState.HIDDEN, **team)  # type: ignore[arg-type]
+        await store.save_memory(hidden, [])
+        await store.save_memory(make_source("s3", ORG_A, **team), [])  # type: ignore[arg-type]
+        await store.save_memory(make_source("s4", ORG_A), [])
+        t1 = frozenset({ScopeRef(MemoryScope.TEAM, "t1")})
+        recent = await store.recent_sources(ORG_A, t1, 10)
+        assert [s.source_id for s in recent] == ["s3", "s1"]
+        assert recent[0].scope is MemoryScope.TEAM and recent[0].owner == "user-1"
+        assert [s.source_id for s in await store.recent_sources(ORG_A, None, 2)] == ["s4", "s3"]
+        assert await store.recent_sources(ORG_A, frozenset(), 10) == []
+        assert await store.recent_sources("org-never", None, 10) == []
+
     async def test_scan_pages_in_chunk_id_order(self, store: MemoryStore) -> None:
         await store.prepare(ORG_A, SPACE)
         first, first_chunks = memory("s1", ORG_A, ["c07", "c02", "c10", "c01", "c05"])

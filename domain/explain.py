@@ -13,6 +13,8 @@ SIGNAL_LABELS: Mapping[str, str] = {
     "subject_vector": "close in meaning to what the question counts",
     "entity": "supports a promoted record (decision, task, person ...) matching the query",
     "window": "inside a window of turns that matched",
+    "graph": "reached from a matching promoted record through a relationship",
+    "relation": "supports a promoted relationship whose fact matches the query",
 }
 
 

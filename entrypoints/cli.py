@@ -27,6 +27,7 @@ from entrypoints.paths import path_segment
 from entrypoints.reflection_cli import add_reflection_parsers, run_candidates, run_reflect
 from entrypoints.settings import Settings, SettingsError, load_settings
 from entrypoints.synthesis_cli import add_synthesis_parser, run_synthesis
+from entrypoints.wake_cli import add_wake_parser, run_wake
 
 __all__ = ["MCP_PORT", "main", "run_and_exit"]
 
@@ -96,6 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     add_bulk_parsers(sub)
     add_import_parser(sub)
     add_reflection_parsers(sub)
+    add_wake_parser(sub)
     return parser
 
 
@@ -150,6 +152,8 @@ async def _run_client(args: argparse.Namespace, settings: Settings) -> int:
             return await run_reflect(backend, args)
         if args.command == "candidates":
             return await run_candidates(backend, args)
+        if args.command == "wake":
+            return await run_wake(backend, args)
         if args.command == "inspect":
             source = path_segment(args.source_id)
             result = await backend.call("GET", f"/api/memory/sources/{source}")

@@ -1,17 +1,19 @@
 """The derived graph in dicts: the reference adapter of ``GraphStore``, used by tests.
 
-Entity full-text is BM25 (k1 = 1.2, b = 0.75) over the same analyzer as the
-in-process index (``type: name``), computed per query over the
-organisation's entities: a reference, not a fast path.
+Entity and relationship-fact full-text are BM25 (k1 = 1.2, b = 0.75) over
+the same analyzer as the in-process index (``type: name``; an edge's fact),
+computed per query over the organisation's records: a reference, not a fast
+path.
 """
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from adapters.inprocess.analyzer import analyze
 from application.records import ScoredId
-from application.reflection.records import DerivedEdge, DerivedEntity, Mention
+from application.reflection.records import DerivedEdge, DerivedEntity, Mention, Supersession
+from domain.reflection.candidates import CandidateType
 from domain.scopes import ScopeRef
 
 __all__ = ["InMemoryGraphStore", "entity_text"]
@@ -22,11 +24,30 @@ def entity_text(entity: DerivedEntity) -> str:
     return f"{entity.type}: {entity.name}"
 
 
+def _bm25(texts: Mapping[str, str], query: str, limit: int) -> list[ScoredId]:
+    docs = {key: Counter(analyze(text)) for key, text in texts.items()}
+    terms = set(analyze(query))
+    if not docs or not terms:
+        return []
+    average = max(sum(sum(d.values()) for d in docs.values()) / len(docs), 1.0)
+    scores: dict[str, float] = {}
+    for term in terms:
+        having = [key for key, d in docs.items() if term in d]
+        idf = math.log(1 + (len(docs) - len(having) + 0.5) / (len(having) + 0.5))
+        for key in having:
+            tf, length = docs[key][term], sum(docs[key].values())
+            norm = tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / average))
+            scores[key] = scores.get(key, 0.0) + idf * norm
+    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+    return [ScoredId(key, score) for key, score in ranked]
+
+
 class InMemoryGraphStore:
     def __init__(self) -> None:
         self._entities: dict[tuple[str, str], DerivedEntity] = {}
         self._edges: dict[tuple[str, str], DerivedEdge] = {}
         self._mentions: dict[tuple[str, str], list[str]] = {}
+        self._supersedes: dict[tuple[str, str], Supersession] = {}
 
     async def promote(
         self,
@@ -60,25 +81,80 @@ class InMemoryGraphStore:
     async def entity_lexical(
         self, org_id: str, query: str, limit: int, visible: frozenset[ScopeRef] | None
     ) -> list[ScoredId]:
-        docs = {
-            eid: Counter(analyze(entity_text(e)))
+        texts = {
+            eid: entity_text(e)
             for (org, eid), e in self._entities.items()
             if org == org_id and (visible is None or e.scope in visible)
         }
-        terms = set(analyze(query))
-        if not docs or not terms:
-            return []
-        average = sum(sum(d.values()) for d in docs.values()) / len(docs)
-        scores: dict[str, float] = {}
-        for term in terms:
-            having = [eid for eid, d in docs.items() if term in d]
-            idf = math.log(1 + (len(docs) - len(having) + 0.5) / (len(having) + 0.5))
-            for eid in having:
-                tf, length = docs[eid][term], sum(docs[eid].values())
-                norm = tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / average))
-                scores[eid] = scores.get(eid, 0.0) + idf * norm
-        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
-        return [ScoredId(eid, score) for eid, score in ranked]
+        return _bm25(texts, query, limit)
+
+    async def edge_lexical(
+        self, org_id: str, query: str, limit: int, visible: frozenset[ScopeRef] | None
+    ) -> list[ScoredId]:
+        texts = {
+            key: e.fact
+            for (org, key), e in self._edges.items()
+            if org == org_id and (visible is None or e.scope in visible)
+        }
+        return _bm25(texts, query, limit)
+
+    async def get_edges(self, org_id: str, edge_ids: Sequence[str]) -> dict[str, DerivedEdge]:
+        return {i: self._edges[(org_id, i)] for i in edge_ids if (org_id, i) in self._edges}
+
+    async def recent_entities(
+        self,
+        org_id: str,
+        types: frozenset[CandidateType],
+        visible: frozenset[ScopeRef] | None,
+        limit: int,
+    ) -> list[DerivedEntity]:
+        found = [
+            e
+            for (org, _), e in self._entities.items()
+            if org == org_id and e.type in types and (visible is None or e.scope in visible)
+        ]
+        found.sort(key=lambda e: e.entity_id)
+        found.sort(key=lambda e: e.provenance.valid_from, reverse=True)
+        return found[: max(limit, 0)]
+
+    async def entities_citing(self, org_id: str, source_ids: Sequence[str]) -> list[DerivedEntity]:
+        wanted = set(source_ids)
+        return sorted(
+            (
+                e
+                for (org, _), e in self._entities.items()
+                if org == org_id and wanted.intersection(e.source_ids)
+            ),
+            key=lambda e: e.entity_id,
+        )
+
+    async def neighbours(
+        self, org_id: str, entity_ids: Sequence[str], limit: int
+    ) -> list[DerivedEdge]:
+        ends = set(entity_ids)
+        found = [
+            e
+            for (org, _), e in self._edges.items()
+            if org == org_id and (e.from_id in ends or e.to_id in ends)
+        ]
+        return sorted(found, key=lambda e: e.edge_id)[: max(limit, 0)]
+
+    async def supersede(self, links: Sequence[Supersession]) -> None:
+        for link in links:
+            for end in (link.newer_id, link.older_id):
+                if (link.org_id, end) not in self._entities:
+                    raise ValueError("a supersession joins entities that exist")
+        for link in links:
+            self._supersedes.setdefault((link.org_id, link.edge_id), link)
+
+    async def supersessions(self, org_id: str, entity_ids: Sequence[str]) -> list[Supersession]:
+        ends = set(entity_ids)
+        found = [
+            link
+            for (org, _), link in self._supersedes.items()
+            if org == org_id and (link.newer_id in ends or link.older_id in ends)
+        ]
+        return sorted(found, key=lambda link: link.edge_id)
 
     async def mentions_of(self, org_id: str, entity_ids: Sequence[str]) -> dict[str, list[str]]:
         return {
@@ -111,9 +187,15 @@ class InMemoryGraphStore:
             and (e.from_id in gone or e.to_id in gone or source_id in e.provenance.source_ids)
         ]:
             del self._edges[key]
+        for key in [
+            k
+            for k, link in self._supersedes.items()
+            if k[0] == org_id and (link.newer_id in gone or link.older_id in gone)
+        ]:
+            del self._supersedes[key]
         return len(gone)
 
     async def drop_graph(self, org_id: str) -> None:
-        for table in (self._entities, self._edges, self._mentions):
+        for table in (self._entities, self._edges, self._mentions, self._supersedes):
             for key in [k for k in table if k[0] == org_id]:
                 del table[key]

@@ -223,6 +223,24 @@ class InMemoryMemoryStore(InMemoryEmbeddingQueue, InMemoryChangeLog):
         )
         return [SourceState(sid, lifecycle) for sid, lifecycle in matching[:limit]]
 
+    async def recent_sources(
+        self, org_id: str, visible: frozenset[ScopeRef] | None, limit: int
+    ) -> list[SourceLifecycle]:
+        org = self._orgs.get(org_id)
+        if org is None or limit < 1:
+            return []
+        matching = sorted(
+            (
+                s
+                for s in org.sources.values()
+                if s.lifecycle is LifecycleState.ACTIVE
+                and (visible is None or ScopeRef(s.scope, s.scope_key) in visible)
+            ),
+            key=lambda s: s.source_id,
+            reverse=True,
+        )
+        return [SourceLifecycle.of(s) for s in matching[:limit]]
+
     async def redacted_sources(
         self,
         org_id: str,

@@ -47,6 +47,13 @@ _REDACTED = (
     f"SELECT {_LIFECYCLE_OF} FROM array::distinct($hits) "
     "WHERE lifecycle = 'redacted' ORDER BY id LIMIT $limit;"
 )
+#: the newest active sources (a wake pack's fallback); the (lifecycle, space) index narrows
+_RECENT = (
+    f"SELECT {_LIFECYCLE_OF} FROM source WHERE lifecycle = 'active'<SPACES> "  # noqa: S608
+    "ORDER BY id DESC LIMIT $limit;"
+)
+_RECENT_ANYWHERE = _RECENT.replace("<SPACES>", "")
+_RECENT_IN = _RECENT.replace("<SPACES>", " AND space IN $spaces")
 _REDACTED_ANYWHERE = _REDACTED.replace("<SPACES>", "")
 _REDACTED_IN = _REDACTED.replace("<SPACES>", " AND space IN $spaces")
 _CHUNKS_WITH_SOURCES = (
@@ -173,6 +180,23 @@ class SurrealMemoryReads(SurrealStoreBase):
             operation="listing a space's sources",
         )
         return [SourceState(row["id"], LifecycleState(row["lifecycle"])) for row in rows or []]
+
+    async def recent_sources(
+        self, org_id: str, visible: frozenset[ScopeRef] | None, limit: int
+    ) -> list[SourceLifecycle]:
+        if limit < 1 or (visible is not None and not visible):
+            return []
+        namespace = await self._readable(org_id)
+        if namespace is None:
+            return []
+        spaces = None if visible is None else sorted(codec.ref_code(r) for r in visible)
+        (rows,) = await self._conn.query(
+            namespace,
+            _RECENT_ANYWHERE if spaces is None else _RECENT_IN,
+            {"spaces": spaces or [], "limit": int(limit)},
+            operation="listing recent sources",
+        )
+        return [codec.lifecycle_from(row) for row in rows or []]
 
     async def redacted_sources(
         self,

@@ -151,13 +151,19 @@ class CorrectionService(CorrectionUseCase):
                 await self._derived.forget(ctx.org_id, source_id)
         else:
             await self._index.update(ctx.org_id, source_id, after.lifecycle, after.recall)
+        counts = {"chunks": len(chunks), "version": after.version}
+        if self._derived is not None and after.superseded_by not in (None, source.superseded_by):
+            # the replacement's derived records supersede this source's (SUPERSEDES edges)
+            at = after.corrections[-1].at
+            linked = await self._derived.supersede(ctx.org_id, source_id, after.superseded_by, at)
+            counts |= {"derived_links": linked} if linked else {}
         self._audit.note(
             ctx,
             action,
             ids=[source_id] + ([request.target_id] if request.target_id else []),
             scope=source.scope,
             scope_key=source.scope_key,
-            counts={"chunks": len(chunks), "version": after.version},
+            counts=counts,
             hashes={"content": source.content_hash},
         )
         return CorrectionApplied(

@@ -84,6 +84,8 @@ class ProposedCandidate(msgspec.Struct, frozen=True, kw_only=True, forbid_unknow
     #: where it should live once accepted; its sources' space when omitted
     suggested_scope: MemoryScope | None = None
     suggested_scope_key: str | None = None
+    #: ids of promoted records it replaces: accepting it links them with SUPERSEDES
+    supersedes: list[str] = msgspec.field(default_factory=list)
 
 
 class ProposeRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -138,6 +140,8 @@ class CandidateView(msgspec.Struct, frozen=True, kw_only=True):
     reviewed_at: datetime | None = None
     promoted_ids: list[str] = msgspec.field(default_factory=list)
     promoted_scope: str | None = None
+    replaces: str | None = None
+    supersedes: list[str] = msgspec.field(default_factory=list)
 
     @classmethod
     def of(cls, c: ReflectionCandidate) -> "CandidateView":
@@ -159,6 +163,8 @@ class CandidateView(msgspec.Struct, frozen=True, kw_only=True):
             reviewed_at=c.reviewed_at,
             promoted_ids=list(c.promoted_ids),
             promoted_scope=None if c.promoted_scope is None else space_text(c.promoted_scope),
+            replaces=c.replaces,
+            supersedes=list(c.supersedes),
         )
 
 
@@ -205,6 +211,8 @@ class PromotedRecord(msgspec.Struct, frozen=True, kw_only=True):
     kind: str
     type: str
     source_ids: list[str]
+    #: a ``supersedes`` edge: the older record it points to
+    older_id: str | None = None
 
 
 class ReviewResult(msgspec.Struct, frozen=True, kw_only=True):

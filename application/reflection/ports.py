@@ -8,9 +8,14 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from application.records import ScoredId
-from application.reflection.records import DerivedEdge, DerivedEntity, Mention
+from application.reflection.records import DerivedEdge, DerivedEntity, Mention, Supersession
 from domain.models import Source
-from domain.reflection.candidates import Extracted, ReflectionCandidate, ReviewState
+from domain.reflection.candidates import (
+    CandidateType,
+    Extracted,
+    ReflectionCandidate,
+    ReviewState,
+)
 from domain.scopes import ScopeRef
 
 __all__ = ["CandidateStore", "Extractor", "GraphStore"]
@@ -47,7 +52,8 @@ class CandidateStore(Protocol):
 
 @runtime_checkable
 class GraphStore(Protocol):
-    """The native derived graph: ``entity`` rows, ``relates_to`` and ``mentions`` edges."""
+    """The native derived graph: ``entity`` rows; ``relates_to``, ``mentions`` and ``supersedes``
+    edges."""
 
     async def promote(
         self,
@@ -76,9 +82,50 @@ class GraphStore(Protocol):
         """``relates_to`` edges from or to the entity, in edge-id order."""
         ...
 
+    async def recent_entities(
+        self,
+        org_id: str,
+        types: frozenset[CandidateType],
+        visible: frozenset[ScopeRef] | None,
+        limit: int,
+    ) -> list[DerivedEntity]:
+        """Entities of these types in ``visible`` spaces, newest ``valid_from`` first (then
+        entity id): what a wake pack starts from."""
+        ...
+
+    async def entities_citing(self, org_id: str, source_ids: Sequence[str]) -> list[DerivedEntity]:
+        """Entities citing any of these sources, in entity-id order."""
+        ...
+
+    async def edge_lexical(
+        self, org_id: str, query: str, limit: int, visible: frozenset[ScopeRef] | None
+    ) -> list[ScoredId]:
+        """BM25 over ``relates_to`` facts, best first, only in ``visible`` spaces."""
+        ...
+
+    async def get_edges(self, org_id: str, edge_ids: Sequence[str]) -> dict[str, DerivedEdge]: ...
+
+    async def neighbours(
+        self, org_id: str, entity_ids: Sequence[str], limit: int
+    ) -> list[DerivedEdge]:
+        """``relates_to`` edges from or to any of the entities, in edge-id order, at most
+        ``limit``: one hop of graph expansion."""
+        ...
+
+    async def supersede(self, links: Sequence[Supersession]) -> None:
+        """Write ``SUPERSEDES`` edges (newer -> older); both ends must exist. A link already
+        there is kept as it is."""
+        ...
+
+    async def supersessions(
+        self, org_id: str, entity_ids: Sequence[str]
+    ) -> list[Supersession]:
+        """The ``SUPERSEDES`` edges from or to any of the entities, in edge-id order."""
+        ...
+
     async def forget_source(self, org_id: str, source_id: str) -> int:
-        """Remove every entity citing the source, with its edges and mentions; how many
-        entities (the source's text left: redact, delete)."""
+        """Remove every entity citing the source, with its edges (``SUPERSEDES`` included)
+        and mentions; how many entities (the source's text left: redact, delete)."""
         ...
 
     async def drop_graph(self, org_id: str) -> None: ...

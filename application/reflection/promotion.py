@@ -12,12 +12,19 @@ record's sources are exactly its candidate's, and so is who may read it.
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from application.reflection.records import DerivedEdge, DerivedEntity, Mention, Provenance
+from application.reflection.commands import PromotedRecord
+from application.reflection.records import (
+    DerivedEdge,
+    DerivedEntity,
+    Mention,
+    Provenance,
+    Supersession,
+)
 from domain.models import Chunk, Source
 from domain.reflection.candidates import CandidateType, ReflectionCandidate, Span
 from domain.scopes import ScopeRef
 
-__all__ = ["NativeRecords", "native_records"]
+__all__ = ["NativeRecords", "native_records", "promoted_records"]
 
 
 class NativeRecords:
@@ -105,3 +112,34 @@ def native_records(
         ]
     mentions = [Mention(entity_id=e.entity_id, chunk_id=c) for e in made for c in mentioned]
     return NativeRecords(made, edges, mentions)
+
+
+def promoted_records(records: NativeRecords, links: Sequence[Supersession]) -> list[PromotedRecord]:
+    """What an accept wrote, as the review answer lists it (ids, kinds, sources; no text)."""
+    return [
+        *(
+            PromotedRecord(
+                id=e.entity_id, kind="entity", type=e.type, source_ids=list(e.source_ids)
+            )
+            for e in records.entities
+        ),
+        *(
+            PromotedRecord(
+                id=e.edge_id,
+                kind="relates_to",
+                type=e.kind,
+                source_ids=list(e.provenance.source_ids),
+            )
+            for e in records.edges
+        ),
+        *(
+            PromotedRecord(
+                id=link.edge_id,
+                kind="supersedes",
+                type=records.entities[0].type,
+                source_ids=list(link.source_ids),
+                older_id=link.older_id,
+            )
+            for link in links
+        ),
+    ]

@@ -15,7 +15,7 @@ import msgspec
 from domain.reflection.candidates import CandidateType, Span
 from domain.scopes import ScopeRef
 
-__all__ = ["DerivedEdge", "DerivedEntity", "Mention", "Provenance"]
+__all__ = ["DerivedEdge", "DerivedEntity", "Mention", "Provenance", "Supersession"]
 
 
 class Provenance(msgspec.Struct, frozen=True, kw_only=True):
@@ -79,3 +79,30 @@ class Mention(msgspec.Struct, frozen=True, kw_only=True):
 
     entity_id: str
     chunk_id: str
+
+
+class Supersession(msgspec.Struct, frozen=True, kw_only=True):
+    """A ``SUPERSEDES`` edge: the newer record replaces the older one from ``valid_from``.
+
+    ``reason`` says what made the link (an accepted candidate, a source-level
+    ``supersede`` correction); ``source_ids`` are the raw sources that support
+    the replacement (the newer record's, and for a correction both sources), so
+    the trail stays citable. Recall prefers the newer record and keeps the older
+    one as history.
+    """
+
+    edge_id: str
+    org_id: str
+    newer_id: str
+    older_id: str
+    reason: str
+    source_ids: tuple[str, ...]
+    valid_from: datetime
+
+    def __post_init__(self) -> None:
+        if self.newer_id == self.older_id:
+            raise ValueError("a record does not supersede itself")
+        if not self.source_ids:
+            raise ValueError("a supersession cites its sources")
+        if not self.reason.strip():
+            raise ValueError("a supersession says why")

@@ -55,11 +55,21 @@ CALLER_EXTRACTOR = "caller"
 _CALLER_VERSION = "1"
 
 
-def candidate_id(org_id: str, extractor: str, found: Extracted, source_ids: Sequence[str]) -> str:
-    """The same finding in the same sources gets the same id: reflecting again adds nothing."""
+def candidate_id(
+    org_id: str,
+    extractor: str,
+    found: Extracted,
+    source_ids: Sequence[str],
+    supersedes: Sequence[str] = (),
+) -> str:
+    """The same finding in the same sources gets the same id: reflecting again adds nothing.
+    (Naming other records to supersede makes it another proposal.)"""
     spans = ";".join(f"{s.source_id}:{s.start}-{s.end}" for s in found.spans)
     cited = ",".join(source_ids)
-    return content_hash(f"{org_id}|{extractor}|{found.type}|{found.text}|{spans}|{cited}")[:26]
+    named = f"|{','.join(supersedes)}" if supersedes else ""
+    return content_hash(
+        f"{org_id}|{extractor}|{found.type}|{found.text}|{spans}|{cited}{named}"
+    )[:26]
 
 
 def _sensitive(source: Source) -> bool:
@@ -159,13 +169,18 @@ class Reflector:
         sources: Sequence[Source],
         now: datetime,
         suggested: ScopeRef | None = None,
+        supersedes: Sequence[str] = (),
     ) -> ReflectionCandidate:
         assert policy.actor is not None  # require_org refuses a context without an actor
         scopes = tuple(dict.fromkeys(ScopeRef(s.scope, s.scope_key) for s in sources))
         narrowest = min(scopes, key=lambda ref: SCOPE_BREADTH[ref.scope])
         return ReflectionCandidate(
             candidate_id=candidate_id(
-                policy.org_id, extractor.name, found, [s.source_id for s in sources]
+                policy.org_id,
+                extractor.name,
+                found,
+                [s.source_id for s in sources],
+                list(dict.fromkeys(supersedes)),
             ),
             org_id=policy.org_id,
             type=found.type,
@@ -182,6 +197,8 @@ class Reflector:
             created_at=now,
             relation=found.relation,
             sensitive=any(_sensitive(s) for s in sources),
+            replaces=found.replaces,
+            supersedes=tuple(dict.fromkeys(supersedes)),
         )
 
     # -- the calling agent as extractor -----------------------------------------
@@ -216,7 +233,11 @@ class Reflector:
                 suggested = write_target(
                     policy, proposal.suggested_scope, proposal.suggested_scope_key
                 )
-            kept.append(self._candidate(policy, _CALLER, found, sources, now, suggested))
+            kept.append(
+                self._candidate(
+                    policy, _CALLER, found, sources, now, suggested, proposal.supersedes
+                )
+            )
         kept = list({c.candidate_id: c for c in kept}.values())
         new_ids = await self._candidates.add_candidates(kept)
         self._audit.note(
@@ -262,6 +283,10 @@ def _proposal_problem(
         return ReasonCode.INVALID_REQUEST, "a relationship, and only it, carries a relation"
     if not 0 < len(proposal.spans) <= MAX_SPANS:
         return ReasonCode.INVALID_REQUEST, f"cite 1 to {MAX_SPANS} spans"
+    if proposal.supersedes and proposal.type is CandidateType.RELATIONSHIP:
+        return ReasonCode.INVALID_REQUEST, "a statement, not a relationship, supersedes records"
+    if len(proposal.supersedes) > MAX_SPANS:
+        return ReasonCode.INVALID_REQUEST, f"supersede at most {MAX_SPANS} records"
     for n, span in enumerate(proposal.spans):
         source = readable.get(span.source_id)
         if source is None:

@@ -21,13 +21,14 @@ from application.ports import Clock, MemoryStore
 from application.reflection.commands import (
     CandidateList,
     CandidateView,
-    PromotedRecord,
     ReviewRequest,
     ReviewResult,
 )
 from application.reflection.ports import CandidateStore, GraphStore
-from application.reflection.promotion import NativeRecords, native_records
+from application.reflection.promotion import NativeRecords, native_records, promoted_records
 from application.reflection.reading import all_readable, read_sources
+from application.reflection.records import Supersession
+from application.reflection.superseding import Superseding
 from application.trust.audit import AuditTrail
 from application.trust.guard import denied, require_org, write_target
 from domain.errors import ConflictError, NotFoundError, PolicyDeniedError
@@ -63,6 +64,7 @@ class Reviewer:
         self._graph = graph
         self._audit = audit
         self._clock = clock
+        self._superseding = Superseding(store=store, graph=graph)
 
     async def list_candidates(
         self,
@@ -223,6 +225,7 @@ class Reviewer:
             self._audit.note(policy, action, decision, ids=[candidate.candidate_id])
             raise denied(decision, "promoting a candidate")
         where = ScopeRef(decision.scope, decision.scope_key)
+        named = await self._superseding.named(candidate, policy)
         chunks = {
             s.source_id: await self._store.chunks_of_source(candidate.org_id, s.source_id)
             for s in sources
@@ -239,6 +242,9 @@ class Reviewer:
             now=self._clock.now(),
         )
         await self._graph.promote(records.entities, records.edges, records.mentions)
+        links: list[Supersession] = []
+        if candidate.relation is None:  # a statement: its one entity may replace older ones
+            links = await self._superseding.accepted(candidate, records.entities[0], named, policy)
         accepted = self._reviewed(
             candidate,
             policy,
@@ -252,28 +258,11 @@ class Reviewer:
             action,
             decision,
             ids=[candidate.candidate_id, *records.ids],
-            counts=_counts(records),
+            counts={**_counts(records), "supersedes": len(links)},
             hashes=dict(candidate.source_hashes),
         )
         return ReviewResult(
-            candidate=CandidateView.of(accepted),
-            promoted=[
-                *(
-                    PromotedRecord(
-                        id=e.entity_id, kind="entity", type=e.type, source_ids=list(e.source_ids)
-                    )
-                    for e in records.entities
-                ),
-                *(
-                    PromotedRecord(
-                        id=e.edge_id,
-                        kind="relates_to",
-                        type=e.kind,
-                        source_ids=list(e.provenance.source_ids),
-                    )
-                    for e in records.edges
-                ),
-            ],
+            candidate=CandidateView.of(accepted), promoted=promoted_records(records, links)
         )
 
 

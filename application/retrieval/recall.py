@@ -19,7 +19,7 @@ import msgspec
 from application.embedding import QueryVectorCache
 from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.readiness import OrgReadiness
-from application.reflection.derived import DerivedHit, DerivedRecall, chunk_list
+from application.reflection.derived import DerivedHit, DerivedRecall
 from application.rerank import Reranker
 from application.retrieval.lifecycle import LifecycleNote, honour_corrections
 from application.retrieval.options import ConversationRecall
@@ -144,10 +144,12 @@ class Recall:
             return (*await self.resolve(request, policy, found), [])
         # the records' queries run beside the index searches (the store's I/O overlaps
         # the in-process index's CPU work), not before them
-        hits = asyncio.ensure_future(self._derived.hits(request.org_id, request.query, policy))
+        derived = self._derived
+        hits = asyncio.ensure_future(derived.signals(request.org_id, request.query, policy))
+        facts = asyncio.ensure_future(derived.relation_list(request.org_id, request.query, policy))
 
         async def entity_signal() -> dict[str, list[str]]:
-            return {"entity": chunk_list(await hits)}
+            return {**(await hits)[1], "relation": await facts}
 
         signal = entity_signal()
         try:
@@ -156,8 +158,9 @@ class Recall:
             )
         finally:
             signal.close()  # a no-op once awaited; if the pipeline failed first, never awaited
-            if not hits.done():
-                # let an embedded read finish rather than cancel it inside the engine
-                with contextlib.suppress(Exception):
-                    await hits
-        return (*await self.resolve(request, policy, found), hits.result())
+            for pending in (hits, facts):
+                if not pending.done():
+                    # let an embedded read finish rather than cancel it inside the engine
+                    with contextlib.suppress(Exception):
+                        await pending
+        return (*await self.resolve(request, policy, found), hits.result()[0])

@@ -132,6 +132,11 @@ def _check_text(text: str) -> None:
         raise ValueError(f"a candidate is at most {MAX_CANDIDATE_CHARS} characters")
 
 
+def _check_replaces(kind: CandidateType, replaces: str | None) -> None:
+    if replaces is not None and (not replaces.strip() or kind is CandidateType.RELATIONSHIP):
+        raise ValueError("a statement, not a relationship, names a non-empty replaced thing")
+
+
 def _check_relation(kind: CandidateType, relation: Relation | None) -> None:
     if (kind is CandidateType.RELATIONSHIP) != (relation is not None):
         raise ValueError("exactly the relationship candidates carry a relation")
@@ -145,11 +150,14 @@ class Extracted(msgspec.Struct, frozen=True, kw_only=True):
     spans: tuple[Span, ...]
     confidence: float
     relation: Relation | None = None
+    #: the older thing it says it replaces, as written ("instead of SurrealDB" -> "SurrealDB")
+    replaces: str | None = None
 
     def __post_init__(self) -> None:
         _check_text(self.text)
         _check_confidence(self.confidence)
         _check_relation(self.type, self.relation)
+        _check_replaces(self.type, self.replaces)
 
 
 class ReflectionCandidate(msgspec.Struct, frozen=True, kw_only=True):
@@ -159,6 +167,10 @@ class ReflectionCandidate(msgspec.Struct, frozen=True, kw_only=True):
     proposed: promotion refuses a candidate whose source has changed since.
     ``sensitive``: one of its sources is sensitive; ``contradicts``: ids of
     accepted candidates it disagrees with. Either keeps it from auto-accept.
+    ``replaces``: the older thing its text says it replaces (an extractor's
+    cue); ``supersedes``: ids of promoted records it replaces (named by whoever
+    proposed it). Accepting it links them with ``SUPERSEDES``; either keeps it
+    from auto-accept too, since it changes what older memory means.
     """
 
     candidate_id: str
@@ -185,11 +197,16 @@ class ReflectionCandidate(msgspec.Struct, frozen=True, kw_only=True):
     #: what accepting it made: the native records' ids and their scope
     promoted_ids: tuple[str, ...] = ()
     promoted_scope: ScopeRef | None = None
+    replaces: str | None = None
+    supersedes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         _check_text(self.text)
         _check_confidence(self.confidence)
         _check_relation(self.type, self.relation)
+        _check_replaces(self.type, self.replaces)
+        if self.supersedes and self.type is CandidateType.RELATIONSHIP:
+            raise ValueError("a statement, not a relationship, supersedes records")
         if not self.source_ids or len(set(self.source_ids)) != len(self.source_ids):
             raise ValueError("a candidate cites one or more distinct sources")
         if set(self.source_hashes) != set(self.source_ids):
@@ -217,8 +234,8 @@ def auto_accept_problem(candidate: ReflectionCandidate, trusted: frozenset[str])
     The rule (README "Derived memory"): a pending candidate from a trusted
     extractor, at least ``AUTO_ACCEPT_MIN_CONFIDENCE`` sure, drawn from one
     space and kept in that very space, from no sensitive source, contradicting
-    nothing. Everything else (sensitive, contradictory, scope-crossing, a
-    caller's own proposal) waits for a reviewer.
+    and replacing nothing. Everything else (sensitive, contradictory, replacing,
+    scope-crossing, a caller's own proposal) waits for a reviewer.
     """
     if candidate.state is not ReviewState.PENDING:
         return "not pending"
@@ -230,6 +247,8 @@ def auto_accept_problem(candidate: ReflectionCandidate, trusted: frozenset[str])
         return "sensitive source"
     if candidate.contradicts:
         return "contradicts accepted memory"
+    if candidate.replaces or candidate.supersedes:
+        return "replaces accepted memory"
     if candidate.mixed_scope or candidate.suggested_scope != candidate.input_scopes[0]:
         return "crosses a scope"
     return None

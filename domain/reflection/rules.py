@@ -10,7 +10,11 @@ a conversation, a message's participants, and capitalised names after
 "with", "from", "by", "told", "asked", "met". A speaker who decides,
 commits to a task or states a preference also yields a relationship
 (``decided``, ``committed_to``, ``prefers``). Each candidate's text is the
-sentence as written, and its span points at it.
+sentence as written, and its span points at it. A statement that says what
+it replaces ("instead of SurrealDB", "no longer use Redis", "switched from
+weekly releases") carries that phrase (``replaces``; see
+``domain.reflection.supersession``), and such a sentence is a decision (or a
+preference) even without another cue.
 
 Blind spots, on purpose (a person reviews what it proposes, and an LLM or
 the calling agent can propose what it misses):
@@ -36,11 +40,13 @@ from domain.reflection.candidates import (
     Relation,
     Span,
 )
+from domain.reflection.supersession import replaced_phrase
 
 __all__ = ["RULES_EXTRACTOR", "RULES_VERSION", "extract_by_rules"]
 
 RULES_EXTRACTOR = "rules"
-RULES_VERSION = "1"
+#: 2: statements that say what they replace ("instead of", "no longer", "switched from")
+RULES_VERSION = "2"
 
 _I = re.IGNORECASE
 _DECISION = (
@@ -106,6 +112,7 @@ _TURN = re.compile(
     r"|(?P<bare>user|assistant|system)): ",
     re.MULTILINE,
 )
+_LIKING = re.compile(r"\b(?:like|likes|prefer|prefers|want|wants|love|loves)\b", _I)
 _SENTENCE = re.compile(r"[^\n.!?]+(?:[.!?]+|$)", re.MULTILINE)
 
 
@@ -242,10 +249,21 @@ def extract_by_rules(
             sentence = text[start:end]
             span = Span(source_id=source_id, start=start, end=end)
             statement = _statement(sentence)
+            replaced = replaced_phrase(sentence)
+            if statement is None and replaced is not None:
+                # saying what it replaces is a decision (or a preference) in itself
+                liking = _LIKING.search(sentence) is not None
+                statement = (CandidateType.PREFERENCE if liking else CandidateType.DECISION, 0.7)
             if statement is not None:
                 kind, score = statement
                 found.append(
-                    Extracted(type=kind, text=_clip(sentence), spans=(span,), confidence=score)
+                    Extracted(
+                        type=kind,
+                        text=_clip(sentence),
+                        spans=(span,),
+                        confidence=score,
+                        replaces=replaced,
+                    )
                 )
                 if segment.speaker and kind in _PREDICATES:
                     found.append(_relationship(segment.speaker, kind, sentence, span))

@@ -42,6 +42,7 @@ from entrypoints.http.schemas import (
 )
 from entrypoints.http.status_routes import STATUS_ROUTES
 from entrypoints.http.synthesis_routes import SYNTHESIS_ROUTES
+from entrypoints.http.wake_routes import WAKE_ROUTES
 from entrypoints.recent_errors import watch_recent_errors
 
 __all__ = ["create_app"]
@@ -220,6 +221,7 @@ def create_app(
         *BULK_ROUTES,
         *IMPORT_ROUTES,
         *REFLECTION_ROUTES,
+        *WAKE_ROUTES,
     ]
     watch_recent_errors()  # from now on, warnings and errors show in GET /api/status
     document_errors(route_handlers)  # every status each route answers, and bearer auth

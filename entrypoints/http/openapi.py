@@ -32,6 +32,7 @@ _USE_CASE_STATUSES: Mapping[str, frozenset[int]] = {
     "/api/memory/remember": frozenset({409, 502}),  # embedder_mismatch, embedder_failed
     "/api/search": frozenset({502}),
     "/api/context/pack": frozenset({502}),
+    "/api/context/wake": frozenset(),
     # synthesis: an unknown run (404), a blocked draft or another embedder (409),
     # the embedder or the language model failed (502)
     "/api/synthesize": frozenset({409, 502}),

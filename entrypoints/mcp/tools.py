@@ -22,12 +22,14 @@ from application.reflection.commands import (
     ReflectResult,
     ReviewResult,
 )
+from application.reflection.wake_records import WakePack
 from application.results import ContextPack, RememberResult, SearchResults
 from application.sources.views import ImportList, ImportView
 from application.trust.inspection import AccessPreview, SourceView
 from entrypoints.http.import_schemas import ImportIdArgs, ImportStartBody
 from entrypoints.http.reflection_routes import ProposeBody, ReflectBody
 from entrypoints.http.schemas import ContextBody, RememberBody, SearchBody
+from entrypoints.http.wake_routes import WakeBody
 from entrypoints.mcp.reflection_args import (
     CandidateReviewArgs,
     CandidatesListArgs,
@@ -128,6 +130,18 @@ TOOLS: tuple[ToolSpec, ...] = (
         arguments=ContextBody,
         result=ContextPack,
         route=_post("/api/context/pack"),
+    ),
+    ToolSpec(
+        name="wake",
+        title="Wake pack",
+        description=(
+            "What matters now, without a query: active decisions, open tasks, preferences and "
+            "recent memory, each with its sources, in at most 1,200 tokens. Use it once at the "
+            "start of a session."
+        ),
+        arguments=WakeBody,
+        result=WakePack,
+        route=_post("/api/context/wake"),
     ),
     ToolSpec(
         name="inspect_source",

@@ -29,3 +29,15 @@ def test_reflect_list_accept_and_reject(tmp_path: Path) -> None:
     assert again.returncode != 0 and "transition_not_allowed" in again.stderr
     crossing = _run(tmp_path, "candidates", "accept")
     assert crossing.returncode == 2 and "invalid_request" in crossing.stderr
+
+
+def test_wake(tmp_path: Path) -> None:
+    out = _run(tmp_path, "remember", "Decision: ship weekly. TODO rotate the keys.", "--json")
+    sid = json.loads(out.stdout)["source_id"]
+    out = _run(tmp_path, "wake", "--budget", "300")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("Wake pack: ") and sid in out.stdout
+    pack = json.loads(_run(tmp_path, "wake", "--json").stdout)
+    assert pack["items"][0]["source_ids"] == [sid] and pack["token_count"] <= 1200
+    bad = _run(tmp_path, "wake", "--budget", "5000")
+    assert bad.returncode != 0 and "budget_out_of_range" in bad.stderr

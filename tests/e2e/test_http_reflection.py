@@ -177,3 +177,26 @@ def test_bad_reflect_requests(http: Site) -> None:
     assert skipped["skipped"] == [{"source_id": "x", "reason": "not_found"}]
     bad = http.call(ana, "GET", "/api/memory/candidates", params={"limit": 0})
     assert bad.status_code == 422
+
+
+def test_wake_pack_over_http(http: Site) -> None:
+    ana, bob = user_key(http, "ana"), user_key(http, "bob")
+    sid = ok(http.call(ana, "POST", "/api/memory/remember", json=SESSION))["source_id"]
+    fresh = ok(http.call(ana, "POST", "/api/context/wake", json={}))
+    assert [i["source_ids"] for i in fresh["items"]] == [[sid]]
+    assert fresh["token_budget"] == 1200 and fresh["items"][0]["section"] == "recent"
+    decision = _decision(http, ana, sid)
+    ok(http.call(ana, "POST", f"/api/memory/candidates/{decision['id']}/accept", json={}))
+    pack = ok(http.call(ana, "POST", "/api/context/wake", json={"token_budget": 200}))
+    first = pack["items"][0]
+    assert first["section"] == "decisions" and first["source_ids"] == [sid]
+    assert first["entity_id"] and first["reason"].startswith("active decision")
+    assert pack["token_count"] <= 200 and pack["rendered"].startswith("## Active decisions")
+    assert ok(http.call(bob, "POST", "/api/context/wake", json={}))["items"] == []
+    for body, status, reason in (
+        ({"token_budget": 1201}, 422, "budget_out_of_range"),
+        ({"space": "project/none"}, 403, "unverified_membership"),
+        ({"query": "x"}, 400, "unknown_field"),
+    ):
+        answer = http.call(ana, "POST", "/api/context/wake", json=body)
+        assert (answer.status_code, _reason(answer)) == (status, reason), body

@@ -47,6 +47,7 @@ TOOLS = {
     "candidates_list",
     "candidate_review",
     "candidates_propose",
+    "wake",
 }
 
 
@@ -155,6 +156,10 @@ async def _exercise_as_member(client: Client, note: str) -> str:
     assert not listed_candidates.is_error
     missing = await client.call_tool("candidate_review", {"candidate_id": "x", "action": "defer"})
     assert _error(missing) == "not_found"
+    woke = await client.call_tool("wake", {"token_budget": 300})
+    assert not woke.is_error, woke.content
+    assert source_id in {s for i in woke.structured_content["items"] for s in i["source_ids"]}
+    assert woke.structured_content["token_count"] <= 300
     return source_id
 
 

@@ -28,8 +28,9 @@ redacted text, and hidden or sensitive text to the owner only, in inspect).
 Issue 13 adds derived records: a memory's writer proposes a record citing it
 (and sometimes a second memory, perhaps of another space or organisation)
 and accepts it, into its sources' space or explicitly into another; every
-derived record a search or pack returns must cite only memories the oracle
-lets the caller recall, after the corrections too.
+derived record a search or pack returns, and every item of the caller's wake
+pack, must cite only memories the oracle lets the caller recall, after the
+corrections too.
 
 Run: PYTHONPATH=. .venv/bin/python -m pytest \
     tests/unit/application/test_policy_properties.py -q -p no:cacheprovider -s
@@ -55,6 +56,7 @@ from application.reflection.commands import (
     ProposeRequest,
     ReviewRequest,
 )
+from application.reflection.wake_records import WakeRequest
 from application.trust.records import PrincipalRecord
 from domain.errors import ConflictError, InvalidInputError, NotFoundError, PolicyDeniedError
 from domain.lifecycle import CorrectionAction
@@ -471,6 +473,14 @@ async def _read(
             CASES["derived records checked"] += 1
             for source_id in hit.source_ids:
                 assert source_id in visible, f"LEAK: {p} got a record of {by_id.get(source_id)}"
+        # the wake pack (no query) draws on the same memory and derived records: nothing more
+        wake = await world.services.wake.wake(
+            WakeRequest(org_id=record.org_id), await world.ctx(record)
+        )
+        for item in wake.items:
+            CASES["wake items checked"] += 1
+            for source_id in item.source_ids:
+                assert source_id in visible, f"LEAK: {p} woke with {by_id.get(source_id)}"
         returned = [(h.source_id, h.scope, h.scope_key, h.text) for h in search.results]
         returned += [(i.source_id, i.scope, i.scope_key, i.text) for i in pack.items]
         for source_id, scope, scope_key, text in returned:

@@ -81,9 +81,9 @@ def test_schemas_are_objects_at_the_top_with_nested_types_defined() -> None:
 
 
 def test_every_tool_says_when_to_use_it_in_one_or_two_sentences() -> None:
-    assert len({t.name for t in TOOLS}) == len(TOOLS) == 17
+    assert len({t.name for t in TOOLS}) == len(TOOLS) == 18
     every = (*TOOLS, *SYNTHESIS_TOOLS, *EXPORT_TOOLS)
-    assert len({t.name for t in every}) == len(every) == 23
+    assert len({t.name for t in every}) == len(every) == 24
     for tool in every:
         sentences = [s for s in tool.description.split(". ") if s.strip()]
         assert 1 <= len(sentences) <= 2, tool.name

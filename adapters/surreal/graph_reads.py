@@ -1,0 +1,228 @@
+"""The GraphStore port's reads on SurrealDB: entities, edges, full-text, supersessions.
+
+Split from the writes (``graph_store``) so each half stays readable. Reads
+never define tables: a namespace with nothing promoted reads as empty.
+"""
+
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+from surrealdb import RecordID
+
+from adapters.surreal import codec
+from adapters.surreal.connection import SurrealConnection
+from adapters.surreal.derived_tables import TableDefiner
+from application.records import ScoredId
+from application.reflection.records import DerivedEdge, DerivedEntity, Supersession
+from domain.reflection.candidates import CandidateType
+from domain.scopes import ScopeRef
+
+__all__ = ["SCHEMA", "SurrealGraphReads", "decode_entity"]
+
+SCHEMA = """
+DEFINE ANALYZER IF NOT EXISTS tx TOKENIZERS class FILTERS lowercase, snowball(english);
+DEFINE TABLE IF NOT EXISTS entity SCHEMAFULL;
+DEFINE FIELD IF NOT EXISTS type ON entity TYPE string;
+DEFINE FIELD IF NOT EXISTS text ON entity TYPE string;
+DEFINE FIELD IF NOT EXISTS space ON entity TYPE string;
+DEFINE FIELD IF NOT EXISTS source_ids ON entity TYPE array<string>;
+DEFINE FIELD IF NOT EXISTS body ON entity TYPE string;
+DEFINE INDEX IF NOT EXISTS entity_text ON entity FIELDS text FULLTEXT ANALYZER tx BM25;
+DEFINE TABLE IF NOT EXISTS relates_to TYPE RELATION FROM entity TO entity SCHEMAFULL;
+DEFINE FIELD IF NOT EXISTS kind ON relates_to TYPE string;
+DEFINE FIELD IF NOT EXISTS fact ON relates_to TYPE string;
+DEFINE FIELD IF NOT EXISTS body ON relates_to TYPE string;
+DEFINE TABLE IF NOT EXISTS mentions TYPE RELATION FROM entity TO chunk SCHEMAFULL;
+DEFINE FIELD IF NOT EXISTS at ON entity TYPE option<string>;
+DEFINE INDEX IF NOT EXISTS entity_recent ON entity FIELDS type, at;
+DEFINE INDEX IF NOT EXISTS entity_sources ON entity FIELDS source_ids;
+DEFINE FIELD IF NOT EXISTS space ON relates_to TYPE option<string>;
+DEFINE INDEX IF NOT EXISTS relates_fact ON relates_to FIELDS fact FULLTEXT ANALYZER tx BM25;
+DEFINE TABLE IF NOT EXISTS supersedes TYPE RELATION FROM entity TO entity SCHEMAFULL;
+DEFINE FIELD IF NOT EXISTS body ON supersedes TYPE string;
+"""
+_LEXICAL_ALL = (
+    "SELECT meta::id(id) AS id, search::score(1) AS s FROM entity WHERE text @1,OR@ $q "
+    "ORDER BY s DESC, id LIMIT $limit;"
+)
+
+_LEXICAL_VISIBLE = (
+    "SELECT meta::id(id) AS id, search::score(1) AS s FROM entity WHERE text @1,OR@ $q "
+    "AND space IN $spaces ORDER BY s DESC, id LIMIT $limit;"
+)
+
+_EDGES_ALL = (
+    "SELECT meta::id(id) AS id, search::score(1) AS s FROM relates_to WHERE fact @1,OR@ $q "
+    "ORDER BY s DESC, id LIMIT $limit;"
+)
+
+_EDGES_VISIBLE = (
+    "SELECT meta::id(id) AS id, search::score(1) AS s FROM relates_to WHERE fact @1,OR@ $q "
+    "AND space IN $spaces ORDER BY s DESC, id LIMIT $limit;"
+)
+
+_RECENT = (
+    "SELECT body, at, id FROM entity WHERE type IN $types<SPACES> "
+    "ORDER BY at DESC, id LIMIT $limit;"
+)
+
+decode_entity = msgspec.json.Decoder(DerivedEntity).decode
+_decode_edge = msgspec.json.Decoder(DerivedEdge).decode
+_decode_link = msgspec.json.Decoder(Supersession).decode
+
+
+class SurrealGraphReads:
+    """What the graph answers; ``SurrealGraphStore`` adds the writes."""
+
+    def __init__(self, connection: SurrealConnection) -> None:
+        self._conn = connection
+        self._tables = TableDefiner(connection, SCHEMA, "defining the derived graph")
+
+    async def get_entities(
+        self, org_id: str, entity_ids: Sequence[str]
+    ) -> dict[str, DerivedEntity]:
+        namespace = codec.namespace_for(org_id)
+        if not entity_ids or not await self._tables.exists(namespace):
+            return {}
+        rows = await self._tables.read(
+            namespace,
+            "SELECT body FROM $ids;",
+            {"ids": [RecordID("entity", i) for i in dict.fromkeys(entity_ids)]},
+            "reading derived entities",
+        )
+        found = [decode_entity(r["body"]) for r in rows or []]
+        return {e.entity_id: e for e in found}
+
+    async def entity_lexical(
+        self, org_id: str, query: str, limit: int, visible: frozenset[ScopeRef] | None
+    ) -> list[ScoredId]:
+        if not query.strip():
+            return []
+        # on the search path: no root lookup and no DDL; a missing table reads as empty
+        namespace = codec.namespace_for(org_id)
+        variables: dict[str, Any] = {"q": query, "limit": int(limit)}
+        sql = _LEXICAL_ALL
+        if visible is not None:
+            sql = _LEXICAL_VISIBLE
+            variables["spaces"] = sorted(codec.ref_code(ref) for ref in visible)
+        rows = await self._tables.read(namespace, sql, variables, "searching derived entities")
+        return [ScoredId(str(r["id"]), float(r["s"])) for r in rows or []]
+
+    async def mentions_of(self, org_id: str, entity_ids: Sequence[str]) -> dict[str, list[str]]:
+        namespace = codec.namespace_for(org_id)
+        if not entity_ids or not await self._tables.exists(namespace):
+            return {}
+        rows = await self._tables.read(
+            namespace,
+            "SELECT meta::id(in) AS e, meta::id(out) AS c FROM mentions WHERE in IN $ids;",
+            {"ids": [RecordID("entity", i) for i in dict.fromkeys(entity_ids)]},
+            "reading mentions",
+        )
+        found: dict[str, list[str]] = {}
+        for row in rows or []:
+            chunks = found.setdefault(str(row["e"]), [])
+            if str(row["c"]) not in chunks:
+                chunks.append(str(row["c"]))
+        return found
+
+    async def edges_of(self, org_id: str, entity_id: str) -> list[DerivedEdge]:
+        namespace = codec.namespace_for(org_id)
+        if not await self._tables.exists(namespace):
+            return []
+        rows = await self._tables.read(
+            namespace,
+            "SELECT id, body FROM relates_to WHERE in = $e OR out = $e ORDER BY id;",
+            {"e": RecordID("entity", entity_id)},
+            "reading relationships",
+        )
+        return [_decode_edge(r["body"]) for r in rows or []]
+
+    async def edge_lexical(
+        self, org_id: str, query: str, limit: int, visible: frozenset[ScopeRef] | None
+    ) -> list[ScoredId]:
+        if not query.strip() or (visible is not None and not visible):
+            return []
+        namespace = codec.namespace_for(org_id)
+        variables: dict[str, Any] = {"q": query, "limit": int(limit)}
+        sql = _EDGES_ALL
+        if visible is not None:
+            sql = _EDGES_VISIBLE
+            variables["spaces"] = sorted(codec.ref_code(ref) for ref in visible)
+        rows = await self._tables.read(namespace, sql, variables, "searching relationships")
+        return [ScoredId(str(r["id"]), float(r["s"])) for r in rows or []]
+
+    async def get_edges(self, org_id: str, edge_ids: Sequence[str]) -> dict[str, DerivedEdge]:
+        namespace = codec.namespace_for(org_id)
+        if not edge_ids or not await self._tables.exists(namespace):
+            return {}
+        rows = await self._tables.read(
+            namespace,
+            "SELECT body FROM $ids;",
+            {"ids": [RecordID("relates_to", i) for i in dict.fromkeys(edge_ids)]},
+            "reading relationships",
+        )
+        found = [_decode_edge(r["body"]) for r in rows or []]
+        return {e.edge_id: e for e in found}
+
+    async def recent_entities(
+        self,
+        org_id: str,
+        types: frozenset[CandidateType],
+        visible: frozenset[ScopeRef] | None,
+        limit: int,
+    ) -> list[DerivedEntity]:
+        namespace = codec.namespace_for(org_id)
+        if limit < 1 or not types or (visible is not None and not visible):
+            return []
+        if not await self._tables.exists(namespace):
+            return []
+        variables: dict[str, Any] = {"types": sorted(str(t) for t in types), "limit": int(limit)}
+        sql = _RECENT.replace("<SPACES>", "")
+        if visible is not None:
+            sql = _RECENT.replace("<SPACES>", " AND space IN $spaces")
+            variables["spaces"] = sorted(codec.ref_code(ref) for ref in visible)
+        rows = await self._tables.read(namespace, sql, variables, "listing recent entities")
+        return [decode_entity(r["body"]) for r in rows or []]
+
+    async def entities_citing(self, org_id: str, source_ids: Sequence[str]) -> list[DerivedEntity]:
+        namespace = codec.namespace_for(org_id)
+        if not source_ids or not await self._tables.exists(namespace):
+            return []
+        rows = await self._tables.read(
+            namespace,
+            "SELECT id, body FROM entity WHERE source_ids CONTAINSANY $sids ORDER BY id;",
+            {"sids": list(dict.fromkeys(source_ids))},
+            "reading the entities of sources",
+        )
+        return [decode_entity(r["body"]) for r in rows or []]
+
+    async def neighbours(
+        self, org_id: str, entity_ids: Sequence[str], limit: int
+    ) -> list[DerivedEdge]:
+        namespace = codec.namespace_for(org_id)
+        if not entity_ids or limit < 1 or not await self._tables.exists(namespace):
+            return []
+        rows = await self._tables.read(
+            namespace,
+            "SELECT id, body FROM relates_to WHERE in IN $ids OR out IN $ids "
+            "ORDER BY id LIMIT $limit;",
+            {
+                "ids": [RecordID("entity", i) for i in dict.fromkeys(entity_ids)],
+                "limit": int(limit),
+            },
+            "walking relationships",
+        )
+        return [_decode_edge(r["body"]) for r in rows or []]
+
+    async def supersessions(self, org_id: str, entity_ids: Sequence[str]) -> list[Supersession]:
+        namespace = codec.namespace_for(org_id)
+        if not entity_ids or not await self._tables.exists(namespace):
+            return []
+        rows = await self._tables.read(
+            namespace,
+            "SELECT id, body FROM supersedes WHERE in IN $ids OR out IN $ids ORDER BY id;",
+            {"ids": [RecordID("entity", i) for i in dict.fromkeys(entity_ids)]},
+            "reading supersessions",
+        )
+        return [_decode_link(r["body"]) for r in rows or []]
