@@ -1,7 +1,8 @@
 """Reading the workspace's pages as a person would: items, their links, spaces and text.
 
 A small ``html.parser`` walk (no browser): each ``li.hit`` / ``li.item`` is one
-search hit / pack item; ``/memory/sources/<id>`` links name sources; ``.space``
+search hit / pack item; its ``a.open`` link names its own source, other
+``/memory/sources/<id>`` links the sources it names (superseded by ...); ``.space``
 holds the space label; ``.text`` and ``pre.content`` the memory text.
 """
 
@@ -51,7 +52,11 @@ class _Walk(HTMLParser):
             self._start("source-id")
         href = found.get("href") or ""
         if tag == "a" and href.startswith(_PREFIX) and self.current is not None:
-            self.current.source_ids.append(href[len(_PREFIX) :].split("?")[0])
+            linked = href[len(_PREFIX) :].split("?")[0]
+            if "open" in classes:  # the item's own source first, then the sources it names
+                self.current.source_ids.insert(0, linked)
+            else:
+                self.current.source_ids.append(linked)
         if "space" in classes:
             self._start("space")
         if ("text" in classes and tag == "p") or ("content" in classes and tag == "pre"):
