@@ -93,18 +93,23 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     port = free_port()
     env = tessera_env(data_dir, TESSERA_DB_URL="mem://", TESSERA_PORT=str(port))
     url = f"http://127.0.0.1:{port}"
-    proc = start_listening(["serve", "--host", "127.0.0.1", "--port", str(port)], env, url + "/api/health")
+    args = ["serve", "--host", "127.0.0.1", "--port", str(port)]
+    proc = start_listening(args, env, url + "/api/health")
     try:
         owner_key = (data_dir / "credentials" / "owner.key").read_text().strip()
         site = Server(url=url, owner_key=owner_key)
         site.api("POST", "/api/admin/principals", json={"name": "bea"})
-        site.api("POST", "/api/admin/principals", json={"name": "helper", "acting_for": "owner", "delegation_days": 0})
+        # an agent of the owner without a delegation: its own notes and open spaces only
+        helper = {"name": "helper", "acting_for": "owner", "delegation_days": 0}
+        site.api("POST", "/api/admin/principals", json=helper)
         for name in ("bea", "helper"):
             site.keys[name] = site.api("POST", "/api/admin/keys", json={"principal": name})["key"]
         site.keys["owner"] = owner_key
-        space = site.api("POST", "/api/admin/spaces", json={"scope": "project", "scope_key": "apollo"})
+        apollo = {"scope": "project", "scope_key": "apollo"}
+        space = site.api("POST", "/api/admin/spaces", json=apollo)
+        members = f"/api/admin/spaces/{space['space_id']}/members"
         for name in ("owner", "bea"):
-            site.api("POST", f"/api/admin/spaces/{space['space_id']}/members", json={"principal": name, "role": "writer"})
+            site.api("POST", members, json={"principal": name, "role": "writer"})
         yield site
     finally:
         proc.terminate()

@@ -98,7 +98,9 @@ def _pages(owner: Person) -> list[tuple[str, str, bool]]:
     ]
 
 
-def test_every_page_passes_axe_and_is_photographed(owner: Person, browser: Any, server: Server) -> None:
+def test_every_page_passes_axe_and_is_photographed(
+    owner: Person, browser: Any, server: Server
+) -> None:
     findings: dict[str, list[str]] = {}
     for name, path, expect_error in _pages(owner):
         owner.open(path, expect_error=expect_error)
