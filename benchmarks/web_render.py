@@ -2,7 +2,7 @@
 
     python -m benchmarks.web_render --chunks 10000
 
-The home organisation's owner gets N one-chunk notes through ``remember`` on
+The home organisation's owner gets N one-chunk notes through ``remember_many`` on
 embedded SurrealDB (surrealkv by default) with the in-process index, as
 ``tessera serve`` runs them; a few hundred of them are captured through the
 workspace's own form, so the home page has recent captures and recalls to
@@ -41,7 +41,7 @@ from entrypoints.http.app import create_app
 
 __all__ = ["main"]
 
-_CONCURRENCY = 8
+_BATCH = 200
 _FORM_CAPTURES = 200
 
 
@@ -63,14 +63,15 @@ def _sentences(n: int, rng: random.Random) -> list[str]:
 
 
 async def _fill(services: Services, who: PrincipalRecord, texts: list[str]) -> None:
-    async def one(text: str) -> None:
+    """In batches, through the write path imports use (one transaction per batch)."""
+    for start in range(0, len(texts), _BATCH):
         ctx = await services.access.context_for(who, Surface.CLI, services.audit.new_id())
-        await services.memory.remember(RememberRequest(org_id=who.org_id, content=text), ctx)
-
-    for start in range(0, len(texts), _CONCURRENCY):
-        await asyncio.gather(*(one(t) for t in texts[start : start + _CONCURRENCY]))
-        if (start + _CONCURRENCY) % 2000 < _CONCURRENCY:
-            progress(f"  filled {start + _CONCURRENCY}/{len(texts)}")
+        batch = [
+            RememberRequest(org_id=who.org_id, content=t) for t in texts[start : start + _BATCH]
+        ]
+        await services.memory.remember_many(who.org_id, batch, ctx)
+        if (start + _BATCH) % 2000 < _BATCH:
+            progress(f"  filled {start + _BATCH}/{len(texts)}")
     await services.memory.lane.drain()
 
 
@@ -118,9 +119,10 @@ async def run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         began = time.perf_counter()
         await _fill(services, owner, texts[_FORM_CAPTURES:])
         signed = await client.post("/memory/sign-in", data={"api_key": await owner_key(services)})
-        assert signed.status_code == 303
-        found = re.search(r'name="csrf" value="([^"]+)"', (await client.get("/memory")).text)
-        assert found is not None
+        assert signed.status_code == 303, (signed.status_code, signed.text[-2000:])
+        home = await client.get("/memory")
+        found = re.search(r'name="csrf" value="([^"]+)"', home.text)
+        assert found is not None, (home.status_code, home.text[-2000:])
         ids: list[str] = []
         for text in texts[:_FORM_CAPTURES]:  # through the workspace's form: recent captures
             done = await client.post(

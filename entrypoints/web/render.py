@@ -18,9 +18,11 @@ from litestar.template.config import TemplateConfig
 from domain.scopes import MemoryScope
 from entrypoints.web.viewer import Viewer
 
-__all__ = ["TEMPLATES", "page", "template_config", "when"]
+__all__ = ["NAV", "TEMPLATES", "page", "template_config", "when"]
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+#: (label, path) of the top navigation, in order
+NAV = (("Memory", "/memory"), ("Search", "/memory/search"), ("Imports", "/memory/imports"))
 
 
 def when(moment: datetime | None) -> str:
@@ -42,6 +44,7 @@ def environment() -> Environment:
     )
     env.filters["when"] = when
     env.globals["space_label"] = _space
+    env.globals["nav"] = NAV
     return env
 
 
