@@ -127,11 +127,12 @@ def test_each_person_sees_what_the_policy_says(people: People, server: Server) -
         person = owner if name == "owner" else people(name)
         found = person.search(word)
         page_ids = set(_ids(found.hits))
-        # the page shows what the policy lets this key recall through the API; of this
-        # test's sources, exactly the ones the policy oracle says (the vector leg may add
-        # neighbours from other tests' memory, the same on both surfaces)
-        assert page_ids == _oracle(server, name, word), name
-        assert page_ids & ours == sees, name
+        # of this test's sources (all match the made-up word), the page shows exactly
+        # what the policy lets this key recall through the API, and what the policy
+        # oracle says; the vector leg adds neighbours from other tests' memory, which
+        # may move while the embedding lane attaches their vectors, so those are not
+        # compared
+        assert page_ids & ours == _oracle(server, name, word) & ours == sees, name
         assert set(_ids(found.pack)) & ours <= sees, name
         for source_id in sorted(ours):
             visible = source_id in sees or (name == "owner" and source_id == hidden)
