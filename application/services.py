@@ -44,6 +44,7 @@ from application.trust.org_drop import OrgDropper
 from application.trust.ports import AuditLog, ControlStore
 from application.trust.space_admin import SpaceAdmin
 from application.trust.store_compaction import StoreCompactor
+from application.workspace.activity import ActivityFeed
 from domain.policy import MemoryPolicyContext, Surface
 
 __all__ = ["Services"]
@@ -119,6 +120,8 @@ class Services:
             audit=self.audit,
             synthesis_runs=synthesis_runs,
         )
+        #: the caller's recent captures and recalls (the memory workspace's first screen)
+        self.activity = ActivityFeed(store=store, control=control, audit=self.audit)
         self.synthesis = SynthesisService(
             recall=self.recall,
             store=store,

@@ -44,6 +44,8 @@ from entrypoints.http.status_routes import STATUS_ROUTES
 from entrypoints.http.synthesis_routes import SYNTHESIS_ROUTES
 from entrypoints.http.wake_routes import WAKE_ROUTES
 from entrypoints.recent_errors import watch_recent_errors
+from entrypoints.web.registry import web_routers
+from entrypoints.web.render import template_config
 
 __all__ = ["create_app"]
 
@@ -226,7 +228,9 @@ def create_app(
     watch_recent_errors()  # from now on, warnings and errors show in GET /api/status
     document_errors(route_handlers)  # every status each route answers, and bearer auth
     return Litestar(
-        route_handlers=[*route_handlers, docs_assets_router()],
+        # the memory workspace's pages (/memory): server-rendered, not in the OpenAPI schema
+        route_handlers=[*route_handlers, docs_assets_router(), *web_routers()],
+        template_config=template_config(),
         dependencies={
             "services": Provide(provide_services),
             "caller": Provide(provide_caller),

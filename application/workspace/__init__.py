@@ -1,0 +1,1 @@
+"""Use cases behind the memory workspace that no other surface needed first."""

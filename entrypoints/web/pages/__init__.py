@@ -1,0 +1,1 @@
+"""One module per workspace page; ``entrypoints.web.registry`` lists them."""

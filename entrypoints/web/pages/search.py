@@ -1,0 +1,82 @@
+"""Search (``/memory/search?q=``): ranked hits with their reasons, and the pack for the query.
+
+Two use cases with the viewer's context: ``MemoryService.search`` (hits,
+each re-checked by the policy, with the ranker's reason and lifecycle) and
+``MemoryService.context_pack`` (what an agent would be handed: items, token
+count, and how many were withheld). Filters are the API's own
+``FiltersSpec``, parsed by ``parse_filters``.
+"""
+
+from typing import Any
+
+from litestar import Request, get
+from litestar.datastructures import State
+from litestar.response import Template
+
+from application.commands import ContextRequest, SearchRequest
+from application.filters import FiltersSpec, OccurredRange, parse_filters
+from domain.errors import InvalidInputError
+from domain.reasons import ReasonCode
+from domain.scopes import SourceType
+from entrypoints.web.render import page
+from entrypoints.web.viewer import signed_in
+from entrypoints.web.words import parse_space, space_value
+
+__all__ = ["ROUTES"]
+
+_LIMIT = 20
+_PACK_BUDGET = 1_000
+
+
+def _filters(params: Any) -> FiltersSpec | None:
+    scope, key = parse_space(params.get("space"))
+    kind = params.get("kind") or None
+    try:
+        kinds = [SourceType(kind)] if kind else None
+    except ValueError:
+        raise InvalidInputError(ReasonCode.INVALID_FILTER, "unknown source kind") from None
+    start, end = params.get("from") or None, params.get("to") or None
+    spec = FiltersSpec(
+        scope=scope,
+        scope_key=key,
+        source_type=kinds,
+        import_id=params.get("import") or None,
+        occurred_at=OccurredRange(start=start, end=end) if start or end else None,
+    )
+    return None if spec == FiltersSpec() else spec
+
+
+@get("/search", name="web_search")
+async def search(request: Request[Any, Any, State]) -> Template:
+    viewer = await signed_in(request)
+    params = request.query_params
+    query = (params.get("q") or "").strip()
+    spaces = await viewer.services.inspector.visible_spaces(viewer.ctx)
+    results = pack = None
+    if query:
+        filters = parse_filters(_filters(params))
+        ctx = await viewer.context()
+        results = await viewer.services.memory.search(
+            SearchRequest(org_id=ctx.org_id, query=query, limit=_LIMIT, filters=filters), ctx
+        )
+        ctx = await viewer.context()
+        pack = await viewer.services.memory.context_pack(
+            ContextRequest(
+                org_id=ctx.org_id, query=query, token_budget=_PACK_BUDGET, filters=filters
+            ),
+            ctx,
+        )
+    return page(
+        "search.html",
+        viewer,
+        title="Search",
+        query=query,
+        results=results,
+        pack=pack,
+        chosen={name: params.get(name) or "" for name in ("space", "kind", "from", "to", "import")},
+        kinds=[k.value for k in SourceType],
+        spaces=[(space_value(s.scope, s.scope_key), s) for s in spaces],
+    )
+
+
+ROUTES = [search]

@@ -1,0 +1,108 @@
+"""Source inspect (``/memory/sources/{id}``) and its corrections, preview then apply.
+
+The page is ``MemoryInspector.inspect_source`` with the viewer's context: what
+the source is, why the viewer sees it, what was derived from it, what they
+may do next, and (owner, correctors) its history and receipts. A correction
+is two forms: preview (``CorrectionService.preview``: what changes, recall
+impact, whether it can be undone) and apply with the preview's token
+(``CorrectionService.apply``). A preview gone stale answers 409 with its
+reason and a button for a fresh preview.
+"""
+
+from typing import Any
+
+from litestar import Request, Response, get, post
+from litestar.datastructures import State
+from litestar.params import FromPath
+from litestar.response import Redirect, Template
+
+from application.corrections.commands import CorrectionRequest
+from domain.errors import ConflictError, InvalidInputError
+from domain.lifecycle import CorrectionAction
+from domain.reasons import ReasonCode
+from entrypoints.web.forms import Form, posted
+from entrypoints.web.render import page
+from entrypoints.web.viewer import Viewer, signed_in
+from entrypoints.web.words import ACTION_LABELS, ACTION_WORDS
+
+__all__ = ["ROUTES"]
+
+_STALE = {ReasonCode.SOURCE_CHANGED, ReasonCode.PREVIEW_STALE}
+
+
+@get("/sources/{source_id:str}", name="web_source")
+async def inspect(request: Request[Any, Any, State], source_id: FromPath[str]) -> Template:
+    viewer = await signed_in(request)
+    view = await viewer.services.inspector.inspect_source(viewer.ctx, source_id)
+    return page(
+        "source.html",
+        viewer,
+        title="Source",
+        view=view,
+        labels=ACTION_LABELS,
+        words=ACTION_WORDS,
+        done=request.query_params.get("done"),
+    )
+
+
+def _request(form: Form) -> CorrectionRequest:
+    try:
+        action = CorrectionAction(form.get("action"))
+    except ValueError:
+        raise InvalidInputError(ReasonCode.INVALID_REQUEST, "unknown correction") from None
+    target = form.optional("target")
+    return CorrectionRequest(
+        action=action,
+        reason=form.optional("reason"),
+        replacement_id=target if action is CorrectionAction.SUPERSEDE else None,
+        canonical_id=target if action is CorrectionAction.MARK_DUPLICATE else None,
+        summary=form.optional("summary") if action is CorrectionAction.REDACT else None,
+    )
+
+
+def _preview_page(
+    viewer: Viewer, source_id: str, form: Form, correction: CorrectionRequest, **context: Any
+) -> Template:
+    return page(
+        "correction.html",
+        viewer,
+        title="Preview a correction",
+        source_id=source_id,
+        correction=correction,
+        label=ACTION_LABELS[correction.action],
+        words=ACTION_WORDS[correction.action],
+        fields={name: form.get(name) for name in ("action", "target", "reason", "summary")},
+        **context,
+    )
+
+
+@post("/sources/{source_id:str}/preview", status_code=200)
+async def preview(request: Request[Any, Any, State], source_id: FromPath[str]) -> Template:
+    viewer = await signed_in(request)
+    form = await posted(request, viewer)
+    correction = _request(form)
+    found = await viewer.services.corrections.preview(viewer.ctx, source_id, correction)
+    return _preview_page(viewer, source_id, form, correction, preview=found, stale=None)
+
+
+@post("/sources/{source_id:str}/apply", status_code=303)
+async def apply(request: Request[Any, Any, State], source_id: FromPath[str]) -> Response[Any]:
+    viewer = await signed_in(request)
+    form = await posted(request, viewer)
+    correction = _request(form)
+    try:
+        await viewer.services.corrections.apply(
+            viewer.ctx, source_id, correction, form.optional("preview_token")
+        )
+    except ConflictError as exc:
+        if exc.reason not in _STALE:
+            raise
+        stale = _preview_page(
+            viewer, source_id, form, correction, preview=None, stale=exc.reason
+        )
+        stale.status_code = 409
+        return stale
+    return Redirect(f"/memory/sources/{source_id}?done={correction.action}", status_code=303)
+
+
+ROUTES = [inspect, preview, apply]

@@ -1,0 +1,82 @@
+"""Rendering workspace pages: one Jinja environment, autoescape on, strict about names.
+
+Every value a page shows goes through Jinja's escaping (``autoescape=True``
+for every template, whatever its name), so remembered markup renders as
+text. Templates never mark memory text ``|safe``.
+"""
+
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from litestar.plugins.jinja import JinjaTemplateEngine
+from litestar.response import Template
+from litestar.template.config import TemplateConfig
+
+from domain.scopes import MemoryScope
+from entrypoints.web.viewer import Viewer
+
+__all__ = ["NAV", "TEMPLATES", "page", "template_config", "when"]
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+#: (label, path) of the top navigation, in order
+NAV = (("Memory", "/memory"), ("Search", "/memory/search"), ("Imports", "/memory/imports"))
+
+
+def when(moment: datetime | None) -> str:
+    """A time as a person reads it: minutes, UTC."""
+    return "" if moment is None else moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _space_words(viewer: Viewer | None) -> Callable[[object, object], str]:
+    """A space as a person reads it: a private space's key is a principal id, not a name."""
+
+    def label(scope: object, key: object = None) -> str:
+        if key in (None, ""):
+            return f"{scope}"
+        if scope == MemoryScope.PRIVATE:
+            if viewer is not None and key == viewer.ctx.user_id:
+                return "private · yours"
+            if viewer is not None and key == viewer.ctx.agent_id:
+                return "private · this agent's notes"
+            return "private · an agent's notes"
+        return f"{scope} · {key}"
+
+    return label
+
+
+def environment() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["when"] = when
+    env.globals["space_label"] = _space_words(None)
+    env.globals["nav"] = NAV
+    return env
+
+
+def template_config() -> TemplateConfig[JinjaTemplateEngine]:
+    return TemplateConfig(instance=JinjaTemplateEngine.from_environment(environment()))
+
+
+def page(
+    name: str,
+    viewer: Viewer | None,
+    *,
+    status_code: int = 200,
+    **context: Any,
+) -> Template:
+    """A page with the layout's facts: who is signed in, their CSRF token, the scopes."""
+    base: Mapping[str, Any] = {
+        "viewer": viewer,
+        "csrf": viewer.session.csrf_token if viewer is not None else "",
+        "scopes": [s.value for s in MemoryScope],
+        "space_label": _space_words(viewer),
+    }
+    return Template(template_name=name, context={**base, **context}, status_code=status_code)
