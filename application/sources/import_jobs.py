@@ -252,6 +252,14 @@ class ImportJobs:
         if active and job.status not in FINISHED and job.status is not ImportStatus.RUNNING:
             return view_of(job, ImportStatus.RUNNING)
         if not active and job.status is ImportStatus.RUNNING:
+            # the task may have finished (and saved its end) while this record was read:
+            # its own last save decides, and only a record still running was cut off
+            latest = await self._service.get(job.org_id, job.import_id)
+            if latest.status is not ImportStatus.RUNNING:
+                counters = msgspec.structs.replace(
+                    latest.counters, embedding_pending=job.counters.embedding_pending
+                )
+                return view_of(msgspec.structs.replace(latest, counters=counters))
             return view_of(job, ImportStatus.PAUSED)  # its process stopped mid-way
         return view_of(job)
 
