@@ -10,15 +10,21 @@ from litestar import Router
 from litestar.static_files import create_static_files_router
 
 from entrypoints.web.errors import WEB_EXCEPTION_HANDLERS
-from entrypoints.web.pages import home, search, sign_in, source
+from entrypoints.web.pages import access, home, review, search, sign_in, source, status, synthesize
 from entrypoints.web.security import PageHeaders
 
 __all__ = ["NAV", "PAGES", "web_routers"]
 
-PAGES = (sign_in, home, search, source)
+PAGES = (sign_in, home, search, source, review, synthesize, access, status)
 
 #: (label, path) of the top navigation
-NAV = (("Memory", "/memory"), ("Search", "/memory/search"))
+NAV = (
+    ("Memory", "/memory"),
+    ("Search", "/memory/search"),
+    ("Review", "/memory/review"),
+    ("Synthesize", "/memory/synthesize"),
+    ("Access", "/memory/access"),
+)
 
 _STATIC = Path(__file__).resolve().parent / "static"
 
