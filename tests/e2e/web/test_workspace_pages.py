@@ -236,3 +236,31 @@ def test_an_agent_without_a_delegation_sees_only_its_own(site: Site) -> None:
     drafted = site.client.post(f"{planned.headers['location']}/draft", data={"csrf": agent_csrf})
     assert drafted.status_code == 200 and "wombat-9090" not in drafted.text
     assert site.client.get("/memory/status").status_code == 403
+
+
+def test_a_source_hidden_after_the_draft_never_shows_on_the_verify_page(site: Site) -> None:
+    csrf = site.sign_in()
+    secret = site.remember(csrf, "The ledger vault code is marmot-5521 for the ledger service.")
+    site.remember(csrf, "The ledger service replays entries after a crash.")
+    planned = site.client.post(
+        "/memory/synthesize/plan",
+        data={"csrf": csrf, "query": "ledger service vault code"},
+        follow_redirects=False,
+    )
+    run_path = planned.headers["location"]
+    drafted = site.client.post(f"{run_path}/draft", data={"csrf": csrf}).text
+    assert "marmot-5521" in drafted  # readable when drafted
+    preview = site.client.post(
+        f"/memory/sources/{secret}/preview", data={"csrf": csrf, "action": "hide"}
+    )
+    token = re.search(r'name="preview_token" value="([^"]+)"', preview.text)
+    assert token is not None
+    site.client.post(
+        f"/memory/sources/{secret}/apply",
+        data={"csrf": csrf, "action": "hide", "preview_token": token.group(1)},
+    )
+    verified = site.client.post(f"{run_path}/verify", data={"csrf": csrf})
+    assert verified.status_code == 200 and "Verification:" in verified.text
+    assert "marmot-5521" not in verified.text
+    assert "marmot-5521" not in site.client.get(run_path).text
+    assert "marmot-5521" not in site.client.post(f"{run_path}/draft", data={"csrf": csrf}).text
