@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import msgspec
 import pytest
+from msgspec.structs import replace
 
 from application.trust.ports import AuditLog
 from application.trust.records import AuditReceipt
@@ -151,3 +152,29 @@ class AuditLogContract:
         got.hashes["later"] = "x"
         (again,) = await audit_log.recent(ORG_A, 1)
         _assert_exactly(again, _full("r1"))
+
+    async def test_recent_by_is_one_actors_chosen_actions_newest_first(
+        self, audit_log: AuditLog
+    ) -> None:
+        base = datetime(2026, 1, 1, tzinfo=UTC)
+        await audit_log.record(
+            [
+                receipt("r1", at=base, action="search"),
+                receipt("r2", at=base + timedelta(1), action="remember"),
+                receipt("r3", at=base + timedelta(2), action="inspect"),
+                replace(receipt("r4", at=base + timedelta(3), action="search"), actor_id="u2"),
+                # the user's agent acts for the user: the same actor
+                replace(receipt("r5", at=base + timedelta(4), action="context"), agent_id="a1"),
+                receipt("b1", ORG_B, at=base + timedelta(5), action="search"),
+            ]
+        )
+        actions = ["search", "context", "remember"]
+        got = await audit_log.recent_by(ORG_A, "u1", actions, 10)
+        assert [r.receipt_id for r in got] == ["r5", "r2", "r1"]
+        assert [r.receipt_id for r in await audit_log.recent_by(ORG_A, "u1", actions, 2)] == [
+            "r5",
+            "r2",
+        ]
+        assert await audit_log.recent_by(ORG_A, "u1", actions, 0) == []
+        assert await audit_log.recent_by(ORG_A, "u1", [], 10) == []
+        assert await audit_log.recent_by("org-never-seen", "u1", actions, 10) == []

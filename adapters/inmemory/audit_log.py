@@ -44,3 +44,15 @@ class InMemoryAuditLog:
         held = self._orgs.get(org_id, {}).values()
         newest = sorted(held, key=lambda r: (r.at, r.receipt_id), reverse=True)
         return [copy.deepcopy(r) for r in newest[:limit]]
+
+    async def recent_by(
+        self, org_id: str, actor_id: str, actions: Sequence[str], limit: int
+    ) -> list[AuditReceipt]:
+        wanted = set(actions)
+        held = [
+            r
+            for r in self._orgs.get(org_id, {}).values()
+            if r.actor_id == actor_id and r.action in wanted
+        ]
+        newest = sorted(held, key=lambda r: (r.at, r.receipt_id), reverse=True)
+        return [copy.deepcopy(r) for r in newest[: max(0, limit)]]

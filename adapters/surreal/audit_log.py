@@ -29,6 +29,10 @@ from domain.errors import UpstreamError
 __all__ = ["SurrealAuditLog"]
 
 _RECENT = "SELECT * FROM audit_receipt ORDER BY at DESC, id DESC LIMIT $limit;"
+_RECENT_BY = (
+    "SELECT * FROM audit_receipt WHERE actor_id = $actor AND action IN $actions "
+    "ORDER BY at DESC, id DESC LIMIT $limit;"
+)
 
 
 class SurrealAuditLog:
@@ -83,7 +87,18 @@ class SurrealAuditLog:
             raise
 
     async def recent(self, org_id: str, limit: int) -> list[AuditReceipt]:
-        if limit < 1:
+        return await self._select(org_id, _RECENT, {"limit": int(limit)})
+
+    async def recent_by(
+        self, org_id: str, actor_id: str, actions: Sequence[str], limit: int
+    ) -> list[AuditReceipt]:
+        variables = {"actor": actor_id, "actions": list(actions), "limit": int(limit)}
+        return await self._select(org_id, _RECENT_BY, variables)
+
+    async def _select(
+        self, org_id: str, sql: str, variables: dict[str, Any]
+    ) -> list[AuditReceipt]:
+        if variables["limit"] < 1:
             return []
         namespace = namespace_for(org_id)
         (root,) = await self._conn.query(None, "INFO FOR ROOT;", operation="listing namespaces")
@@ -92,6 +107,6 @@ class SurrealAuditLog:
             return []
         await self._ensure_table(namespace)
         (rows,) = await self._conn.query(
-            namespace, _RECENT, {"limit": int(limit)}, operation="reading audit receipts"
+            namespace, sql, variables, operation="reading audit receipts"
         )
         return [from_row(AuditReceipt, row) for row in rows or []]

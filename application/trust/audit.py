@@ -118,6 +118,12 @@ class AuditTrail:
         await self.flush()
         return await self._log.recent(org_id, limit)
 
+    async def recent_by(
+        self, org_id: str, actor_id: str, actions: Sequence[str], limit: int
+    ) -> list[AuditReceipt]:
+        await self.flush()
+        return await self._log.recent_by(org_id, actor_id, actions, limit)
+
     async def close(self) -> None:
         # Wake the flusher and let it finish rather than cancel it: cancelling a
         # write in flight drops it inside the embedded engine, which aborts the

@@ -106,3 +106,10 @@ class AuditLog(Protocol):
     async def recent(self, org_id: str, limit: int) -> list[AuditReceipt]:
         """The newest receipts of the organisation, newest first."""
         ...
+
+    async def recent_by(
+        self, org_id: str, actor_id: str, actions: Sequence[str], limit: int
+    ) -> list[AuditReceipt]:
+        """The newest receipts of one actor (a user, with its agents) for these actions,
+        newest first: what the workspace shows a person of their own activity."""
+        ...

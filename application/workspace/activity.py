@@ -22,11 +22,12 @@ from domain.scopes import LifecycleState, MemoryScope, SourceType
 
 __all__ = ["Activity", "ActivityFeed", "AgentReads", "RecentCapture", "RecentRecall"]
 
-#: receipts looked at (newest first), and what each list shows at most
-RECEIPTS_SCANNED = 500
+#: the caller's receipts looked at (newest first), and what each list shows at most
+RECEIPTS_SCANNED = 100
 SHOWN = 10
 EXCERPT_CHARS = 160
 _READS = frozenset({"search", "context"})
+_ACTIONS = ("remember", *sorted(_READS))
 
 
 class RecentCapture(msgspec.Struct, frozen=True, kw_only=True):
@@ -80,9 +81,11 @@ class ActivityFeed:
 
     async def recent(self, ctx: MemoryPolicyContext) -> Activity:
         require_org(ctx, ctx.org_id)
-        receipts = [
-            r for r in await self._audit.recent(ctx.org_id, RECEIPTS_SCANNED) if r.allowed
-        ]
+        if ctx.user_id is None:
+            return Activity(captures=[], recalls=[], agents=[])
+        # one actor's remembers and reads only (a user's agents act under the user's id)
+        found = await self._audit.recent_by(ctx.org_id, ctx.user_id, _ACTIONS, RECEIPTS_SCANNED)
+        receipts = [r for r in found if r.allowed]
         captures = await self._captures(ctx, receipts)
         recalls = [
             RecentRecall(

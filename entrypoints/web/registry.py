@@ -1,7 +1,7 @@
 """The workspace's pages, one module each, and the router that serves them.
 
 Adding a page: write ``pages/<name>.py`` with its ``ROUTES`` (and a template),
-then list it in ``PAGES``; ``NAV`` is the top navigation, in order.
+list it in ``PAGES`` and, for the top navigation, in ``render.NAV``.
 """
 
 from pathlib import Path
@@ -10,21 +10,22 @@ from litestar import Router
 from litestar.static_files import create_static_files_router
 
 from entrypoints.web.errors import WEB_EXCEPTION_HANDLERS
-from entrypoints.web.pages import access, home, review, search, sign_in, source, status, synthesize
+from entrypoints.web.pages import (
+    access,
+    home,
+    imports,
+    review,
+    search,
+    sign_in,
+    source,
+    status,
+    synthesize,
+)
 from entrypoints.web.security import PageHeaders
 
-__all__ = ["NAV", "PAGES", "web_routers"]
+__all__ = ["PAGES", "web_routers"]
 
-PAGES = (sign_in, home, search, source, review, synthesize, access, status)
-
-#: (label, path) of the top navigation
-NAV = (
-    ("Memory", "/memory"),
-    ("Search", "/memory/search"),
-    ("Review", "/memory/review"),
-    ("Synthesize", "/memory/synthesize"),
-    ("Access", "/memory/access"),
-)
+PAGES = (sign_in, home, search, source, imports, review, synthesize, access, status)
 
 _STATIC = Path(__file__).resolve().parent / "static"
 

@@ -5,7 +5,7 @@ for every template, whatever its name), so remembered markup renders as
 text. Templates never mark memory text ``|safe``.
 """
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -18,9 +18,18 @@ from litestar.template.config import TemplateConfig
 from domain.scopes import MemoryScope
 from entrypoints.web.viewer import Viewer
 
-__all__ = ["TEMPLATES", "page", "template_config", "when"]
+__all__ = ["NAV", "TEMPLATES", "page", "template_config", "when"]
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+#: (label, path) of the top navigation, in order
+NAV = (
+    ("Memory", "/memory"),
+    ("Search", "/memory/search"),
+    ("Imports", "/memory/imports"),
+    ("Review", "/memory/review"),
+    ("Synthesize", "/memory/synthesize"),
+    ("Access", "/memory/access"),
+)
 
 
 def when(moment: datetime | None) -> str:
@@ -28,8 +37,21 @@ def when(moment: datetime | None) -> str:
     return "" if moment is None else moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _space(scope: object, key: object = None) -> str:
-    return f"{scope}" if key in (None, "") else f"{scope} · {key}"
+def _space_words(viewer: Viewer | None) -> Callable[[object, object], str]:
+    """A space as a person reads it: a private space's key is a principal id, not a name."""
+
+    def label(scope: object, key: object = None) -> str:
+        if key in (None, ""):
+            return f"{scope}"
+        if scope == MemoryScope.PRIVATE:
+            if viewer is not None and key == viewer.ctx.user_id:
+                return "private · yours"
+            if viewer is not None and key == viewer.ctx.agent_id:
+                return "private · this agent's notes"
+            return "private · an agent's notes"
+        return f"{scope} · {key}"
+
+    return label
 
 
 def environment() -> Environment:
@@ -41,7 +63,8 @@ def environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters["when"] = when
-    env.globals["space_label"] = _space
+    env.globals["space_label"] = _space_words(None)
+    env.globals["nav"] = NAV
     return env
 
 
@@ -61,5 +84,6 @@ def page(
         "viewer": viewer,
         "csrf": viewer.session.csrf_token if viewer is not None else "",
         "scopes": [s.value for s in MemoryScope],
+        "space_label": _space_words(viewer),
     }
     return Template(template_name=name, context={**base, **context}, status_code=status_code)

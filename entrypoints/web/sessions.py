@@ -87,23 +87,33 @@ class SessionStore:
 
 @dataclass
 class SignInLimiter:
-    """At most ``attempts`` sign-ins per client in any ``window_seconds``."""
+    """A client with ``attempts`` failed sign-ins in the last ``window_seconds`` is refused
+    every sign-in (429) until the oldest failure leaves the window.
+
+    Why failures: guessing keys is what the limit stops; a person signing in and
+    out, or several people behind one address, should not be locked out by
+    sign-ins that worked.
+    """
 
     clock: Callable[[], float] = time.monotonic
     attempts: int = SIGN_IN_ATTEMPTS
     window_seconds: float = SIGN_IN_WINDOW_SECONDS
     _seen: "OrderedDict[str, deque[float]]" = field(default_factory=OrderedDict)
 
-    def allow(self, client: str) -> bool:
-        """Count one attempt by ``client``; False when it is over the limit."""
+    def _recent(self, client: str) -> "deque[float]":
         now = self.clock()
         times = self._seen.pop(client, None) or deque()
         while times and now - times[0] >= self.window_seconds:
             times.popleft()
-        allowed = len(times) < self.attempts
-        if allowed:
-            times.append(now)
         self._seen[client] = times
         while len(self._seen) > _MAX_CLIENTS:
             self._seen.popitem(last=False)
-        return allowed
+        return times
+
+    def allow(self, client: str) -> bool:
+        """False while ``client`` is over the limit (checked before the key is)."""
+        return len(self._recent(client)) < self.attempts
+
+    def failed(self, client: str) -> None:
+        """Count one failed sign-in by ``client``."""
+        self._recent(client).append(self.clock())

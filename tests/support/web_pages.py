@@ -3,7 +3,8 @@
 A small ``html.parser`` walk (no browser): each ``li.hit`` / ``li.item`` is one
 search hit / pack item; its ``a.open`` link names its own source, other
 ``/memory/sources/<id>`` links the sources it names (superseded by ...); ``.space``
-holds the space label; ``.text`` and ``pre.content`` the memory text.
+names the space in ``data-scope`` / ``data-key`` (its text is the words a person
+reads); ``.text`` and ``pre.content`` hold the memory text.
 """
 
 from dataclasses import dataclass, field
@@ -57,8 +58,10 @@ class _Walk(HTMLParser):
                 self.current.source_ids.insert(0, linked)
             else:
                 self.current.source_ids.append(linked)
-        if "space" in classes:
-            self._start("space")
+        if "space" in classes and (self.current or self.page.source) is not None:
+            target = self.current or self.page.source
+            assert target is not None
+            target.space = f"{found.get('data-scope') or ''} · {found.get('data-key') or ''}"
         if ("text" in classes and tag == "p") or ("content" in classes and tag == "pre"):
             self._start("text")
         if tag == "code":
@@ -88,8 +91,6 @@ class _Walk(HTMLParser):
             self.page.reason = value.strip()
         elif what == "source-id" and self.page.source is not None:
             self.page.source.source_ids.append(value.strip())
-        elif target is not None and what == "space":
-            target.space = value.strip()
         elif target is not None and what == "text":
             target.text = value
 

@@ -2,7 +2,8 @@
 
 The key is checked by the same ``Services.session`` as a bearer key; on
 success the browser gets only a random session id. Attempts are limited per
-client address, so the form cannot be used to guess keys quickly.
+client address (failed ones: see ``SignInLimiter``), so the form cannot be
+used to guess keys quickly.
 """
 
 from typing import Any
@@ -50,6 +51,7 @@ async def sign_in(request: Request[Any, Any, State]) -> Response[Any]:
     try:
         await services.session(key, Surface.WEB)
     except AuthenticationError:
+        state.limiter.failed(client_of(request))
         problem = "That key was not accepted (unknown, revoked or mistyped)."
         return page("sign_in.html", None, title="Sign in", problem=problem, status_code=401)
     state.sessions.end(request.cookies.get(COOKIE))  # a new session id at every sign-in

@@ -95,6 +95,7 @@ def _pages(owner: Person) -> list[tuple[str, str, bool]]:
         ("source", f"/memory/sources/{source_id}", False),
         ("source-other", f"/memory/sources/{other}", False),
         ("not-found", "/memory/sources/no-such-source", True),
+        ("imports", "/memory/imports", False),
     ]
 
 

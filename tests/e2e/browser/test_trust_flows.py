@@ -6,14 +6,17 @@ without a delegation see. Every person's requests stay on 127.0.0.1, with no
 console error and no dialog (``Person.check_clean``).
 """
 
+import time
 import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.e2e.browser.conftest import Server
 from tests.e2e.browser.person import Person
+from tests.support import archives
 
 pytestmark = pytest.mark.slow
 
@@ -124,11 +127,12 @@ def test_each_person_sees_what_the_policy_says(people: People, server: Server) -
         person = owner if name == "owner" else people(name)
         found = person.search(word)
         page_ids = set(_ids(found.hits))
-        # the page shows what the policy lets this key recall through the API; of this
-        # test's sources, exactly the ones the policy oracle says (the vector leg may add
-        # neighbours from other tests' memory, the same on both surfaces)
-        assert page_ids == _oracle(server, name, word), name
-        assert page_ids & ours == sees, name
+        # of this test's sources (all match the made-up word), the page shows exactly
+        # what the policy lets this key recall through the API, and what the policy
+        # oracle says; the vector leg adds neighbours from other tests' memory, which
+        # may move while the embedding lane attaches their vectors, so those are not
+        # compared
+        assert page_ids & ours == _oracle(server, name, word) & ours == sees, name
         assert set(_ids(found.pack)) & ours <= sees, name
         for source_id in sorted(ours):
             visible = source_id in sees or (name == "owner" and source_id == hidden)
@@ -144,3 +148,32 @@ def test_each_person_sees_what_the_policy_says(people: People, server: Server) -
 
 
 _REFUSALS = {"not_found", "unverified_membership", "delegation_required", "principal_mismatch"}
+
+
+def test_import_a_small_mailbox_and_watch_it_finish(people: People, tmp_path: Path) -> None:
+    owner = people("owner")
+    mbox = archives.build_mbox(tmp_path).path
+    owner.open("/memory/imports")
+    owner.page.set_input_files("#file", str(mbox))
+    owner.page.select_option("#adapter", "mbox")
+    owner.page.click("button:has-text('Start the import')")
+    owner.page.wait_for_url("**/memory/imports/**")
+    deadline = time.monotonic() + 60
+    while "completed" not in _status(owner):
+        assert time.monotonic() < deadline, "the import did not finish"
+        owner.page.wait_for_timeout(500)  # the page refreshes itself while it runs
+    owner.page.reload()  # settled: no refresh pending
+    assert owner.page.inner_text("#c-written") == "4"
+    assert "Records not written" in owner.page.content()
+    assert owner.serious_accessibility_findings() == []
+    owner.screenshot("import")
+
+
+def _status(person: Person) -> str:
+    """The import's status line; '' while the page is between two of its refreshes."""
+    from playwright.sync_api import Error
+
+    try:
+        return person.page.inner_text("[role=status]", timeout=2000)
+    except Error:
+        return ""

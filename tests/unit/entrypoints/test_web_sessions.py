@@ -50,12 +50,21 @@ def test_the_oldest_session_ends_when_the_store_is_full() -> None:
     assert store.get(first.session_id) is None and len(store) == 2
 
 
-def test_sign_in_attempts_are_limited_per_client_per_window() -> None:
+def test_failed_sign_ins_are_limited_per_client_per_window() -> None:
     clock = Clock()
     limiter = SignInLimiter(clock=clock, attempts=3, window_seconds=60)
-    assert [limiter.allow("1.2.3.4") for _ in range(4)] == [True, True, True, False]
+    for _ in range(10):  # sign-ins that worked do not count
+        assert limiter.allow("1.2.3.4")
+    allowed = []
+    for _ in range(4):
+        allowed.append(limiter.allow("1.2.3.4"))
+        if allowed[-1]:
+            limiter.failed("1.2.3.4")
+    assert allowed == [True, True, True, False]
     assert limiter.allow("5.6.7.8")  # another client has its own count
-    clock.now += 60
+    clock.now += 59
+    assert not limiter.allow("1.2.3.4")
+    clock.now += 1
     assert limiter.allow("1.2.3.4")
 
 

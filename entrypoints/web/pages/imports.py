@@ -1,0 +1,130 @@
+"""Imports (``/memory/imports``): upload an archive, watch it, pause, resume or cancel it.
+
+Views over ``ImportJobs`` with the viewer's context, as the import routes of
+the API: ``start`` (the archive saved under the import root by the same
+``save_upload``, size limit stated on the page and enforced before a byte is
+read), ``list_jobs``, ``get``, ``pause``, ``resume``, ``cancel``. A running
+import's page refreshes itself every few seconds (a meta refresh: no script).
+"""
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from litestar import Request, Response, get, post
+from litestar.datastructures import State, UploadFile
+from litestar.params import FromPath
+from litestar.response import Redirect, Template
+
+from application.services import Services
+from application.sources.import_jobs import ImportJobs
+from application.sources.jobs import ImportStatus
+from application.sources.views import ImportView
+from domain.errors import InvalidInputError, NotFoundError
+from domain.reasons import ReasonCode
+from domain.scopes import MemoryScope
+from entrypoints.http.uploads import save_upload, too_large
+from entrypoints.web.forms import posted
+from entrypoints.web.render import page
+from entrypoints.web.viewer import Viewer, signed_in
+from entrypoints.web.words import parse_space, space_value
+
+__all__ = ["ROUTES"]
+
+_ACTIONS = ("pause", "resume", "cancel")
+_RUNNING = {ImportStatus.PENDING, ImportStatus.RUNNING}
+
+
+def _jobs(services: Services) -> ImportJobs:
+    if services.imports is None:
+        raise NotFoundError(ReasonCode.NOT_FOUND, "imports are not configured on this service")
+    return services.imports
+
+
+def _rate(view: ImportView) -> float | None:
+    """Records read per second since the import started."""
+    seconds = (view.updated_at - view.created_at).total_seconds()
+    return round(view.counters.read / seconds, 1) if seconds > 0 else None
+
+
+def _shown(view: ImportView) -> dict[str, Any]:
+    return {
+        "view": view,
+        "archive": Path(view.path).name,  # the file, not where the server keeps it
+        "rate": _rate(view),
+        "running": view.status in _RUNNING,
+    }
+
+
+@get("/imports", name="web_imports")
+async def imports(request: Request[Any, Any, State]) -> Template:
+    viewer = await signed_in(request)
+    jobs = _jobs(viewer.services)
+    listed = await jobs.list_jobs(viewer.ctx)
+    spaces = await viewer.services.inspector.visible_spaces(await viewer.context())
+    return page(
+        "imports.html",
+        viewer,
+        title="Imports",
+        imports=[_shown(v) for v in listed],
+        adapters=jobs.adapters,
+        limit_mb=round(jobs.max_upload_bytes / 1_000_000, 1),
+        spaces=[(space_value(s.scope, s.scope_key), s) for s in spaces],
+    )
+
+
+async def _start(request: Request[Any, Any, State], viewer: Viewer, jobs: ImportJobs) -> str:
+    raw = request.headers.get("content-length")
+    if raw is None or not raw.isdigit():
+        raise InvalidInputError(ReasonCode.INVALID_REQUEST, "an upload needs a Content-Length")
+    if int(raw) > jobs.max_upload_bytes:
+        raise too_large(jobs.max_upload_bytes)
+    form = await posted(request, viewer)  # the CSRF token before anything is kept
+    upload = (await request.form()).get("file")
+    if not isinstance(upload, UploadFile) or not upload.filename:
+        raise InvalidInputError(ReasonCode.INVALID_REQUEST, "choose an archive to upload")
+    scope, key = parse_space(form.get("space"))
+    folder = jobs.upload_dir(viewer.services.audit.new_id())
+    path = await asyncio.to_thread(
+        save_upload, upload.file, upload.filename, folder, jobs.max_upload_bytes
+    )
+    await upload.close()
+    started = await jobs.start(
+        viewer.ctx,
+        key_id=viewer.caller.key_id,
+        adapter=form.get("adapter"),
+        path=str(path),
+        scope=scope or MemoryScope.PRIVATE,
+        scope_key=key,
+    )
+    return started.id
+
+
+@post("/imports", status_code=303, request_max_body_size=None)
+async def start(request: Request[Any, Any, State]) -> Response[Any]:
+    viewer = await signed_in(request)
+    import_id = await _start(request, viewer, _jobs(viewer.services))
+    return Redirect(f"/memory/imports/{import_id}", status_code=303)
+
+
+@get("/imports/{import_id:str}", name="web_import")
+async def one(request: Request[Any, Any, State], import_id: FromPath[str]) -> Template:
+    viewer = await signed_in(request)
+    view = await _jobs(viewer.services).get(viewer.ctx, import_id)
+    return page("import.html", viewer, title="Import", **_shown(view))
+
+
+@post("/imports/{import_id:str}/{action:str}", status_code=303)
+async def act(
+    request: Request[Any, Any, State], import_id: FromPath[str], action: FromPath[str]
+) -> Response[Any]:
+    viewer = await signed_in(request)
+    await posted(request, viewer)
+    if action not in _ACTIONS:
+        raise NotFoundError(ReasonCode.NOT_FOUND, "no such import action")
+    jobs = _jobs(viewer.services)
+    await getattr(jobs, action)(viewer.ctx, import_id)
+    return Redirect(f"/memory/imports/{import_id}", status_code=303)
+
+
+ROUTES = [imports, start, one, act]

@@ -1,0 +1,94 @@
+"""The imports page: upload a mailbox, watch it finish, see its skipped record, refuse
+oversized uploads and forged forms."""
+
+import asyncio
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from litestar.testing import TestClient
+
+from adapters.inmemory.import_store import InMemoryImportStore
+from adapters.sources.registry import source_adapters
+from application.sources.import_jobs import ImportSetup
+from domain.policy import Surface
+from entrypoints.http.app import create_app
+from tests.e2e.conftest import services_over_fakes
+from tests.e2e.web.conftest import Site
+from tests.support import archives
+
+LIMIT = 300_000
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Iterator[Site]:
+    root = tmp_path / "imports"
+    root.mkdir()
+    setup = ImportSetup(
+        store=InMemoryImportStore(), adapters=source_adapters(), root=root, max_upload_bytes=LIMIT
+    )
+    services = services_over_fakes(imports=setup)
+    issued = asyncio.run(services.control.bootstrap(Surface.CLI))
+    assert issued is not None
+    with TestClient(app=create_app(services)) as client:
+        yield Site(client, services, issued.key)
+
+
+def _upload(site: Site, csrf: str, path: Path, adapter: str = "mbox") -> object:
+    with path.open("rb") as archive:
+        return site.client.post(
+            "/memory/imports",
+            data={"csrf": csrf, "adapter": adapter},
+            files={"file": (path.name, archive, "application/mbox")},
+            follow_redirects=False,
+        )
+
+
+def test_an_uploaded_mailbox_is_imported_and_its_skips_are_shown(
+    site: Site, tmp_path: Path
+) -> None:
+    csrf = site.sign_in()
+    listing = site.client.get("/memory/imports").text
+    assert "At most 0.3 MB" in listing
+    mbox = archives.build_mbox(tmp_path).path
+    answer = _upload(site, csrf, mbox)
+    assert answer.status_code == 303, answer.text  # type: ignore[attr-defined]
+    location = answer.headers["location"]  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 30
+    page = site.client.get(location).text
+    while "http-equiv=\"refresh\"" in page and time.monotonic() < deadline:
+        time.sleep(0.1)
+        page = site.client.get(location).text
+    assert "completed" in page and "http-equiv=\"refresh\"" not in page
+    written = re.search(r'id="c-written">(\d+)<', page)
+    assert written is not None and int(written.group(1)) == 4
+    assert "Records not written" in page
+    assert str(tmp_path) not in page  # the file's name, not where the server keeps it
+    assert mbox.name in site.client.get("/memory/imports").text
+    assert mbox.name in site.client.get("/memory").text or "mbox" in site.client.get("/memory").text
+
+
+def test_an_upload_over_the_limit_or_without_a_token_is_refused(
+    site: Site, tmp_path: Path
+) -> None:
+    csrf = site.sign_in()
+    big = tmp_path / "big.mbox"
+    big.write_bytes(b"From x\n" + b"a" * (LIMIT + 10))
+    assert _upload(site, csrf, big).status_code == 413  # type: ignore[attr-defined]
+    small = archives.build_mbox(tmp_path).path
+    assert _upload(site, "forged", small).status_code == 403  # type: ignore[attr-defined]
+    assert "No imports yet." in site.client.get("/memory/imports").text
+
+
+def test_pause_resume_cancel_are_forms_with_the_token(site: Site, tmp_path: Path) -> None:
+    csrf = site.sign_in()
+    answer = _upload(site, csrf, archives.build_mbox(tmp_path).path)
+    location = answer.headers["location"]  # type: ignore[attr-defined]
+    forged = site.client.post(f"{location}/cancel", data={"csrf": "x"}, follow_redirects=False)
+    assert forged.status_code == 403
+    cancelled = site.client.post(f"{location}/cancel", data={"csrf": csrf})
+    assert cancelled.status_code == 200
+    assert "cancel" in cancelled.text or "completed" in cancelled.text
+    assert site.client.post(f"{location}/explode", data={"csrf": csrf}).status_code == 404
