@@ -33,6 +33,7 @@ from application.retrieval.recall import Recall
 from application.sources.import_jobs import ImportJobs, ImportSetup
 from application.synthesis.audience import AudienceResolver
 from application.synthesis.ports import SynthesisRunStore
+from application.synthesis.run_list import SynthesisRunList
 from application.synthesis.service import SynthesisService
 from application.trust.access import AccessResolver, Caller
 from application.trust.admin import ControlService
@@ -42,6 +43,7 @@ from application.trust.inspection import MemoryInspector
 from application.trust.keys import IssuedKey
 from application.trust.org_drop import OrgDropper
 from application.trust.ports import AuditLog, ControlStore
+from application.trust.roster import Roster
 from application.trust.space_admin import SpaceAdmin
 from application.trust.store_compaction import StoreCompactor
 from application.workspace.activity import ActivityFeed
@@ -113,6 +115,8 @@ class Services:
 
         self.control = admin(ControlService)
         self.spaces = admin(SpaceAdmin)
+        #: space members and delegations, listed for admins (the workspace's access page)
+        self.roster = admin(Roster)
         self.inspector = MemoryInspector(
             store=store,
             control=control,
@@ -134,6 +138,8 @@ class Services:
             ids=ids,
             llm=llm,
         )
+        #: the caller's own runs, to list and resume them (the memory workspace)
+        self.synthesis_runs = SynthesisRunList(runs=synthesis_runs, audit=self.audit)
         #: preview tokens are signed with a key of this process unless one is given
         previews = PreviewTokens(preview_key or secrets.token_bytes(32))
         forgetting = None

@@ -3,7 +3,8 @@
 A run is saved whole after every stage and read back by id; what comes back
 must equal what went in, including timezone-aware datetimes and nested
 drafts, and organisations never see each other's runs. ``runs_citing``
-answers "which remembered artifacts cite this source" for inspection.
+answers "which remembered artifacts cite this source" for inspection;
+``runs_of`` lists one principal's runs, newest first, so they can be resumed.
 
 Usage: subclass it and provide a ``runs`` fixture::
 
@@ -131,3 +132,16 @@ class SynthesisRunStoreContract:
         assert [r.run_id for r in await runs.runs_citing("org-a", "s1")] == ["r2"]
         assert [r.run_id for r in await runs.runs_citing("org-a", "s2")] == ["r3"]
         assert await runs.runs_citing("org-a", "s3") == []
+
+    async def test_runs_of_a_principal_newest_first(self, runs: SynthesisRunStore) -> None:
+        for i in range(3):
+            await runs.save_run(sample_run(f"r{i}", created_at=T0 + timedelta(minutes=i)))
+        await runs.save_run(sample_run("theirs", actor_id="bob"))
+        await runs.save_run(sample_run("elsewhere", org_id="org-b"))
+        assert [r.run_id for r in await runs.runs_of("org-a", "alice", 10)] == ["r2", "r1", "r0"]
+        assert [r.run_id for r in await runs.runs_of("org-a", "alice", 2)] == ["r2", "r1"]
+        assert [r.run_id for r in await runs.runs_of("org-a", "bob", 10)] == ["theirs"]
+        assert await runs.runs_of("org-c", "alice", 10) == []
+        # saving a later stage keeps one row per run
+        await runs.save_run(sample_run("r0", created_at=T0, updated_at=T0 + timedelta(hours=1)))
+        assert [r.run_id for r in await runs.runs_of("org-a", "alice", 10)] == ["r2", "r1", "r0"]

@@ -25,6 +25,12 @@ class InMemorySynthesisRuns:
         ]
         return sorted(found, key=lambda r: (r.created_at, r.run_id))
 
+    async def runs_of(self, org_id: str, actor_id: str, limit: int) -> list[SynthesisRun]:
+        found = [
+            r for (org, _), r in self._runs.items() if org == org_id and r.actor_id == actor_id
+        ]
+        return sorted(found, key=lambda r: (r.created_at, r.run_id), reverse=True)[:limit]
+
     async def drop_runs(self, org_id: str) -> None:
         for key in [k for k in self._runs if k[0] == org_id]:
             del self._runs[key]

@@ -28,12 +28,20 @@ DEFINE FIELD IF NOT EXISTS created_at ON synthesis_run TYPE string;
 DEFINE FIELD IF NOT EXISTS artifact_source_id ON synthesis_run TYPE option<string>;
 DEFINE FIELD IF NOT EXISTS cited_source_ids ON synthesis_run TYPE array<string>;
 DEFINE FIELD IF NOT EXISTS body ON synthesis_run TYPE string;
+DEFINE FIELD IF NOT EXISTS actor_id ON synthesis_run TYPE option<string>;
 DEFINE INDEX IF NOT EXISTS synthesis_run_cites ON synthesis_run FIELDS cited_source_ids;
+DEFINE INDEX IF NOT EXISTS synthesis_run_actor ON synthesis_run FIELDS actor_id;
 """
 
 _CITING = (
     "SELECT body, created_at, run_id FROM synthesis_run WHERE artifact_source_id != NONE "
     "AND cited_source_ids CONTAINS $sid ORDER BY created_at, run_id;"
+)
+
+#: a principal's runs, newest first (rows saved before ``actor_id`` was kept are not listed)
+_OF_ACTOR = (
+    "SELECT body, created_at, run_id FROM synthesis_run WHERE actor_id = $actor "
+    "ORDER BY created_at DESC, run_id DESC LIMIT $limit;"
 )
 
 
@@ -69,6 +77,7 @@ class SurrealSynthesisRuns:
             "created_at": run.created_at.astimezone(UTC).isoformat(),
             "artifact_source_id": run.artifact_source_id,
             "cited_source_ids": list(run.cited_source_ids),
+            "actor_id": run.actor_id,
             "body": msgspec.json.encode(run).decode(),
         }
         await self._conn.query(
@@ -101,6 +110,19 @@ class SurrealSynthesisRuns:
         await self._ensure_table(namespace)
         (rows,) = await self._conn.query(
             namespace, _CITING, {"sid": source_id}, operation="finding citing artifacts"
+        )
+        return [msgspec.json.decode(r["body"], type=SynthesisRun) for r in rows or []]
+
+    async def runs_of(self, org_id: str, actor_id: str, limit: int) -> list[SynthesisRun]:
+        namespace = namespace_for(org_id)
+        if not await self._exists(namespace):
+            return []
+        await self._ensure_table(namespace)
+        (rows,) = await self._conn.query(
+            namespace,
+            _OF_ACTOR,
+            {"actor": actor_id, "limit": limit},
+            operation="listing synthesis runs",
         )
         return [msgspec.json.decode(r["body"], type=SynthesisRun) for r in rows or []]
 

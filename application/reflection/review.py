@@ -113,6 +113,15 @@ class Reviewer:
                 return found
         raise NotFoundError(ReasonCode.NOT_FOUND, f"candidate {candidate_id} does not exist")
 
+    async def candidate(
+        self, org_id: str, candidate_id: str, policy: MemoryPolicyContext
+    ) -> CandidateView:
+        """One candidate the caller may see (``not_found`` otherwise), e.g. to review it."""
+        require_org(policy, org_id)
+        found = await self._visible(policy, org_id, candidate_id)
+        self._audit.note(policy, "candidate_read", ids=[candidate_id], counts={"returned": 1})
+        return CandidateView.of(found)
+
     async def review(self, request: ReviewRequest, policy: MemoryPolicyContext) -> ReviewResult:
         request.validate()
         require_org(policy, request.org_id)

@@ -21,6 +21,10 @@ class SynthesisRunStore(Protocol):
 
     async def drop_runs(self, org_id: str) -> None: ...
 
+    async def runs_of(self, org_id: str, actor_id: str, limit: int) -> list[SynthesisRun]:
+        """At most ``limit`` of the principal's own runs, newest first (to list and resume)."""
+        ...
+
 
 @runtime_checkable
 class Drafter(Protocol):

@@ -10,12 +10,22 @@ from litestar import Router
 from litestar.static_files import create_static_files_router
 
 from entrypoints.web.errors import WEB_EXCEPTION_HANDLERS
-from entrypoints.web.pages import home, imports, search, sign_in, source
+from entrypoints.web.pages import (
+    access,
+    home,
+    imports,
+    review,
+    search,
+    sign_in,
+    source,
+    status,
+    synthesize,
+)
 from entrypoints.web.security import PageHeaders
 
 __all__ = ["PAGES", "web_routers"]
 
-PAGES = (sign_in, home, search, source, imports)
+PAGES = (sign_in, home, search, source, imports, review, synthesize, access, status)
 
 _STATIC = Path(__file__).resolve().parent / "static"
 

@@ -22,7 +22,14 @@ __all__ = ["NAV", "TEMPLATES", "page", "template_config", "when"]
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 #: (label, path) of the top navigation, in order
-NAV = (("Memory", "/memory"), ("Search", "/memory/search"), ("Imports", "/memory/imports"))
+NAV = (
+    ("Memory", "/memory"),
+    ("Search", "/memory/search"),
+    ("Imports", "/memory/imports"),
+    ("Review", "/memory/review"),
+    ("Synthesize", "/memory/synthesize"),
+    ("Access", "/memory/access"),
+)
 
 
 def when(moment: datetime | None) -> str:
