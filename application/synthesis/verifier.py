@@ -27,7 +27,10 @@ from application.synthesis.records import (
 from domain.synthesis.text import lexical_support, shares_run
 from domain.synthesis.verdict import decide_status, is_supported
 
-__all__ = ["verify_draft"]
+__all__ = ["WITHHELD_SENTENCE", "verify_draft"]
+
+#: what a claim citing a source outside the reader's pack shows instead of its words
+WITHHELD_SENTENCE = "[withheld: cites a source outside what you may read now]"
 
 
 def _dot(a: list[float], b: list[float]) -> float:
@@ -63,8 +66,11 @@ async def verify_draft(
             cited += 1
             outside = [c for c in sentence.citations if c not in sources]
             if outside:
+                # the sentence may quote a source the reader can no longer read (hidden or
+                # redacted since the draft): neither its words nor that source's id go back
+                inside = [c for c in sentence.citations if c in sources]
                 unsupported.append(
-                    _claim(section.title, sentence.text, sentence.citations, "cited_outside_pack")
+                    _claim(section.title, WITHHELD_SENTENCE, inside, "cited_outside_pack")
                 )
                 continue
             for c in sentence.citations:

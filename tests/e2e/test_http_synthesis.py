@@ -93,3 +93,28 @@ def test_caller_errors_are_4xx_with_reasons(client: TestClient) -> None:  # type
     )
     assert response.status_code == 422
     assert response.json()["error"]["reason"] == "llm_not_configured"
+
+
+def test_verify_never_returns_the_words_of_a_source_hidden_since_the_draft(
+    client: TestClient,  # type: ignore[type-arg]
+) -> None:
+    _seed(client)
+    secret = "The storage engine vault code is marmot-5521 for the ledger service."
+    sid = client.post("/api/memory/remember", json={"content": secret}).json()["source_id"]
+    run_id = client.post("/api/synthesize/plan", json={"query": "the storage engine"}).json()[
+        "run_id"
+    ]
+    client.post("/api/synthesize/sections", json={"run_id": run_id})
+    draft = client.post("/api/synthesize/draft", json={"run_id": run_id})
+    assert "marmot-5521" in draft.text  # readable when drafted
+    base = f"/api/memory/inspect/{sid}/corrections"
+    body = {"action": "hide", "reason": "pasted by mistake"}
+    token = client.post(base + "/preview", json=body).json()["preview_token"]
+    applied = client.post(base, json={**body, "preview_token": token})
+    assert applied.status_code == 200, applied.text
+    verify = client.post("/api/synthesize/verify", json={"run_id": run_id})
+    assert verify.status_code == 200, verify.text
+    assert "marmot-5521" not in verify.text
+    claims = verify.json()["unsupported_claims"]
+    outside = [c for c in claims if c["reason"] == "cited_outside_pack"]
+    assert outside and all(sid not in c["citations"] for c in outside)
