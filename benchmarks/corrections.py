@@ -32,6 +32,7 @@ from application.commands import RememberRequest, SearchRequest
 from application.corrections.commands import CorrectionRequest
 from application.services import Services
 from application.trust.records import PrincipalRecord
+from benchmarks._notes import made_up_notes
 from benchmarks._stats import code_version, machine_info, progress, summarize
 from benchmarks._wiring import make_services, make_store
 from domain.lifecycle import CorrectionAction
@@ -62,12 +63,6 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=7)
     return p.parse_args(argv)
 
-
-def _sentences(n: int, rng: random.Random) -> list[str]:
-    vocab = [
-        f"{a}{b}" for a in ("ka", "lo", "mi", "ne", "ru", "sa", "to", "vi") for b in range(250)
-    ]
-    return [f"note {i}: " + " ".join(rng.choice(vocab) for _ in range(14)) for i in range(n)]
 
 
 async def _owner(services: Services, name: str) -> PrincipalRecord:
@@ -143,7 +138,7 @@ async def run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
     try:
         await services.open(Surface.CLI)
         rng = random.Random(args.seed)
-        texts = _sentences(args.chunks, rng)
+        texts = made_up_notes(args.chunks, rng)
         plain, corrected = await _owner(services, "plain"), await _owner(services, "corrected")
         progress(f"filling two organisations with {args.chunks} one-chunk notes each ({url})")
         began = time.perf_counter()

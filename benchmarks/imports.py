@@ -34,9 +34,11 @@ from adapters.system.clock import SystemClock
 from adapters.system.ids import TimeOrderedIds
 from application.enrichment.lane import EmbeddingLane, LaneSettings
 from application.ports import Embedder, MemoryStore, RetrievalIndex
+from application.services import Services
 from application.sources.authority import JobAuthorizer
 from application.sources.import_service import ImportService
 from application.sources.jobs import JobAuthority
+from application.trust.ports import ControlStore
 from benchmarks._stats import code_version, machine_info
 from benchmarks._wiring import make_embedder, make_index, make_store
 from domain.policy import Surface
@@ -66,6 +68,18 @@ def _embedder(name: str) -> Embedder:
     return make_embedder()
 
 
+def maildir_imports(services: Services, control: ControlStore) -> ImportService:
+    """An import use case over the bench organisation's services, for Maildir only."""
+    return ImportService(
+        memory=services.memory,
+        store=InMemoryImportStore(),
+        contexts=JobAuthorizer(control, services.access),
+        adapters={"maildir": MaildirSourceAdapter()},
+        ids=TimeOrderedIds(),
+        clock=SystemClock(),
+    )
+
+
 async def _import_rate(
     maildir: Path, embedder: Embedder, data_dir: Path, index_name: str, backfill: bool
 ) -> dict[str, float]:
@@ -80,14 +94,7 @@ async def _import_rate(
     if backfill:
         await services.memory.lane.stop()  # every chunk stays pending for the backfill
     owner = await services.control.principal("bench", "owner")
-    imports = ImportService(
-        memory=services.memory,
-        store=InMemoryImportStore(),
-        contexts=JobAuthorizer(control, services.access),
-        adapters={"maildir": MaildirSourceAdapter()},
-        ids=TimeOrderedIds(),
-        clock=SystemClock(),
-    )
+    imports = maildir_imports(services, control)
     authority = JobAuthority(org_id="bench", principal_id=owner.principal_id)
     try:
         job = await imports.create(adapter="maildir", path=maildir, authority=authority)

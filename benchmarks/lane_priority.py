@@ -20,18 +20,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from adapters.inmemory.import_store import InMemoryImportStore
 from adapters.sources.maildir import MaildirSourceAdapter
-from adapters.system.clock import SystemClock
-from adapters.system.ids import TimeOrderedIds
 from application.commands import RememberRequest
-from application.sources.authority import JobAuthorizer
-from application.sources.import_service import ImportService
 from application.sources.jobs import JobAuthority
 from application.sources.records import ImportRecord
 from benchmarks._stats import code_version, machine_info, summarize
 from benchmarks._wiring import make_embedder, make_index, make_store
-from benchmarks.imports import _unpack
+from benchmarks.imports import _unpack, maildir_imports
 from domain.policy import Surface
 
 
@@ -48,14 +43,7 @@ async def _run(maildir: Path, data_dir: Path, remembers: int) -> dict[str, objec
     await services.memory.lane.stop()  # the import leaves every chunk pending
     owner = await services.control.principal("bench", "owner")
     ctx = await services.access.context_for(owner, Surface.CLI)
-    imports = ImportService(
-        memory=services.memory,
-        store=InMemoryImportStore(),
-        contexts=JobAuthorizer(control, services.access),
-        adapters={"maildir": MaildirSourceAdapter()},
-        ids=TimeOrderedIds(),
-        clock=SystemClock(),
-    )
+    imports = maildir_imports(services, control)
     authority = JobAuthority(org_id="bench", principal_id=owner.principal_id)
     job = await imports.create(adapter="maildir", path=maildir, authority=authority)
     await imports.run("bench", job.import_id)

@@ -34,6 +34,7 @@ from adapters.inprocess.index import InProcessIndex
 from application.commands import RememberRequest
 from application.services import Services
 from application.trust.records import PrincipalRecord
+from benchmarks._notes import made_up_notes
 from benchmarks._stats import code_version, machine_info, progress, summarize
 from benchmarks._wiring import make_services, make_store, owner_key
 from domain.policy import Surface
@@ -54,12 +55,6 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=7)
     return p.parse_args(argv)
 
-
-def _sentences(n: int, rng: random.Random) -> list[str]:
-    vocab = [
-        f"{a}{b}" for a in ("ka", "lo", "mi", "ne", "ru", "sa", "to", "vi") for b in range(250)
-    ]
-    return [f"note {i}: " + " ".join(rng.choice(vocab) for _ in range(14)) for i in range(n)]
 
 
 async def _fill(services: Services, who: PrincipalRecord, texts: list[str]) -> None:
@@ -113,7 +108,7 @@ async def run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
     client = httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1")
     try:
         rng = random.Random(args.seed)
-        texts = _sentences(args.chunks, rng)
+        texts = made_up_notes(args.chunks, rng)
         owner = await services.control.principal(services.home_org_id, "owner")
         progress(f"filling {args.chunks} one-chunk notes ({url})")
         began = time.perf_counter()

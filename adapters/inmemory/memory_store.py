@@ -223,19 +223,27 @@ class InMemoryMemoryStore(InMemoryEmbeddingQueue, InMemoryChangeLog):
         )
         return [SourceState(sid, lifecycle) for sid, lifecycle in matching[:limit]]
 
+    def _in_state(
+        self, org_id: str, state: LifecycleState, visible: frozenset[ScopeRef] | None
+    ) -> list[Source]:
+        """The organisation's sources in ``state`` within ``visible`` (None: every space)."""
+        org = self._orgs.get(org_id)
+        if org is None:
+            return []
+        return [
+            s
+            for s in org.sources.values()
+            if s.lifecycle is state
+            and (visible is None or ScopeRef(s.scope, s.scope_key) in visible)
+        ]
+
     async def recent_sources(
         self, org_id: str, visible: frozenset[ScopeRef] | None, limit: int
     ) -> list[SourceLifecycle]:
-        org = self._orgs.get(org_id)
-        if org is None or limit < 1:
+        if limit < 1:
             return []
         matching = sorted(
-            (
-                s
-                for s in org.sources.values()
-                if s.lifecycle is LifecycleState.ACTIVE
-                and (visible is None or ScopeRef(s.scope, s.scope_key) in visible)
-            ),
+            self._in_state(org_id, LifecycleState.ACTIVE, visible),
             key=lambda s: s.source_id,
             reverse=True,
         )
@@ -248,16 +256,13 @@ class InMemoryMemoryStore(InMemoryEmbeddingQueue, InMemoryChangeLog):
         terms: frozenset[str],
         limit: int,
     ) -> list[SourceLifecycle]:
-        org = self._orgs.get(org_id)
-        if org is None or limit < 1:
+        if limit < 1:
             return []
         matching = sorted(
             (
                 s
-                for s in org.sources.values()
-                if s.lifecycle is LifecycleState.REDACTED
-                and (visible is None or ScopeRef(s.scope, s.scope_key) in visible)
-                and not remainder_terms(s.content).isdisjoint(terms)
+                for s in self._in_state(org_id, LifecycleState.REDACTED, visible)
+                if not remainder_terms(s.content).isdisjoint(terms)
             ),
             key=lambda s: s.source_id,
         )
