@@ -165,12 +165,18 @@ class EmbeddingLane:
         self._start()
 
     def forget(self, org_id: str) -> None:
-        """The organisation is gone: drop what is queued for it."""
+        """The organisation is gone: drop what is queued for it, and disown the batch
+        being embedded or attached for it (its outcome is nobody's: no retry, no
+        failure recorded in a store that no longer holds the organisation)."""
         self._rescan.discard(org_id)
-        self._backlog.pop(org_id, None)
         for item in [i for i in self._queue if i.org_id == org_id]:
             self._queue.remove(item)
+        for item in [i for k, i in self._held.items() if k[0] == org_id]:
             self._release(item)
+            for ticket in item.waiters:
+                ticket.fail(_failure("the organisation was dropped"))
+            item.waiters.clear()
+        self._backlog.pop(org_id, None)
 
     async def drain(self) -> None:
         """Wait until nothing is queued, being embedded, or left to read back from the store."""
@@ -201,6 +207,10 @@ class EmbeddingLane:
             self._queue.appendleft(item)
         else:
             self._queue.append(item)
+
+    def _owned(self, batch: list[_Item]) -> list[_Item]:
+        """The items of ``batch`` still held here (``forget`` disowns a dropped org's)."""
+        return [i for i in batch if self._held.get((i.org_id, i.chunk.chunk_id)) is i]
 
     def _release(self, item: _Item) -> None:
         key = (item.org_id, item.chunk.chunk_id)
@@ -337,13 +347,15 @@ class EmbeddingLane:
         except Exception as exc:
             await self._failure(batch, exc)
             return
-        for item in batch:  # attached, or deleted meanwhile: nothing left to wait for
+        for item in self._owned(batch):  # attached, or deleted meanwhile: nothing left to wait for
             self._release(item)
             for ticket in item.waiters:
                 ticket.done_one()
         self._wake.set()  # the worker may be waiting for this attach to free room
 
     async def _failure(self, batch: list[_Item], exc: Exception) -> None:
+        if not self._owned(batch):  # its organisation was dropped meanwhile
+            return
         if isinstance(exc, TesseraError):
             await self._failed(batch, exc.reason)
             return
@@ -354,6 +366,9 @@ class EmbeddingLane:
     async def _failed(
         self, batch: list[_Item], reason: ReasonCode, exc: Exception | None = None
     ) -> None:
+        batch = self._owned(batch)
+        if not batch:  # its organisation was dropped meanwhile: not a failure
+            return
         org_id = batch[0].org_id
         limit = self.settings.max_attempts
         try:

@@ -1,6 +1,7 @@
 """The embedding lane and the one write path, on the reference adapters (fakes, not mocks)."""
 
 import asyncio
+import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
@@ -14,7 +15,9 @@ from application.enrichment.writer import MemoryWriter
 from application.readiness import OrgReadiness
 from application.records import CandidateFilter, Vector
 from domain.composition import compose_memory
+from domain.errors import TesseraError, UpstreamError
 from domain.models import Chunk, Source
+from domain.reasons import ReasonCode
 
 ORG = "lane-org"
 ALL = CandidateFilter()
@@ -225,4 +228,34 @@ async def test_a_chunk_backing_off_holds_up_no_other() -> None:
     outcome = await asyncio.wait_for(fresh, 5)
     assert outcome.pending == 0
     assert (await rig.store.embedding_counts(ORG)).pending == 1  # the poison waits alone
+    await rig.lane.stop()
+
+
+async def test_dropping_an_organisation_disowns_the_batch_in_flight(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    embedder = _Gated()
+    rig = _Rig(embedder, LaneSettings(backoff=0.0, max_attempts=3))
+    await rig.open()
+    waiting = rig.writer.write(ORG, [_memory(1, "in flight")], wait=True)
+    pending = asyncio.ensure_future(waiting)
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert rig.lane.depth == 0  # taken: the model holds the batch
+
+    async def gone(*_: object, **__: object) -> list[str]:
+        raise UpstreamError(ReasonCode.STORE_FAILED, "organisation not found")
+
+    rig.lane.forget(ORG)
+    await rig.store.drop_organization(ORG)
+    rig.store.attach_vectors = gone  # type: ignore[method-assign]
+    rig.store.embedding_failed = gone  # type: ignore[method-assign]
+    with pytest.raises(TesseraError):
+        await asyncio.wait_for(pending, 5)  # the waiter is told, not left hanging
+    embedder.gate.set()
+    with caplog.at_level(logging.WARNING, logger="tessera.embedding"):
+        await asyncio.wait_for(rig.lane.drain(), 5)
+    assert rig.lane.depth == 0  # nothing requeued for a dropped organisation
+    assert rig.lane.dead_letters == 0
+    assert not [r for r in caplog.records if "failed" in r.getMessage()]
     await rig.lane.stop()
