@@ -47,7 +47,9 @@ def test_a_form_without_or_with_a_wrong_csrf_token_is_403_and_changes_nothing(
         answer = request.post(owner.url("/memory/remember"), form=fields, max_redirects=0)
         assert answer.status == 403
     found = owner.search(word)
-    assert found.hits == [] and found.pack == []
+    # other tests' notes may still come back as weak matches (the owner is shared):
+    # what matters is that no forged note was stored
+    assert not [i for i in [*found.hits, *found.pack] if word in (i.text or "")]
     source_id = owner.remember(f"{word} kept")
     forged = request.post(
         owner.url(f"/memory/sources/{source_id}/preview"),
