@@ -45,6 +45,11 @@ class InMemoryEmbeddingQueue:
         org = self._orgs.get(org_id)
         if org is None:
             return []
+        if model != org.space.model:  # embedded before a re-embed switched the model
+            raise ConflictError(
+                ReasonCode.EMBEDDER_MISMATCH,
+                f"vectors of {model}; organisation {org_id} stores {org.space.model}",
+            )
         for vector in vectors.values():
             if len(vector) != org.space.dimension:
                 raise ConflictError(

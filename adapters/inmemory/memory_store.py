@@ -17,6 +17,7 @@ import msgspec
 from adapters.inmemory.change_log import InMemoryChangeLog
 from adapters.inmemory.embedding_queue import InMemoryEmbeddingQueue
 from adapters.inmemory.org_memory import OrgMemory as _Org
+from adapters.inmemory.vector_staging import InMemoryVectorStaging
 from application.enrichment.records import MemoryWrite
 from application.memory_checks import check_memory, embedder_mismatch
 from application.records import (
@@ -45,7 +46,7 @@ def _check_datetimes(*values: object) -> None:
             )
 
 
-class InMemoryMemoryStore(InMemoryEmbeddingQueue, InMemoryChangeLog):
+class InMemoryMemoryStore(InMemoryEmbeddingQueue, InMemoryChangeLog, InMemoryVectorStaging):
     def __init__(self) -> None:
         self._orgs: dict[str, _Org] = {}
 

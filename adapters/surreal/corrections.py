@@ -36,7 +36,9 @@ _SET_CHUNKS = (
 _DROP_TEXT = (
     "DELETE chunk WHERE source_id = $source_id RETURN NONE;\n"
     "LET $used = (SELECT VALUE content_hash FROM chunk WHERE content_hash IN $hashes);\n"
-    "DELETE $cache WHERE hash NOTINSIDE $used RETURN NONE;"
+    "DELETE $cache WHERE hash NOTINSIDE $used RETURN NONE;\n"
+    # a re-embed's staged vectors of the text go with it (adapters/surreal/vector_staging.py)
+    "DELETE staged_vector WHERE source_id = $source_id RETURN NONE;"
 )
 
 

@@ -103,6 +103,11 @@ class SurrealEmbeddingQueue:
         if not vectors:
             return []
         namespace, space = await self._writable(org_id)
+        if model != space.model:  # embedded before a re-embed switched the model
+            raise ConflictError(
+                ReasonCode.EMBEDDER_MISMATCH,
+                f"vectors of {model}; organisation {org_id} stores {space.model}",
+            )
         for vector in vectors.values():
             if len(vector) != space.dimension:
                 raise ConflictError(
