@@ -22,8 +22,6 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from datetime import datetime
 
 import msgspec
 
@@ -32,6 +30,7 @@ from application.enrichment.priority import BACKGROUND
 from application.ports import Clock, Embedder, IdGenerator, MemoryStore
 from application.readiness import OrgReadiness
 from application.reembed.ports import VectorStaging
+from application.reembed.progress import Live, status_of, stored_status
 from application.reembed.records import (
     ReembedJob,
     ReembedState,
@@ -58,23 +57,6 @@ SWITCH_ATTEMPTS = 5
 
 #: the embedders an operator may name: name -> a new embedder (raises KeyError if unknown)
 EmbedderCatalog = Callable[[str], Embedder]
-
-
-@dataclass(kw_only=True)
-class _Live:
-    """This process's view of the run (mutable: updated after each page)."""
-
-    state: ReembedState
-    embedder: str
-    target: Embedder
-    orgs: list[str]
-    staged: dict[str, int]
-    totals: dict[str, int]
-    staged_now: int = 0
-    seconds: float = 0.0
-    error: str | None = None
-    started_at: datetime
-    finished_at: datetime | None = None
 
 
 class Reembed:
@@ -108,7 +90,7 @@ class Reembed:
         self._catalog = catalog
         self._batch = batch_size
         self._timer = timer
-        self._live: _Live | None = None
+        self._live: Live | None = None
         self._task: asyncio.Task[None] | None = None
 
     # -- surfaces ----------------------------------------------------------------
@@ -180,7 +162,7 @@ class Reembed:
         except ValueError as exc:  # a known kind this install cannot build (no API key)
             raise InvalidInputError(ReasonCode.UNKNOWN_EMBEDDER, str(exc)) from None
 
-    async def _begin(self, name: str, admin: PrincipalRecord | None, surface: Surface) -> _Live:
+    async def _begin(self, name: str, admin: PrincipalRecord | None, surface: Surface) -> Live:
         self._authorize(admin)
         staging = self._staging()
         if self._task is not None and not self._task.done():
@@ -197,7 +179,7 @@ class Reembed:
             if held is not None:
                 await self._store.prepare(org.org_id, held)  # the staging table's migration
                 orgs.append(org.org_id)
-        live = _Live(
+        live = Live(
             state=ReembedState.RUNNING,
             embedder=name,
             target=target,
@@ -213,7 +195,7 @@ class Reembed:
     # -- the run -----------------------------------------------------------------
 
     async def _run_logged(
-        self, live: _Live, admin: PrincipalRecord | None, surface: Surface
+        self, live: Live, admin: PrincipalRecord | None, surface: Surface
     ) -> None:
         try:
             await self._run(live)
@@ -233,13 +215,13 @@ class Reembed:
             if live.state is not ReembedState.RUNNING:
                 self._note(admin, surface, f"admin.reembed.{live.state}", live)
 
-    async def _run(self, live: _Live) -> None:
+    async def _run(self, live: Live) -> None:
         for org_id in live.orgs:
             await self._build(live, org_id)
         live.state = ReembedState.SWITCHING
         await self._switch(live)
 
-    async def _build(self, live: _Live, org_id: str) -> None:
+    async def _build(self, live: Live, org_id: str) -> None:
         staging = self._staging()
         space = live.target.space
         job = await staging.reembed_job(org_id)
@@ -268,7 +250,7 @@ class Reembed:
                 return
             await asyncio.sleep(0)  # requests go first between pages
 
-    async def _stage(self, live: _Live, org_id: str, chunks: Sequence[StagingChunk]) -> int:
+    async def _stage(self, live: Live, org_id: str, chunks: Sequence[StagingChunk]) -> int:
         if not chunks:
             return 0
         mark = BACKGROUND.set(True)  # an embedder that can runs it below requests
@@ -280,7 +262,7 @@ class Reembed:
         by_chunk = {c.chunk_id: vectors[c.content_hash] for c in chunks}
         return await self._staging().stage_vectors(org_id, live.target.space, by_chunk)
 
-    async def _catch_up(self, live: _Live, org_id: str) -> None:
+    async def _catch_up(self, live: Live, org_id: str) -> None:
         """Stage what was written during the build (anywhere in chunk-id order)."""
         staging = self._staging()
         after: str | None = None
@@ -294,7 +276,7 @@ class Reembed:
                 return
             after = page.last
 
-    async def _switch(self, live: _Live) -> None:
+    async def _switch(self, live: Live) -> None:
         staging = self._staging()
         space = live.target.space
         for attempt in range(1, SWITCH_ATTEMPTS + 1):
@@ -318,59 +300,17 @@ class Reembed:
 
     # -- reporting -----------------------------------------------------------------
 
-    def _status_of(self, live: _Live) -> ReembedStatus:
-        done, total = sum(live.staged.values()), sum(live.totals.values())
-        rate = live.staged_now / live.seconds if live.seconds > 0 and live.staged_now else None
-        eta = None
-        if rate and live.state is ReembedState.RUNNING:
-            eta = round(max(total - done, 0) / rate, 1)
-        return ReembedStatus(
-            state=live.state,
-            embedder=live.embedder,
-            target_model=live.target.space.model,
-            target_dimension=live.target.space.dimension,
-            serving_model=self._embedder.space.model,
-            done=done,
-            total=total,
-            rate=None if rate is None else round(rate, 1),
-            eta_seconds=eta,
-            organizations=len(live.orgs),
-            error=live.error,
-            started_at=live.started_at,
-            finished_at=live.finished_at,
-        )
+    def _status_of(self, live: Live) -> ReembedStatus:
+        return status_of(live, self._embedder.space.model)
 
     async def _stored_status(self) -> ReembedStatus:
-        """A run another process started and left (stopped or crashed): its saved progress."""
-        staging = self._staging()
-        jobs: list[tuple[str, ReembedJob]] = []
-        for org in await self._control.list_organizations():
-            job = await staging.reembed_job(org.org_id)
-            if job is not None:
-                jobs.append((org.org_id, job))
-        serving = self._embedder.space.model
-        if not jobs:
-            return ReembedStatus(serving_model=serving)
-        first = jobs[0][1]
-        done = total = 0
-        for org_id, job in jobs:
-            done += await staging.staged_count(org_id, job.target.model)
-            total += await self._store.count_chunks(org_id)
-        return ReembedStatus(
-            state=ReembedState.FAILED,
-            embedder=first.embedder,
-            target_model=first.target.model,
-            target_dimension=first.target.dimension,
-            serving_model=serving,
-            done=done,
-            total=total,
-            organizations=len(jobs),
-            error="interrupted",
-            started_at=min(job.started_at for _, job in jobs),
+        orgs = [org.org_id for org in await self._control.list_organizations()]
+        return await stored_status(
+            self._staging(), self._store, orgs, self._embedder.space.model
         )
 
     def _note(
-        self, admin: PrincipalRecord | None, surface: Surface, action: str, live: _Live
+        self, admin: PrincipalRecord | None, surface: Surface, action: str, live: Live
     ) -> None:
         ctx = MemoryPolicyContext(
             org_id=self._home_org_id,
