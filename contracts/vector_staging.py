@@ -154,6 +154,16 @@ class VectorStagingContract:
         )
         entries = {e.chunk_id: e.vector for e in await store.scan_index_entries(ORG, None, 10)}
         assert entries["c-0"] is not None and len(entries["c-0"]) == NEXT.dimension
+        # a write whose vectors were looked up for the old model before the switch
+        late = make_source("d", ORG, content="delta", scope_key="u1")
+        late_chunk = make_chunk("d-0", late, text="delta", ordinal=0)
+        stale = MemoryWrite(
+            source=late, chunks=[late_chunk], vectors={"d-0": _new(4)}, model=SPACE.model
+        )
+        with pytest.raises(ConflictError) as caught:
+            await store.save_memories([stale])
+        assert caught.value.reason is ReasonCode.EMBEDDER_MISMATCH
+        assert await store.get_source(ORG, "d") is None
 
     async def test_the_progress_record_round_trips_and_clears(self, store: MemoryStore) -> None:
         staging = await self._filled(store)

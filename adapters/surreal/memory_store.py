@@ -19,7 +19,7 @@ from adapters.surreal.store_base import CHECKPOINT_EVERY_CHUNKS
 from adapters.surreal.vector_staging import SurrealVectorStaging
 from adapters.surreal.withheld import withheld_rows
 from application.enrichment.records import MemoryWrite
-from application.memory_checks import check_memory
+from application.memory_checks import check_memory, check_model
 from application.records import EmbeddedChunk, Vector
 from domain.errors import ConflictError, InvalidInputError, NotFoundError, UpstreamError
 from domain.models import Source, chunk_recall
@@ -69,6 +69,8 @@ class SurrealMemoryStore(
         for write in memories:
             source = write.source
             check_memory(source, write.chunks, space.dimension, write.vectors)
+            if write.vectors:
+                check_model(source.org_id, write.model, space)
             sources.append({**codec.source_row(source), "id": source.source_id})
             rows.extend(
                 codec.chunk_row(c, write.vectors.get(c.chunk_id), chunk_recall(source, c))

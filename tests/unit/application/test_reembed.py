@@ -14,10 +14,16 @@ from collections.abc import Sequence
 import pytest
 
 from adapters.inmemory.hashing_embedder import HashingEmbedder
+from adapters.inmemory.memory_store import InMemoryMemoryStore
+from adapters.inprocess.index import InProcessIndex
+from application.enrichment.lane import EmbeddingLane
+from application.enrichment.writer import MemoryWriter
 from application.ports import Embedder
 from application.records import EmbeddingSpace, Vector
 from application.reembed.records import ReembedState
+from application.reembed.switchable import SwitchableEmbedder
 from application.trust.records import PrincipalRecord
+from contracts.samples import make_chunk, make_source
 from domain.errors import ConflictError, InvalidInputError, PolicyDeniedError
 from domain.policy import OrgRole, Surface
 from domain.reasons import ReasonCode
@@ -183,3 +189,51 @@ async def test_every_organisation_switches_together() -> None:
     for org_id in (owner.org_id, other):
         assert await world.store.recorded_space(org_id) == target.space
     assert await _top(world, kim, "spare keys") == "Kim keeps the spare keys."
+
+
+class _Negated:
+    """Another model of the same width: the bag of words, negated."""
+
+    space = EmbeddingSpace(model="negated-bow-64", dimension=64)
+
+    async def embed(self, texts: Sequence[str]) -> list[Vector]:
+        return [[-x for x in v] for v in await HashingEmbedder().embed(texts)]
+
+
+class _SwitchMidWrite(InMemoryMemoryStore):
+    """Switches the organisation to the next model right after a writer read its cache."""
+
+    def __init__(self, embedder: SwitchableEmbedder, target: Embedder) -> None:
+        super().__init__()
+        self._embedder, self._target = embedder, target
+        self.armed = False
+
+    async def cached_embeddings(
+        self, org_id: str, model: str, hashes: Sequence[str]
+    ) -> dict[str, Vector]:
+        found = await super().cached_embeddings(org_id, model, hashes)
+        if self.armed:
+            self.armed = False
+            await self.switch_space(org_id, self._target.space)  # an empty org: nothing staged
+            self._embedder.switch_to(self._target)
+        return found
+
+
+async def test_a_write_caught_by_the_switch_is_saved_with_the_new_model() -> None:
+    old, new = HashingEmbedder(), _Negated()
+    embedder = SwitchableEmbedder(old)
+    store = _SwitchMidWrite(embedder, new)
+    index = InProcessIndex()
+    lane = EmbeddingLane(store=store, index=index, embedder=embedder)
+    writer = MemoryWriter(store=store, index=index, embedder=embedder, lane=lane)
+    await store.prepare("org", old.space)
+    await index.mark_ready("org")
+    source = make_source("s1", "org", content="hello there")
+    chunk = make_chunk("s1-0", source, text="hello there")
+    (cached,) = await old.embed(["hello there"])
+    await store.cache_embeddings("org", old.space.model, {chunk.content_hash: cached})
+    store.armed = True  # the old model's cached vector is read, then the store switches
+    await writer.write("org", [(source, [chunk])], wait=True)
+    (entry,) = await store.scan_index_entries("org", None, 10)
+    assert entry.vector == (await new.embed(["hello there"]))[0]  # not the old model's
+    await lane.stop()
