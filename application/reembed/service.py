@@ -173,12 +173,7 @@ class Reembed:
                 ReasonCode.REEMBED_SAME_MODEL,
                 f"the store already serves {target.space.model} ({target.space.dimension} dims)",
             )
-        orgs: list[str] = []
-        for org in await self._control.list_organizations():
-            held = await staging.recorded_space(org.org_id)
-            if held is not None:
-                await self._store.prepare(org.org_id, held)  # the staging table's migration
-                orgs.append(org.org_id)
+        orgs = await self._orgs(staging)
         live = Live(
             state=ReembedState.RUNNING,
             embedder=name,
@@ -191,6 +186,16 @@ class Reembed:
         self._live = live
         self._note(admin, surface, "admin.reembed.start", live)
         return live
+
+    async def _orgs(self, staging: VectorStaging) -> list[str]:
+        """The organisations with memory in the store (never-used ones have no vectors)."""
+        orgs: list[str] = []
+        for org in await self._control.list_organizations():
+            held = await staging.recorded_space(org.org_id)
+            if held is not None:
+                await self._store.prepare(org.org_id, held)  # the staging table's migration
+                orgs.append(org.org_id)
+        return orgs
 
     # -- the run -----------------------------------------------------------------
 
@@ -265,6 +270,7 @@ class Reembed:
     async def _catch_up(self, live: Live, org_id: str) -> None:
         """Stage what was written during the build (anywhere in chunk-id order)."""
         staging = self._staging()
+        live.totals[org_id] = await self._store.count_chunks(org_id)
         after: str | None = None
         while True:
             page = await staging.unstaged_chunks(org_id, live.target.space.model, after, 1_000)
@@ -280,6 +286,7 @@ class Reembed:
         staging = self._staging()
         space = live.target.space
         for attempt in range(1, SWITCH_ATTEMPTS + 1):
+            live.orgs = await self._orgs(staging)  # one first used during the run too
             for org_id in live.orgs:
                 await self._catch_up(live, org_id)
             try:

@@ -191,6 +191,24 @@ async def test_every_organisation_switches_together() -> None:
     assert await _top(world, kim, "spare keys") == "Kim keeps the spare keys."
 
 
+async def test_an_organisation_first_used_during_the_run_switches_too() -> None:
+    target = Target()
+    world, _ = await _world(target)
+    world.services.reembed._batch = 2
+    target.hold_at = 2
+    await world.services.reembed.start("next", None, CLI)
+    await asyncio.wait_for(target.held.wait(), 5)
+    late = await world.org("late")
+    kim = await world.user(late, "kim", OrgRole.OWNER)
+    await world.remember(kim, "Kim keeps the spare keys.")
+    await world.services.memory.lane.drain()
+    target.release.set()
+    done = await world.services.reembed.wait()
+    assert done is not None and done.state is ReembedState.DONE and done.organizations == 2
+    assert await world.store.recorded_space(late) == target.space
+    assert await _top(world, kim, "spare keys") == "Kim keeps the spare keys."
+
+
 class _Negated:
     """Another model of the same width: the bag of words, negated."""
 
