@@ -64,7 +64,8 @@ async def stored_status(
     jobs: list[tuple[str, ReembedJob]] = []
     for org_id in orgs:
         job = await staging.reembed_job(org_id)
-        if job is not None:
+        # a job whose target is served already finished (a crash after its switch)
+        if job is not None and await staging.recorded_space(org_id) != job.target:
             jobs.append((org_id, job))
     if not jobs:
         return ReembedStatus(serving_model=serving)
