@@ -129,10 +129,14 @@ class Reembed:
         return None if self._live is None else self._status_of(self._live)
 
     async def close(self) -> None:
-        """Stop a running build; its progress is already saved, the next run resumes it."""
+        """Stop a running build; its progress is already saved, the next run resumes it.
+
+        A switch under way is finished instead: stopped between two organisations, the
+        store would hold some on each model, and no configured embedder opens it all."""
         task, self._task = self._task, None
         if task is not None and not task.done():
-            task.cancel()
+            if self._live is None or self._live.state is not ReembedState.SWITCHING:
+                task.cancel()
             await asyncio.gather(task, return_exceptions=True)
 
     # -- checks ------------------------------------------------------------------
