@@ -8,7 +8,8 @@ model, times ``--queries`` searches (the policy path), then starts
 ``tessera reembed`` towards the target model in the background and searches
 in a loop while it builds, then times the same searches once it has switched.
 Prints one JSON object: the rate (chunks/s over the build), the wall time of
-the whole run (build, catch-up, switch, index rebuild), and search p50/p95
+the whole run (build, catch-up, switch, index rebuild) and of its switch
+(from the end of the build: catch-up, transaction, index rebuild), and search p50/p95
 before, during and after, with the during/before ratios (the machine is
 shared, so ratios say more than absolute figures).
 
@@ -40,6 +41,9 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--serving", choices=_EMBEDDERS, default="hashing")
     p.add_argument("--target", choices=_EMBEDDERS, default="onnx")
     p.add_argument("--seed", type=int, default=7)
+    p.add_argument(
+        "--duty", type=float, help="the build's share of the time (default: the service's)"
+    )
     p.add_argument("--data-dir", type=Path, help="store directory (default: a fresh temp dir)")
     return p.parse_args(argv)
 
@@ -97,6 +101,8 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
     await _searches(services, ctx, queries[:10])  # warm
     before = await _searches(services, ctx, queries)
 
+    if args.duty is not None:
+        services.reembed.duty = args.duty
     began = time.perf_counter()
     await services.reembed.start("target", None, Surface.CLI)
     during: list[float] = []
@@ -107,6 +113,7 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         during += await _searches(services, ctx, [queries[n % len(queries)]])
         n += 1
         await asyncio.sleep(0.005)  # a client's think time, so the build gets its turns
+    built = time.perf_counter() - began
     done = await services.reembed.wait()
     wall = time.perf_counter() - began
     assert done is not None and done.state is ReembedState.DONE, done
@@ -120,8 +127,12 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         "serving": serving.space.model,
         "target": target.space.model,
         "fill_seconds": round(filled, 1),
+        "duty": services.reembed.duty,
         "reembed_rate_chunks_per_s": done.rate,
+        "reembed_wall_chunks_per_s": round(done.done / wall, 1),
         "reembed_wall_seconds": round(wall, 2),
+        "build_seconds": round(built, 2),
+        "switch_seconds": round(wall - built, 2),
         "search_before": b,
         "search_during": d,
         "search_after": a,
