@@ -20,6 +20,7 @@ from application.index_status import IndexStatus, index_status
 from application.memory_service import MemoryService
 from application.ports import Clock, MemoryStore, RetrievalIndex
 from application.queue_state import QueueGauge, QueueState
+from application.reembed.records import ReembedStatus
 from application.trust.admin_base import AdminBase
 from application.trust.audit import AuditTrail
 from application.trust.ports import ControlStore
@@ -76,6 +77,8 @@ class ServiceStatus(msgspec.Struct, frozen=True, kw_only=True):
     embedding_queue_depth: int = 0
     store: StoreStatus | None = None
     queues: list[QueueState] = msgspec.field(default_factory=list)
+    #: the re-embed this process runs or last ran (``tessera reembed``); None: none
+    reembed: ReembedStatus | None = None
 
 
 class StatusReporter:

@@ -71,20 +71,24 @@ async def embed_texts(
 
 
 class QueryVectorCache:
-    """A small LRU of query vectors; repeated queries skip the model."""
+    """A small LRU of query vectors; repeated queries skip the model.
+
+    Keyed by model too: the embedder may switch models (``tessera reembed``) while
+    the process runs, and a query vector of the old model must not answer after."""
 
     def __init__(self, embedder: Embedder, capacity: int = 1024) -> None:
         self._embedder = embedder
         self._capacity = capacity
-        self._entries: OrderedDict[str, Vector] = OrderedDict()
+        self._entries: OrderedDict[tuple[str, str], Vector] = OrderedDict()
 
     async def vector_for(self, query: str) -> Vector:
-        hit = self._entries.get(query)
+        key = (self._embedder.space.model, query)
+        hit = self._entries.get(key)
         if hit is not None:
-            self._entries.move_to_end(query)
+            self._entries.move_to_end(key)
             return hit
         (vector,) = await _embed(self._embedder, [query])
-        self._entries[query] = vector
+        self._entries[key] = vector
         if len(self._entries) > self._capacity:
             self._entries.popitem(last=False)
         return vector

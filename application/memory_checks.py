@@ -11,7 +11,7 @@ from domain.errors import ConflictError, InvalidInputError
 from domain.models import Chunk, Source
 from domain.reasons import ReasonCode
 
-__all__ = ["check_memory", "embedder_mismatch"]
+__all__ = ["check_memory", "check_model", "embedder_mismatch"]
 
 
 def check_memory(
@@ -42,6 +42,15 @@ def check_memory(
             )
 
 
+def check_model(org_id: str, model: str | None, space: EmbeddingSpace) -> None:
+    """Refuse vectors of a model the organisation no longer serves (``None``: not known)."""
+    if model is not None and model != space.model:
+        raise ConflictError(
+            ReasonCode.EMBEDDER_MISMATCH,
+            f"vectors of {model}; organisation {org_id} stores {space.model}",
+        )
+
+
 def embedder_mismatch(org_id: str, held: EmbeddingSpace, wanted: EmbeddingSpace) -> ConflictError:
     """The refusal to mix two models' vectors in one organisation, saying how to fix it."""
     return ConflictError(
@@ -49,5 +58,5 @@ def embedder_mismatch(org_id: str, held: EmbeddingSpace, wanted: EmbeddingSpace)
         f"organisation {org_id} holds vectors of {held.model} ({held.dimension} dimensions) "
         f"but the configured embedder is {wanted.model} ({wanted.dimension} dimensions); "
         "configure the embedder that wrote this data (TESSERA_EMBEDDER), "
-        "or start with a new data directory",
+        "then move it to the new one with `tessera reembed --embedder NAME`",
     )

@@ -9,6 +9,7 @@ it is rebuilt from every chunk only when that snapshot cannot be used.
 
 import asyncio
 import logging
+from collections.abc import Callable, Sequence
 
 from application.changes import ChangePosition
 from application.index_snapshots import SnapshottingIndex
@@ -72,6 +73,19 @@ class OrgReadiness:
         await self._index.mark_ready(org_id)
         if self.snapshots is not None:
             await self.snapshots.rebuilt(org_id, position or ChangePosition())
+
+    async def switch(self, org_ids: Sequence[str], flip: Callable[[], None]) -> None:
+        """The store now serves another embedding model for ``org_ids``: call ``flip`` (the
+        process's embedder switches) and forget each organisation's index and snapshot, all
+        under the lock, so no request finds an index of the old model ready once flipped.
+        The next ``ensure`` prepares the organisation again and rebuilds its index."""
+        if self.snapshots is not None:
+            await self.snapshots.settled()  # no save of the old model lands after the drop
+        async with self._lock:
+            flip()
+            for org_id in org_ids:
+                self.forget(org_id)
+                await self._index.drop(org_id)
 
     def forget(self, org_id: str) -> None:
         self._prepared.discard(org_id)

@@ -22,6 +22,8 @@ from application.ports import (
     RetrievalIndex,
     TokenCounter,
 )
+from application.reembed.service import EmbedderCatalog, Reembed
+from application.reembed.switchable import switchable
 from application.reflection.derived import DerivedRecall
 from application.reflection.forgetting import DerivedForgetting
 from application.reflection.ports import CandidateStore, GraphStore
@@ -76,8 +78,11 @@ class Services:
         candidates: CandidateStore | None = None,
         graph: GraphStore | None = None,
         trusted_extractors: frozenset[str] = frozenset(),
+        embedders: EmbedderCatalog | None = None,
     ) -> None:
         self.home_org_id = home_org_id
+        #: one embedder every use case shares, which a finished re-embed switches
+        embedder = switchable(embedder)
         #: promoted records as a retrieval signal, when the root gave reflection its stores
         self.derived: DerivedRecall | None = None
         if candidates is not None and graph is not None:
@@ -182,6 +187,19 @@ class Services:
             is_operator=self.orgs.is_operator,
         )
         self._control_store = control
+        #: changing the embedding model without downtime (``tessera reembed``)
+        self.reembed = Reembed(
+            store=store,
+            embedder=embedder,
+            readiness=self.recall.readiness,
+            control=control,
+            audit=self.audit,
+            clock=clock,
+            ids=ids,
+            home_org_id=home_org_id,
+            is_operator=self.orgs.is_operator,
+            catalog=embedders,
+        )
         self.status = StatusReporter(
             store=store,
             index=index,
@@ -251,6 +269,7 @@ class Services:
         return issued
 
     async def close(self) -> None:
+        await self.reembed.close()  # a running build stops; its progress is saved
         if self.imports is not None:
             await self.imports.close()  # running imports pause between batches first
         await self.memory.close()  # flushes the audit trail, then closes the store

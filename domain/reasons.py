@@ -38,6 +38,15 @@ class ReasonCode(StrEnum):
     LLM_BAD_OUTPUT = "llm_bad_output"
     #: a reranker failed; the ranker's order was kept (logged, never an error to the caller)
     RERANK_FAILED = "rerank_failed"
+    # changing the embedding model (issue 18): ``tessera reembed``
+    #: the named embedder is not one this install can build
+    UNKNOWN_EMBEDDER = "unknown_embedder"
+    #: a re-embed is already running (one at a time per store)
+    REEMBED_RUNNING = "reembed_running"
+    #: the store already holds vectors of the named embedder
+    REEMBED_SAME_MODEL = "reembed_same_model"
+    #: a chunk has no vector of the new model yet: the switch waits for it
+    REEMBED_INCOMPLETE = "reembed_incomplete"
     # synthesis
     LLM_NOT_CONFIGURED = "llm_not_configured"
     SYNTHESIS_BLOCKED = "synthesis_blocked"

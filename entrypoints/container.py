@@ -11,6 +11,8 @@ from dependency_injector import containers, providers
 from application.llm import LanguageModel
 from application.memory_service import MemoryService
 from application.ports import Embedder, MemoryStore, RetrievalIndex
+from application.reembed.service import EmbedderCatalog
+from application.reembed.switchable import switchable
 from application.reflection.derived import DerivedRecall
 from application.reflection.ports import CandidateStore, GraphStore
 from application.rerank import Reranker
@@ -141,6 +143,25 @@ def _embedder(settings: Settings) -> Embedder:
     return OnnxEmbedder()
 
 
+def _embedder_catalog(settings: Settings) -> EmbedderCatalog:
+    """The embedders ``tessera reembed --embedder NAME`` may name: the TESSERA_EMBEDDER
+    kinds (``onnx``, ``sentence-transformers``, ``openai``, ``gemini``), built with this
+    install's other embedder settings (model, dimensions, key, base URL)."""
+    import msgspec
+
+    def build(name: str) -> Embedder:
+        try:
+            kind = EmbedderKind(name)
+        except ValueError:
+            raise KeyError(name) from None
+        try:
+            return _embedder(msgspec.structs.replace(settings, embedder=kind))
+        except SettingsError as exc:
+            raise ValueError(str(exc)) from None
+
+    return build
+
+
 def make_control_store(store: MemoryStore) -> ControlStore:
     from adapters.surreal.control_store import SurrealControlStore
     from adapters.surreal.memory_store import SurrealMemoryStore
@@ -199,16 +220,19 @@ def make_services(
     reranker: Reranker | None = None,
     rerank_top_n: int = 20,
     conversation: ConversationRecall | None = None,
+    embedders: EmbedderCatalog | None = None,
 ) -> Services:
     """Every use case over the given ports, with the system clock, ids and token counter.
 
     ``retrieval_mode`` lets a benchmark measure each retrieval stage; serving uses the default.
+    ``embedders``: the models ``tessera reembed`` may switch to, by name.
     """
     from adapters.system.clock import SystemClock
     from adapters.system.ids import TimeOrderedIds
     from adapters.tokenizers.tiktoken_counter import TiktokenCounter
 
     candidates, graph = make_derived_stores(store)
+    embedder = switchable(embedder)  # recall and every use case share the one that switches
     return Services(
         store=store,
         index=index,
@@ -235,6 +259,7 @@ def make_services(
         imports=imports,
         candidates=candidates,
         graph=graph,
+        embedders=embedders,
     )
 
 
@@ -312,6 +337,8 @@ class Container(containers.DeclarativeContainer):
     store = providers.Singleton(_store, settings)
     index = providers.Singleton(_index, settings, store)
     embedder = providers.Singleton(_embedder, settings)
+    #: what ``tessera reembed`` may switch to (tests override it with offline fakes)
+    embedders = providers.Callable(_embedder_catalog, settings)
     control = providers.Singleton(make_control_store, store)
     audit_log = providers.Singleton(make_audit_log, store)
     home_org = providers.Callable(_home_org, settings)
@@ -332,6 +359,7 @@ class Container(containers.DeclarativeContainer):
         reranker=reranker,
         rerank_top_n=providers.Callable(_rerank_top_n, settings),
         conversation=providers.Callable(_conversation, settings),
+        embedders=embedders,
     )
 
 

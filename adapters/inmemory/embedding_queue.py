@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from adapters.inmemory.org_memory import OrgMemory
 from application.enrichment.records import EmbeddingCounts, PendingChunk
+from application.memory_checks import check_model
 from application.records import Vector
 from domain.errors import ConflictError
 from domain.reasons import ReasonCode
@@ -45,6 +46,7 @@ class InMemoryEmbeddingQueue:
         org = self._orgs.get(org_id)
         if org is None:
             return []
+        check_model(org_id, model, org.space)  # embedded before a re-embed switched it
         for vector in vectors.values():
             if len(vector) != org.space.dimension:
                 raise ConflictError(

@@ -17,8 +17,9 @@ import msgspec
 from adapters.inmemory.change_log import InMemoryChangeLog
 from adapters.inmemory.embedding_queue import InMemoryEmbeddingQueue
 from adapters.inmemory.org_memory import OrgMemory as _Org
+from adapters.inmemory.vector_staging import InMemoryVectorStaging
 from application.enrichment.records import MemoryWrite
-from application.memory_checks import check_memory, embedder_mismatch
+from application.memory_checks import check_memory, check_model, embedder_mismatch
 from application.records import (
     EmbeddedChunk,
     EmbeddingSpace,
@@ -45,7 +46,7 @@ def _check_datetimes(*values: object) -> None:
             )
 
 
-class InMemoryMemoryStore(InMemoryEmbeddingQueue, InMemoryChangeLog):
+class InMemoryMemoryStore(InMemoryEmbeddingQueue, InMemoryChangeLog, InMemoryVectorStaging):
     def __init__(self) -> None:
         self._orgs: dict[str, _Org] = {}
 
@@ -95,6 +96,8 @@ class InMemoryMemoryStore(InMemoryEmbeddingQueue, InMemoryChangeLog):
                 )
             seen_sources.add(source.source_id)
             check_memory(source, write.chunks, org.space.dimension, write.vectors)
+            if write.vectors:
+                check_model(source.org_id, write.model, org.space)
             for chunk in write.chunks:
                 _check_datetimes(chunk.created_at, chunk.occurred_at)
                 if chunk.chunk_id in org.chunks or chunk.chunk_id in seen_chunks:

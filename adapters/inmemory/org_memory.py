@@ -28,6 +28,10 @@ class OrgMemory:
         self.epoch = uuid.uuid4().hex
         self.sequence = 0
         self.changed_at: dict[str, int] = {}
+        #: a re-embed's vectors of the next model, by chunk id: (model, vector)
+        self.staged: dict[str, tuple[str, Vector]] = {}
+        #: the re-embed's saved progress (adapters.inmemory.vector_staging)
+        self.reembed_job: object | None = None
 
     def changed(self, source_ids: Iterable[str]) -> None:
         """One write changed these sources: one step of the sequence stamps them all."""
@@ -43,4 +47,5 @@ class OrgMemory:
         self.vectors.pop(chunk_id, None)
         self.pending.pop(chunk_id, None)
         self.failed.pop(chunk_id, None)
+        self.staged.pop(chunk_id, None)
         self.chunk_order.remove(chunk_id)

@@ -17,7 +17,7 @@ from adapters.surreal.withheld import REFRESH_WITHHELD, withheld_rows
 from application.records import EmbeddingSpace
 from domain.models import Chunk, Source
 
-__all__ = ["linked_sources", "update_source"]
+__all__ = ["DROP_STAGED", "linked_sources", "update_source"]
 
 #: one transaction: the source only if it is still at the version the caller read, then
 #: its chunks (<CHUNKS>); a changed source throws and nothing is written
@@ -36,8 +36,11 @@ _SET_CHUNKS = (
 _DROP_TEXT = (
     "DELETE chunk WHERE source_id = $source_id RETURN NONE;\n"
     "LET $used = (SELECT VALUE content_hash FROM chunk WHERE content_hash IN $hashes);\n"
-    "DELETE $cache WHERE hash NOTINSIDE $used RETURN NONE;"
+    "DELETE $cache WHERE hash NOTINSIDE $used RETURN NONE;\n<DROP_STAGED>"
 )
+#: a re-embed's staged vectors of the text go with it (adapters/surreal/vector_staging.py;
+#: schema v9)
+DROP_STAGED = "DELETE staged_vector WHERE source_id = $source_id RETURN NONE;"
 
 
 async def update_source(
@@ -63,9 +66,10 @@ async def update_source(
         "withheld": withheld_rows(source),
         **stamped([source.source_id]),
     }
+    chunks_sql = _DROP_TEXT.replace("<DROP_STAGED>", DROP_STAGED) if drop_text else _SET_CHUNKS
     await conn.query(
         namespace,
-        _UPDATE_SOURCE.replace("<CHUNKS>", _DROP_TEXT if drop_text else _SET_CHUNKS).replace(
+        _UPDATE_SOURCE.replace("<CHUNKS>", chunks_sql).replace(
             "<WITHHELD>", REFRESH_WITHHELD
         ).replace("<STAMP>", change_log.ADVANCE + "\n" + change_log.STAMP),
         variables,

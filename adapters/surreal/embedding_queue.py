@@ -16,6 +16,7 @@ from adapters.surreal import change_log, codec
 from adapters.surreal.change_log import stamped
 from adapters.surreal.connection import SurrealConnection
 from application.enrichment.records import EmbeddingCounts, PendingChunk
+from application.memory_checks import check_model
 from application.records import EmbeddingSpace, Vector
 from domain.errors import ConflictError, UpstreamError
 from domain.reasons import ReasonCode
@@ -103,6 +104,7 @@ class SurrealEmbeddingQueue:
         if not vectors:
             return []
         namespace, space = await self._writable(org_id)
+        check_model(org_id, model, space)  # embedded before a re-embed switched it
         for vector in vectors.values():
             if len(vector) != space.dimension:
                 raise ConflictError(

@@ -16,9 +16,10 @@ from adapters.surreal.compaction import CompactionReport, compact
 from adapters.surreal.embedding_queue import SurrealEmbeddingQueue
 from adapters.surreal.memory_reads import SurrealMemoryReads
 from adapters.surreal.store_base import CHECKPOINT_EVERY_CHUNKS
+from adapters.surreal.vector_staging import SurrealVectorStaging
 from adapters.surreal.withheld import withheld_rows
 from application.enrichment.records import MemoryWrite
-from application.memory_checks import check_memory
+from application.memory_checks import check_memory, check_model
 from application.records import EmbeddedChunk, Vector
 from domain.errors import ConflictError, InvalidInputError, NotFoundError, UpstreamError
 from domain.models import Source, chunk_recall
@@ -38,7 +39,9 @@ def _batches(rows: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     return [list(rows[i : i + INSERT_BATCH]) for i in range(0, len(rows), INSERT_BATCH)]
 
 
-class SurrealMemoryStore(SurrealMemoryReads, SurrealEmbeddingQueue, SurrealChangeLog):
+class SurrealMemoryStore(
+    SurrealMemoryReads, SurrealEmbeddingQueue, SurrealChangeLog, SurrealVectorStaging
+):
     """Raw sources, chunks and vectors in SurrealDB; one connection, safe to share."""
 
     async def save_memory(self, source: Source, chunks: Sequence[EmbeddedChunk]) -> None:
@@ -66,6 +69,8 @@ class SurrealMemoryStore(SurrealMemoryReads, SurrealEmbeddingQueue, SurrealChang
         for write in memories:
             source = write.source
             check_memory(source, write.chunks, space.dimension, write.vectors)
+            if write.vectors:
+                check_model(source.org_id, write.model, space)
             sources.append({**codec.source_row(source), "id": source.source_id})
             rows.extend(
                 codec.chunk_row(c, write.vectors.get(c.chunk_id), chunk_recall(source, c))

@@ -171,6 +171,20 @@ UPSERT change_head:org SET sequence = sequence OR 0, epoch = epoch OR <string> r
     RETURN NONE;
 """
 
+# Re-embedding (issue 18): a second model's vectors, staged beside the served ones by chunk
+# id until ``tessera reembed`` switches the organisation to them; the run's saved progress.
+_V9_REEMBED = """
+DEFINE TABLE IF NOT EXISTS staged_vector SCHEMAFULL;
+DEFINE FIELD IF NOT EXISTS model ON staged_vector TYPE string;
+DEFINE FIELD IF NOT EXISTS source_id ON staged_vector TYPE string;
+DEFINE FIELD IF NOT EXISTS emb ON staged_vector TYPE array<float>;
+DEFINE FIELD IF NOT EXISTS vec ON staged_vector TYPE bytes;
+DEFINE INDEX IF NOT EXISTS staged_vector_source ON staged_vector FIELDS source_id;
+DEFINE INDEX IF NOT EXISTS staged_vector_model ON staged_vector FIELDS model;
+DEFINE TABLE IF NOT EXISTS reembed_job SCHEMAFULL;
+DEFINE FIELD IF NOT EXISTS body ON reembed_job TYPE string;
+"""
+
 _RECORD_ORG = """
 UPSERT meta:org SET org_id = $org RETURN NONE;
 SELECT model, dimension FROM meta:embedding;
@@ -202,6 +216,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         version=8,
         name="change sequence: a head per organisation, each source's latest change",
         script=_V8_CHANGE_SEQUENCE,
+    ),
+    Migration(
+        version=9,
+        name="re-embedding: staged vectors of the next model, the run's progress",
+        script=_V9_REEMBED,
     ),
 )
 

@@ -42,6 +42,9 @@ class MemoryWrite(msgspec.Struct, frozen=True, kw_only=True):
     source: Source
     chunks: list[Chunk]
     vectors: dict[str, Vector] = msgspec.field(default_factory=dict)
+    #: the model that made ``vectors``, where the writer knows it: the store refuses the
+    #: write if it now serves another (a re-embed switched while the write was on its way)
+    model: str | None = None
 
     def __post_init__(self) -> None:
         ids = {c.chunk_id for c in self.chunks}

@@ -23,7 +23,9 @@ from application.enrichment.lane import EmbeddingLane
 from application.enrichment.records import MemoryWrite, PendingChunk
 from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.records import IndexEntry, Vector
+from domain.errors import ConflictError
 from domain.models import Chunk, Source, chunk_recall
+from domain.reasons import ReasonCode
 
 __all__ = ["MemoryWriter", "WriteOutcome"]
 
@@ -49,6 +51,30 @@ class MemoryWriter:
         self._embedder = embedder
         self.lane = lane
 
+    async def _known(
+        self,
+        org_id: str,
+        memories: Sequence[tuple[Source, Sequence[Chunk]]],
+        known: Mapping[str, Vector] | None,
+    ) -> list[MemoryWrite]:
+        """The writes, with the vectors known now and the model they belong to."""
+        model = self._embedder.space.model
+        vectors = dict(known or {})
+        hashes = sorted({c.content_hash for _, cs in memories for c in cs} - set(vectors))
+        if hashes:
+            vectors.update(await self._store.cached_embeddings(org_id, model, hashes))
+        return [
+            MemoryWrite(
+                source=source,
+                chunks=list(chunks),
+                vectors={
+                    c.chunk_id: vectors[c.content_hash] for c in chunks if c.content_hash in vectors
+                },
+                model=model,
+            )
+            for source, chunks in memories
+        ]
+
     async def write(
         self,
         org_id: str,
@@ -71,22 +97,18 @@ class MemoryWriter:
             return WriteOutcome(cached=0, pending=0)
         if backpressure:
             await self.lane.room(org_id)
-        vectors = dict(known or {})
-        hashes = sorted({c.content_hash for _, cs in memories for c in cs} - set(vectors))
-        if hashes:
-            model = self._embedder.space.model
-            vectors.update(await self._store.cached_embeddings(org_id, model, hashes))
-        writes = [
-            MemoryWrite(
-                source=source,
-                chunks=list(chunks),
-                vectors={
-                    c.chunk_id: vectors[c.content_hash] for c in chunks if c.content_hash in vectors
-                },
-            )
-            for source, chunks in memories
-        ]
-        await self._store.save_memories(writes)
+        writes = await self._known(org_id, memories, known)
+        try:
+            await self._store.save_memories(writes)
+        except ConflictError as exc:
+            # a re-embed switched the model between the cache read and the save: once more,
+            # with the new model's cache (the caller's vectors are of the old one)
+            if exc.reason is not ReasonCode.EMBEDDER_MISMATCH or writes[0].model == (
+                self._embedder.space.model
+            ):
+                raise
+            writes = await self._known(org_id, memories, None)
+            await self._store.save_memories(writes)
         await self._index.add(
             org_id,
             [

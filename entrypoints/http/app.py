@@ -32,6 +32,7 @@ from entrypoints.http.error_handlers import EXCEPTION_HANDLERS
 from entrypoints.http.import_routes import IMPORT_ROUTES
 from entrypoints.http.openapi import docs_assets_router, document_errors, openapi_config
 from entrypoints.http.org_routes import ORG_ROUTES
+from entrypoints.http.reembed_routes import REEMBED_ROUTES
 from entrypoints.http.reflection_routes import REFLECTION_ROUTES
 from entrypoints.http.schemas import (
     AccessPreviewBody,
@@ -218,6 +219,7 @@ def create_app(
         *ADMIN_ROUTES,
         *STATUS_ROUTES,
         *ORG_ROUTES,
+        *REEMBED_ROUTES,
         *SYNTHESIS_ROUTES,
         *CORRECTION_ROUTES,
         *BULK_ROUTES,

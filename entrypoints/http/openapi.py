@@ -46,6 +46,9 @@ _USE_CASE_STATUSES: Mapping[str, frozenset[int]] = {
     # dropping an organisation: the home organisation or a stale preview token (409)
     "/api/admin/orgs/{org:str}/drop-preview": frozenset({409}),
     "/api/admin/orgs/{org:str}/drop": frozenset({409}),
+    # re-embedding: an unknown embedder (422), one running or the same model (409),
+    # the store cannot stage vectors (409)
+    "/api/admin/reembed": frozenset({409, 422}),
     # reflection: 404 also when not configured; the LLM extractor failed (502);
     # a review the state machine forbids or a source changed since (409)
     "/api/memory/reflect": frozenset({404, 502}),
@@ -68,11 +71,14 @@ _DESCRIPTIONS = {
     409: (
         "Contradicts what is stored: embedder_mismatch, already_exists, last_owner_key,"
         " synthesis_blocked, home_organization, preview_stale, transition_not_allowed,"
-        " source_changed"
+        " source_changed, reembed_running, reembed_same_model, reembed_incomplete"
     ),
     413: "content_too_large",
     415: "unsupported_media_type: the body must be application/json",
-    422: "A rule refused the input: empty_content, limit_out_of_range, invalid_filter, ...",
+    422: (
+        "A rule refused the input: empty_content, limit_out_of_range, invalid_filter,"
+        " unknown_embedder, ..."
+    ),
     502: "embedder_failed / llm_failed: the embedding or language model failed",
     503: "store_locked / store_unavailable",
 }

@@ -1,5 +1,6 @@
 """``GET /api/status``: operator diagnostics (the install's owner only)."""
 
+import msgspec
 from litestar import get
 from litestar.di import NamedDependency
 
@@ -17,7 +18,9 @@ async def service_status(
 ) -> ServiceStatus:
     """Counts per organisation (no text), the index and embedder, audit receipts waiting to
     be written, and the process's recent warnings and errors."""
-    return await services.status.status(caller.principal, watch_recent_errors().newest_first())
+    status = await services.status.status(caller.principal, watch_recent_errors().newest_first())
+    progress = services.reembed.progress()
+    return status if progress is None else msgspec.structs.replace(status, reembed=progress)
 
 
 STATUS_ROUTES = [service_status]

@@ -32,6 +32,7 @@ async def test_migration_6_backfills_the_words_of_earlier_redactions(
             patch.setattr(corrections, "REFRESH_WITHHELD", "")  # that release wrote no words
             patch.setattr(change_log, "ADVANCE", "")  # nor change stamps (schema v8)
             patch.setattr(change_log, "STAMP", "")
+            patch.setattr(corrections, "DROP_STAGED", "")  # nor staged vectors (schema v9)
             await store.prepare(ORG, SPACE)
             for sid, remainder in (("s1", f"deploy keys {REDACTED_MARK}"), ("s2", "rota")):
                 source = make_source(sid, ORG, content="the deploy key is hunter2")

@@ -19,6 +19,7 @@ from adapters.system.clock import FixedClock
 from adapters.system.ids import TimeOrderedIds
 from adapters.tokenizers.tiktoken_counter import TiktokenCounter
 from application.commands import ContextRequest, RememberRequest, SearchRequest
+from application.reembed.service import EmbedderCatalog
 from application.results import ContextPack, RememberResult, SearchResults
 from application.services import Services
 from application.trust.records import PrincipalRecord, SpaceRecord
@@ -32,7 +33,10 @@ START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 class World:
     def __init__(
-        self, home_org_id: str = "home", trusted_extractors: frozenset[str] = frozenset()
+        self,
+        home_org_id: str = "home",
+        trusted_extractors: frozenset[str] = frozenset(),
+        embedders: EmbedderCatalog | None = None,
     ) -> None:
         self.store = InMemoryMemoryStore()
         self.index = InProcessIndex()
@@ -56,6 +60,7 @@ class World:
             candidates=self.candidates,
             graph=self.graph,
             trusted_extractors=trusted_extractors,
+            embedders=embedders,
         )
 
     # -- people and spaces (as the operator) ----------------------------------
