@@ -171,7 +171,11 @@ class PersistentInProcessIndex(InProcessIndex):
             manifest = self._files.publish(org_id, staging, space, position, frozen.size, checks)
             return manifest.info()
 
-        info = await asyncio.to_thread(write)
+        try:
+            info = await asyncio.to_thread(write)
+        finally:
+            frozen.release()  # the graph grows again (rows written meanwhile join it now)
+            org.extend_graph()
         # rows written through while the files were written stay counted for the next save
         self._unsaved[org_id] = max(self._unsaved.get(org_id, 0) - unsaved, 0)
         self._removals[org_id] = max(self._removals.get(org_id, 0) - removals, 0)

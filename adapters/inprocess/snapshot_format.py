@@ -5,7 +5,10 @@ chunk (a rebuild took 128 s at 180k chunks). ``vectors.npy`` is the unit
 float32 matrix (memory-mapped copy-on-write when opened); ``postings_docs.npy``
 and ``postings_tfs.npy`` pack the BM25 postings of every term end to end;
 ``state.msgpack`` holds the rest (ids, code tables, texts, facets, the small
-per-row columns as raw arrays). No pickle: every file is numpy or msgspec.
+per-row columns as raw arrays); ``graph.faiss``, where the organisation has an
+HNSW graph (past ``AnnPolicy.min_rows``), the graph itself (``graph_file``), so
+that an open does not rebuild it. No pickle: every file is numpy, msgspec or
+faiss's own format.
 
 ``freeze`` runs on the event loop and copies what writes may change under a
 reader (the small columns, the tables, the list heads); ``write_files`` then
@@ -20,6 +23,7 @@ BM25 idf of a restored index differs from the live one's (a few percent on
 affected terms); which rows match, the vector and episode scores do not.
 """
 
+import logging
 import zlib
 from bisect import bisect_left
 from collections.abc import Iterable
@@ -33,14 +37,25 @@ import numpy as np
 from adapters.inprocess.ann import AnnPolicy
 from adapters.inprocess.bm25 import Bm25Postings
 from adapters.inprocess.facets import FacetColumns
+from adapters.inprocess.graph_file import (
+    GRAPH_FILE,
+    FrozenGraph,
+    GraphMeta,
+    read_graph,
+    write_graph,
+)
 from adapters.inprocess.index import _OrgIndex
 from application.records import IndexedText, ScopeRef
 from domain.scopes import MemoryScope
 
-__all__ = ["FILES", "Frozen", "freeze", "read_index", "write_files"]
+__all__ = ["FILES", "OPTIONAL_FILES", "Frozen", "freeze", "read_index", "write_files"]
+
+_log = logging.getLogger("tessera.index")
 
 #: the files of one snapshot, each checked against its manifest entry on open
 FILES = ("vectors.npy", "postings_docs.npy", "postings_tfs.npy", "state.msgpack")
+#: files a snapshot may hold besides (checked the same way when listed)
+OPTIONAL_FILES = (GRAPH_FILE,)
 _BLOCK_ROWS = 8_192
 
 #: texts as tuples: chunk id, source id, text, role, turn index, occurred (ISO: offset kept),
@@ -62,6 +77,8 @@ class _State(msgspec.Struct, frozen=True, kw_only=True):
     rows_with: dict[str, list[int]]
     #: per-row columns and the postings' offsets: name -> (dtype, raw bytes)
     arrays: dict[str, tuple[str, bytes]]
+    #: the HNSW graph file beside (None: the snapshot holds none)
+    graph: GraphMeta | None = None
 
 
 class Frozen:
@@ -89,6 +106,15 @@ class Frozen:
             "has_vector": org.has_vector[:size].copy(),
             "occurred": org.facets.occurred[:size].copy(),
         }
+        graph = org.graph
+        usable = graph is not None and graph.usable and 0 < graph.labelled <= size
+        #: held (not growing) until ``release``: the writer thread reads it
+        self.graph = FrozenGraph(graph) if usable and graph is not None else None
+
+    def release(self) -> None:
+        """The files are written (or failed): the live graph may grow again."""
+        if self.graph is not None:
+            self.graph.release()
 
 
 def freeze(org: _OrgIndex) -> Frozen:
@@ -183,7 +209,10 @@ def write_files(frozen: Frozen, folder: Path) -> dict[str, dict[str, int]]:
         sources_with=frozen.sources_with,
         rows_with={k: [r for r in rows[: len(rows)] if r < size] for k, rows in frozen.rows_with},
         arrays=columns,
+        graph=None if frozen.graph is None else frozen.graph.meta,
     )
+    if frozen.graph is not None:
+        checks[GRAPH_FILE] = write_graph(frozen.graph, folder / GRAPH_FILE)
     with (folder / "state.msgpack").open("wb") as raw:
         out = _Checked(raw)
         out.write(msgspec.msgpack.encode(state))
@@ -252,5 +281,19 @@ def read_index(folder: Path, ann_policy: AnnPolicy | None = None) -> _OrgIndex:
     columns = (org.recall_codes, org.scope_codes, org.source_codes, org.has_vector)
     if any(len(c) != size for c in columns) or len(org.texts) != size:
         raise ValueError("the snapshot's columns disagree on its row count")
+    _restore_graph(org, folder, state.graph)
     org.ready = True
     return org
+
+
+def _restore_graph(org: _OrgIndex, folder: Path, meta: GraphMeta | None) -> None:
+    """The snapshot's graph where this index wants one; rebuilt (logged why) if unusable."""
+    policy = org.ann_policy
+    if policy is None or org.vectors is None or org.size < policy.min_rows:
+        return
+    graph, why = read_graph(folder, meta, int(org.vectors.shape[1]), org.size, policy)
+    if graph is None:
+        _log.warning("rebuilding the HNSW graph of a restored index (%d rows): %s", org.size, why)
+    org.graph = graph
+    org.graph_restored = graph is not None
+    org.extend_graph()  # the rows past the saved graph, or the whole graph
