@@ -10,11 +10,12 @@ the sum with the resident memory a restore really added.
 """
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from adapters.inprocess.index import _OrgIndex
+if TYPE_CHECKING:  # the index imports this module when asked for its residency
+    from adapters.inprocess.index import _OrgIndex
 
 __all__ = ["footprint"]
 
@@ -44,7 +45,7 @@ def _graph_bytes(graph: Any) -> int:
     return codes + links + int(hnsw.levels.size()) * 4 + int(hnsw.assign_probas.size()) * 8
 
 
-def _text_bytes(org: _OrgIndex, rows: list[int]) -> float:
+def _text_bytes(org: "_OrgIndex", rows: list[int]) -> float:
     per_row = []
     for row in rows:
         t = org.texts[row]
@@ -56,7 +57,7 @@ def _text_bytes(org: _OrgIndex, rows: list[int]) -> float:
     return _mean(per_row)
 
 
-def _lexical_bytes(org: _OrgIndex) -> int:
+def _lexical_bytes(org: "_OrgIndex") -> int:
     postings = org.lexical.postings()
     count = sum(len(docs) for _, docs, _ in postings)
     # per posting: the doc list slot and its int object, the tf slot (small ints are
@@ -66,7 +67,7 @@ def _lexical_bytes(org: _OrgIndex) -> int:
     return count * per_posting + terms + org.lexical.size * _SLOT
 
 
-def footprint(org: _OrgIndex) -> dict[str, int]:
+def footprint(org: "_OrgIndex") -> dict[str, int]:
     """Estimated bytes held by ``org``, by part (``total`` is their sum)."""
     size = org.size
     rows = _rows_sample(size)

@@ -16,6 +16,7 @@ from adapters.inprocess import ann
 from adapters.inprocess.bm25 import Bm25Postings
 from adapters.inprocess.facets import FacetColumns
 from adapters.inprocess.query_cache import QueryCache
+from application.index_residency import IndexResidency, VectorLeg
 from application.records import (
     CandidateFilter,
     IndexedText,
@@ -304,6 +305,19 @@ class InProcessIndex:
     def is_ready(self, org_id: str) -> bool:
         org = self._orgs.get(org_id)
         return org is not None and org.ready
+
+    def residency(self, org_id: str) -> IndexResidency | None:
+        from adapters.inprocess.footprint import footprint
+
+        org = self._orgs.get(org_id)
+        if org is None:
+            return None
+        graph = org.graph is not None and org.graph.usable
+        return IndexResidency(
+            rows=org.size,
+            vector_leg=VectorLeg.HNSW if graph else VectorLeg.EXACT,
+            resident_bytes=footprint(org)["total"],
+        )
 
     async def add(self, org_id: str, entries: Sequence[IndexEntry]) -> None:
         self._org(org_id).add(entries)
