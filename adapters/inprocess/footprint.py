@@ -57,16 +57,6 @@ def _text_bytes(org: "_OrgIndex", rows: list[int]) -> float:
     return _mean(per_row)
 
 
-def _lexical_bytes(org: "_OrgIndex") -> int:
-    postings = org.lexical.postings()
-    count = sum(len(docs) for _, docs, _ in postings)
-    # per posting: the doc list slot and its int object, the tf slot (small ints are
-    # shared), the frozen int64 + float32 copies a query makes of a term it reads
-    per_posting = _SLOT + 32 + _SLOT + 12
-    terms = sum(sys.getsizeof(term) + _DICT_ENTRY + 200 for term, _, _ in postings)
-    return count * per_posting + terms + org.lexical.size * _SLOT
-
-
 def footprint(org: "_OrgIndex") -> dict[str, int]:
     """Estimated bytes held by ``org``, by part (``total`` is their sum)."""
     size = org.size
@@ -77,7 +67,7 @@ def footprint(org: "_OrgIndex") -> dict[str, int]:
     parts = {
         "vectors": 0 if org.vectors is None else int(org.vectors.nbytes),
         "graph": _graph_bytes(org.graph),
-        "lexical": _lexical_bytes(org),
+        "lexical": org.lexical.memory_bytes(),
         "texts": int(size * (_SLOT + _text_bytes(org, rows))),
         "ids": int(size * (_SLOT + id_bytes + _DICT_ENTRY)),
         "episodes": int(size * (_PAIR + _SLOT + 32) + len(org.source_ids) * (_DICT_ENTRY + 64)),

@@ -95,7 +95,7 @@ class Frozen:
         self.source_ids = org.source_ids[: len(org.source_ids)]
         self.removed = sorted(org.removed)
         self.members = list(org.members.items())
-        self.postings = org.lexical.postings()
+        self.postings = org.lexical.parts()
         self.lengths = org.lexical.lengths(size)
         self.sources_with = {k: sorted(v) for k, v in org.facets.sources_with.items()}
         self.rows_with = list(org.facets.rows_with.items())
@@ -175,15 +175,18 @@ def write_files(frozen: Frozen, folder: Path) -> dict[str, dict[str, int]]:
     offsets = [0]
     gone = np.zeros(size, dtype=bool)
     gone[[r for r in frozen.removed if r < size]] = True
-    for term, docs, tfs in frozen.postings:
-        n = bisect_left(docs, size)  # rows are ascending; later rows are not this snapshot's
-        rows = np.asarray(docs[:n], dtype=np.int32)
+    for term, base_docs, base_tfs, tail_docs, tail_tfs in frozen.postings:
+        # rows are ascending; the arrays hold rows of this snapshot only, the tail may
+        # have grown since the freeze: later rows are not this snapshot's
+        n = bisect_left(tail_docs, size)
+        rows = np.concatenate([base_docs, np.asarray(tail_docs[:n], dtype=np.int32)])
         kept = ~gone[rows]  # a redacted or deleted row's words never reach the disk
         if not kept.any():
             continue
+        tfs = np.concatenate([base_tfs, np.asarray(tail_tfs[:n], dtype=np.float32)])
         terms.append(term)
         doc_parts.append(rows[kept])
-        tf_parts.append(np.asarray(tfs[:n], dtype=np.int32)[kept])
+        tf_parts.append(tfs[kept].astype(np.int32))
         offsets.append(offsets[-1] + int(kept.sum()))
     for name, parts in (("postings_docs.npy", doc_parts), ("postings_tfs.npy", tf_parts)):
         checks[name] = _write_npy(folder / name, parts, (offsets[-1],), "<i4")
