@@ -15,8 +15,9 @@ manifest's checks included) and runs vector queries:
 - ``exact``: the same snapshot opened by an exact-only index (no graph at all).
 
 For each: wall and CPU seconds of the restore, the process's resident memory
-before and after it (VmRSS, RssAnon, RssFile from /proc), the estimate of
-``adapters/inprocess/footprint.py`` by part, and vector-leg CPU ms per query.
+before and after it, after the queries and after 1,000 rows written (VmRSS,
+RssAnon, RssFile from /proc), the estimate of ``adapters/inprocess/footprint.py``
+by part, and vector-leg CPU ms per query.
 No store is involved (the engine's own open is measured by benchmarks.restart).
 Prints one JSON object (last stdout line).
 """
@@ -147,6 +148,7 @@ async def _open(args: argparse.Namespace) -> dict[str, Any]:
     from adapters.inprocess.persistent import PersistentInProcessIndex
     from application.records import CandidateFilter
     from benchmarks._real_vectors import load_real_vectors
+    from domain.scopes import MemoryScope
 
     importlib.import_module("faiss")  # the native import is not the open
     real = load_real_vectors(args.cache)
@@ -167,7 +169,29 @@ async def _open(args: argparse.Namespace) -> dict[str, Any]:
         start = time.process_time()
         await index.vector(_ORG, vector, 50, where)
         ms.append((time.process_time() - start) * 1000)
+    after_queries = _memory()
+    # writes after the restore: 1,000 rows (copies of the first rows' entries, new ids)
+    from application.records import IndexEntry
+
+    assert org.vectors is not None
+    entries = [
+        IndexEntry(
+            chunk_id=f"late-{n}",
+            source_id=f"late-source-{n // 3}",
+            text=org.texts[n].text,
+            vector=np.asarray(org.vectors[n]).tolist(),
+            scope=MemoryScope.TEAM,
+            scope_key="team-0",
+        )
+        for n in range(1000)
+    ]
+    began = time.perf_counter()
+    await index.add(_ORG, entries)
+    write_s = time.perf_counter() - began
     return {
+        "memory_mb_after_queries": after_queries,
+        "memory_mb_after_1000_writes": _memory(),
+        "write_1000_rows_s": round(write_s, 2),
         "outcome": str(load.outcome),
         "restore_wall_s": round(wall, 2),
         "restore_cpu_s": round(cpu, 2),

@@ -64,8 +64,11 @@ def footprint(org: "_OrgIndex") -> dict[str, int]:
     id_bytes = _mean([sys.getsizeof(org.ids[r]) for r in rows])
     columns: list[np.ndarray] = [org.recall_codes, org.scope_codes, org.source_codes]
     columns += [org.has_vector, org.facets.occurred]
+    mapped = isinstance(org.vectors, np.memmap)
     parts = {
-        "vectors": 0 if org.vectors is None else int(org.vectors.nbytes),
+        # a restored matrix is mapped from the snapshot: file-backed, resident as read
+        "vectors": 0 if org.vectors is None or mapped else int(org.vectors.nbytes),
+        "vectors_mapped": int(org.vectors.nbytes) if org.vectors is not None and mapped else 0,
         "graph": _graph_bytes(org.graph),
         "lexical": org.lexical.memory_bytes(),
         "texts": int(size * (_SLOT + _text_bytes(org, rows))),

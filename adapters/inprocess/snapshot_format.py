@@ -2,7 +2,11 @@
 
 Why these files: a restart should map the index, not rebuild it from every
 chunk (a rebuild took 128 s at 180k chunks). ``vectors.npy`` is the unit
-float32 matrix (memory-mapped copy-on-write when opened); ``postings_docs.npy``
+float32 matrix (memory-mapped copy-on-write when opened), with zero rows of
+spare capacity after the last (an eighth more): rows written after a restore
+land in that capacity, so only their pages become private memory and the
+rest stay file-backed (clean, paged in as read, given back under pressure)
+instead of the whole matrix being copied at the first write; ``postings_docs.npy``
 and ``postings_tfs.npy`` pack the BM25 postings of every term end to end;
 ``state.msgpack`` holds the rest (ids, code tables, texts, facets, the small
 per-row columns as raw arrays); ``graph.faiss``, where the organisation has an
@@ -28,6 +32,7 @@ import zlib
 from bisect import bisect_left
 from collections.abc import Iterable
 from datetime import datetime
+from itertools import chain
 from pathlib import Path
 from typing import BinaryIO
 
@@ -57,6 +62,17 @@ FILES = ("vectors.npy", "postings_docs.npy", "postings_tfs.npy", "state.msgpack"
 #: files a snapshot may hold besides (checked the same way when listed)
 OPTIONAL_FILES = (GRAPH_FILE,)
 _BLOCK_ROWS = 8_192
+#: spare rows after the last in vectors.npy: at least this many, else an eighth of the rows
+_SPARE_MIN = 1_024
+
+
+def _capacity(size: int) -> int:
+    return size + max(_SPARE_MIN, size // 8)
+
+
+def _zeros(rows: int, dim: int) -> Iterable[np.ndarray]:
+    for start in range(0, rows, _BLOCK_ROWS):
+        yield np.zeros((min(_BLOCK_ROWS, rows - start), dim), dtype=np.float32)
 
 #: texts as tuples: chunk id, source id, text, role, turn index, occurred (ISO: offset kept),
 #: speaker
@@ -161,12 +177,16 @@ def write_files(frozen: Frozen, folder: Path) -> dict[str, dict[str, int]]:
     dim = frozen.dimension or 0
     vectors = frozen.vectors
     checks: dict[str, dict[str, int]] = {}
+    capacity = 0 if vectors is None else _capacity(size)
     checks["vectors.npy"] = _write_npy(
         folder / "vectors.npy",
         ()
         if vectors is None
-        else (vectors[i : min(i + _BLOCK_ROWS, size)] for i in range(0, size, _BLOCK_ROWS)),
-        (size if vectors is not None else 0, dim),
+        else chain(
+            (vectors[i : min(i + _BLOCK_ROWS, size)] for i in range(0, size, _BLOCK_ROWS)),
+            _zeros(capacity - size, dim),
+        ),
+        (capacity, dim),
         "<f4",
     )
     terms: list[str] = []
@@ -228,6 +248,12 @@ def _column(state: _State, name: str) -> np.ndarray:
     return np.frombuffer(data, dtype=np.dtype(dtype)).copy()
 
 
+def _padded(column: np.ndarray, capacity: int) -> np.ndarray:
+    out = np.zeros(capacity, dtype=column.dtype)
+    out[: len(column)] = column
+    return out
+
+
 def _text(row: _Text) -> IndexedText:
     chunk_id, source_id, text, role, turn_index, moment, speaker = row
     return IndexedText(
@@ -252,7 +278,11 @@ def read_index(folder: Path, ann_policy: AnnPolicy | None = None) -> _OrgIndex:
     org.row_of = {chunk_id: row for row, chunk_id in enumerate(state.ids)}  # the latest row wins
     if state.dimension is not None:
         vectors = np.load(folder / "vectors.npy", mmap_mode="c")
-        if vectors.shape != (size, state.dimension) or vectors.dtype != np.float32:
+        if (
+            vectors.shape[0] < size
+            or vectors.shape[1:] != (state.dimension,)
+            or vectors.dtype != np.float32
+        ):
             raise ValueError("vectors.npy does not match the snapshot's state")
         org.vectors = vectors
     org.recall_codes = _column(state, "recall_codes")
@@ -284,6 +314,12 @@ def read_index(folder: Path, ann_policy: AnnPolicy | None = None) -> _OrgIndex:
     columns = (org.recall_codes, org.scope_codes, org.source_codes, org.has_vector)
     if any(len(c) != size for c in columns) or len(org.texts) != size:
         raise ValueError("the snapshot's columns disagree on its row count")
+    if org.vectors is not None and len(org.vectors) > size:  # the spare rows: capacity
+        capacity = len(org.vectors)
+        org.recall_codes = _padded(org.recall_codes, capacity)
+        org.scope_codes = _padded(org.scope_codes, capacity)
+        org.source_codes = _padded(org.source_codes, capacity)
+        org.has_vector = _padded(org.has_vector, capacity)
     _restore_graph(org, folder, state.graph)
     org.ready = True
     return org
