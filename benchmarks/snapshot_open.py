@@ -44,6 +44,7 @@ _MODEL = "all-MiniLM-L6-v2-onnx-int8"
 _ORG = "bench"
 _BATCH = 5000
 _CHUNK = 1000
+_ARMS = ("graph", "no_graph", "exact")
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -52,7 +53,10 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--queries", type=int, default=100, help="held-out real vectors as queries")
     p.add_argument("--cache", type=Path, help="embedding-cache directory (read only)")
     p.add_argument("--data", type=Path, help=DATA_HELP)
-    p.add_argument("--phase", choices=("graph", "no_graph", "exact"), help=argparse.SUPPRESS)
+    p.add_argument(
+        "--arms", nargs="+", choices=_ARMS, default=list(_ARMS), help="which opens to measure"
+    )
+    p.add_argument("--phase", choices=_ARMS, help=argparse.SUPPRESS)
     p.add_argument("--root", type=Path, help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
@@ -231,11 +235,8 @@ def main(argv: list[str] | None = None) -> None:
         progress(f"building {args.rows} rows")
         built = asyncio.run(_build(args, work / "with"))
         _without_graph(work / "with", work / "without")
-        arms = {
-            "graph": _arm(args, "graph", work / "with"),
-            "no_graph": _arm(args, "no_graph", work / "without"),
-            "exact": _arm(args, "exact", work / "with"),
-        }
+        roots = {"graph": work / "with", "no_graph": work / "without", "exact": work / "with"}
+        arms = {arm: _arm(args, arm, roots[arm]) for arm in args.arms}
     finally:
         shutil.rmtree(work, ignore_errors=True)
     result = {"rows": args.rows, **built, "arms": arms}
