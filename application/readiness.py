@@ -9,9 +9,12 @@ it is rebuilt from every chunk only when that snapshot cannot be used.
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Sequence
 
 from application.changes import ChangePosition
+from application.idle_eviction import IdleEviction
+from application.index_residency import EvictableIndex
 from application.index_snapshots import SnapshottingIndex
 from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.snapshot_keeper import SnapshotKeeper
@@ -24,7 +27,14 @@ _REBUILD_BATCH = 2_000
 
 
 class OrgReadiness:
-    def __init__(self, store: MemoryStore, index: RetrievalIndex, embedder: Embedder) -> None:
+    def __init__(
+        self,
+        store: MemoryStore,
+        index: RetrievalIndex,
+        embedder: Embedder,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._store = store
         self._index = index
         self._embedder = embedder
@@ -34,8 +44,19 @@ class OrgReadiness:
         self.snapshots: SnapshotKeeper | None = None
         if isinstance(index, SnapshottingIndex) and index.snapshots_enabled:
             self.snapshots = SnapshotKeeper(store, index, embedder)
+        #: drops organisations unused for the index's ``idle_after`` (snapshot written first)
+        self.eviction: IdleEviction | None = None
+        if (
+            self.snapshots is not None
+            and isinstance(index, EvictableIndex)
+            and index.evictable
+            and index.idle_after is not None
+        ):
+            self.eviction = IdleEviction(index, self.snapshots, index.idle_after, clock)
 
     async def ensure(self, org_id: str) -> None:
+        if self.eviction is not None:
+            self.eviction.used(org_id)
         if org_id in self._prepared and self._index.is_ready(org_id):
             if self.snapshots is not None:
                 self.snapshots.tick(org_id)
@@ -94,5 +115,7 @@ class OrgReadiness:
 
     async def close(self) -> None:
         """Clean shutdown: the snapshots of the organisations used here are brought up to date."""
+        if self.eviction is not None:
+            await self.eviction.close()
         if self.snapshots is not None:
             await self.snapshots.close(sorted(self._prepared))

@@ -166,6 +166,18 @@ class SnapshotKeeper:
             await self._index.save_snapshot(org_id, self._embedder.space)
             self._last_save[org_id] = self._clock()
 
+    def unsaved(self, org_id: str) -> bool:
+        """The organisation's index holds what its snapshot on disk does not (or is not
+        ready to be saved)."""
+        info = self._index.snapshot_info(org_id)
+        return (
+            info is None
+            or not self._index.is_ready(org_id)
+            or self._index.unsaved_changes(org_id) > 0
+            or self._index.unsaved_removals(org_id) > 0
+            or self._index.position(org_id) != info.position
+        )
+
     def forget(self, org_id: str) -> None:
         task = self._saving.pop(org_id, None)
         if task is not None:

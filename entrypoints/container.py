@@ -52,16 +52,22 @@ def _store(settings: Settings) -> MemoryStore:
 
 def _index(settings: Settings, store: MemoryStore) -> RetrievalIndex:
     ann = "off" if settings.ann_off else settings.ann_min_rows
-    return make_index(settings.index, store, ann)
+    minutes = settings.index_idle_minutes
+    return make_index(settings.index, store, ann, None if minutes is None else minutes * 60)
 
 
 def make_index(
-    kind: IndexKind, store: MemoryStore, ann_min_rows: int | str | None = None
+    kind: IndexKind,
+    store: MemoryStore,
+    ann_min_rows: int | str | None = None,
+    idle_seconds: float | None = None,
 ) -> RetrievalIndex:
     """The retrieval index of ``kind`` over ``store`` (benchmarks compare them side by side).
 
     ``ann_min_rows`` (in-process only): rows from which the vector leg walks a graph;
-    ``"off"``: never; None: the index's default (adapters.inprocess.ann.AnnPolicy)."""
+    ``"off"``: never; None: the index's default (adapters.inprocess.ann.AnnPolicy).
+    ``idle_seconds`` (snapshotting in-process index only): unused this long, an
+    organisation leaves memory (application.idle_eviction); None: never."""
     if kind is IndexKind.SURREAL:
         from adapters.surreal.memory_store import SurrealMemoryStore
         from adapters.surreal.native_index import SurrealNativeIndex
@@ -84,7 +90,7 @@ def make_index(
     if snapshots is not None:
         from adapters.inprocess.persistent import PersistentInProcessIndex
 
-        return PersistentInProcessIndex(snapshots, **ann)
+        return PersistentInProcessIndex(snapshots, idle_after=idle_seconds, **ann)
     return InProcessIndex(**ann)
 
 

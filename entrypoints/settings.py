@@ -28,6 +28,8 @@ E = TypeVar("E", bound=StrEnum)
 
 #: an upload limit large enough for a mailbox or chat export, small enough to hold in memory
 DEFAULT_MAX_UPLOAD_MB = 256
+#: an organisation unused this long leaves memory (its snapshot brings it back in seconds)
+DEFAULT_IDLE_MINUTES = 30.0
 
 
 class EmbedderKind(StrEnum):
@@ -102,6 +104,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     #: (TESSERA_ANN_MIN_ROWS; ``off``: the exact scan at any size; None: the index's default)
     ann_min_rows: int | None = None
     ann_off: bool = False
+    #: minutes an organisation's in-process index may go unused before it is dropped from
+    #: memory, its snapshot written first (TESSERA_INDEX_IDLE_MINUTES; ``off``: never)
+    index_idle_minutes: float | None = DEFAULT_IDLE_MINUTES
     llm: LLMKind = LLMKind.NONE
     llm_model: str | None = None
     llm_api_key: str | None = None
@@ -155,6 +160,20 @@ def _choice(env: Mapping[str, str], name: str, kind: type[E], default: E) -> E:
     except ValueError:
         allowed = ", ".join(k.value for k in kind)
         raise SettingsError(f"{name}={raw!r} is not one of: {allowed}") from None
+
+
+def _idle_minutes(raw: str | None) -> float | None:
+    if raw is None or not raw.strip():
+        return DEFAULT_IDLE_MINUTES
+    if raw.strip().lower() == "off":
+        return None
+    try:
+        minutes = float(raw)
+    except ValueError:
+        minutes = -1.0
+    if not 0 < minutes < float("inf"):
+        raise SettingsError(f"TESSERA_INDEX_IDLE_MINUTES={raw!r} is not a positive number or 'off'")
+    return minutes
 
 
 def _ann_rows(raw: str | None) -> int | None:
@@ -219,6 +238,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         index=_choice(env, "TESSERA_INDEX", IndexKind, IndexKind.INPROCESS),
         ann_min_rows=_ann_rows(env.get("TESSERA_ANN_MIN_ROWS")),
         ann_off=(env.get("TESSERA_ANN_MIN_ROWS") or "").strip().lower() == "off",
+        index_idle_minutes=_idle_minutes(env.get("TESSERA_INDEX_IDLE_MINUTES")),
         llm=llm,
         llm_model=env.get("TESSERA_LLM_MODEL") or None,
         llm_api_key=llm_key or None,

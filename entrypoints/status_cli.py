@@ -15,6 +15,17 @@ def _snapshot(index: dict[str, Any]) -> str:
     )
 
 
+def _resident(index: dict[str, Any]) -> str:
+    if index.get("resident") is None:
+        return ""
+    if not index["resident"]:
+        return "; not in memory (loaded on its next use)"
+    return (
+        f"; in memory: {index['resident_rows']} rows, "
+        f"~{index['resident_bytes'] / 1e6:.1f} MB (estimate)"
+    )
+
+
 def print_status(status: dict[str, Any], *, as_json: bool) -> None:
     if as_json:
         print(json.dumps(status, indent=2))
@@ -46,7 +57,7 @@ def print_status(status: dict[str, Any], *, as_json: bool) -> None:
         print(f"  {org['org_id']} ({org['name']}): {sources} sources, {chunks} chunks, {ready}")
         index = org.get("index") or {}
         if index:
-            print(f"    index: {index['kind']}{_snapshot(index)}")
+            print(f"    index: {index['kind']}{_snapshot(index)}{_resident(index)}")
         if org.get("embedding_pending") is not None:
             print(
                 f"    embedding: {org['embedding_pending']} pending, "

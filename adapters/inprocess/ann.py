@@ -32,7 +32,7 @@ Removed rows lose their vector flag, so the bitmap never admits them.
 """
 
 import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,31 +83,77 @@ class VectorGraph:
         self.labelled = 0
         #: rows in the graph whose vector changed since (or arrived after a zero placeholder)
         self.stale: set[int] = set()
+        #: snapshot writes reading the graph from a worker thread: it does not grow meanwhile
+        #: (rows written then stay in the exactly scanned tail until the write ends)
+        self.holds = 0
+
+    @classmethod
+    def restored(
+        cls, index: Any, policy: AnnPolicy, labelled: int, stale: set[int]
+    ) -> "VectorGraph":
+        """A graph read back from a snapshot (``graph_file``), labelled up to ``labelled``."""
+        graph = cls.__new__(cls)
+        graph._policy = policy
+        graph._faiss = importlib.import_module("faiss")
+        graph._index = index
+        index.hnsw.efConstruction = _EF_CONSTRUCTION
+        graph.labelled = labelled
+        graph.stale = set(stale)
+        graph.holds = 0
+        return graph
+
+    @property
+    def native(self) -> Any:
+        """The faiss index (for ``graph_file``: written and read only there)."""
+        return self._index
 
     @property
     def usable(self) -> bool:
         return len(self.stale) <= _STALE_MAX
 
-    def extend(self, vectors: np.ndarray, has_vector: np.ndarray, size: int) -> None:
+    def extend(
+        self,
+        vectors: np.ndarray,
+        has_vector: np.ndarray,
+        size: int,
+        removed: Collection[int] = (),
+    ) -> None:
         """Add rows up to the first one still waiting for its vector (all of them once the
-        tail passes ``_TAIL_MAX``: a waiting row joins as a zero placeholder, marked stale)."""
-        if self.labelled >= size:
+        tail passes ``_TAIL_MAX``: a waiting row joins as a zero placeholder, marked stale).
+        A ``removed`` row waits for nothing: it joins as zeros the filter never admits."""
+        if self.labelled >= size or self.holds:
             return
-        waiting = np.flatnonzero(~has_vector[self.labelled : size])
+        waiting = ~has_vector[self.labelled : size]
+        gone = [r - self.labelled for r in removed if self.labelled <= r < size]
+        if gone:
+            waiting[gone] = False
+        first = np.flatnonzero(waiting)
         end = size
-        if len(waiting) and size - (self.labelled + int(waiting[0])) <= _TAIL_MAX:
-            end = self.labelled + int(waiting[0])
+        if len(first) and size - (self.labelled + int(first[0])) <= _TAIL_MAX:
+            end = self.labelled + int(first[0])
         if end <= self.labelled:
             return
         block = np.ascontiguousarray(vectors[self.labelled : end], dtype=np.float32)
         self._index.add(block)
-        pending = np.flatnonzero(~has_vector[self.labelled : end]) + self.labelled
+        pending = np.flatnonzero(waiting[: end - self.labelled]) + self.labelled
         self.stale.update(int(r) for r in pending)
         self.labelled = end
 
     def changed(self, rows: Sequence[int]) -> None:
         """These rows' vectors were (re)written: the graph's copy no longer answers for them."""
         self.stale.update(r for r in rows if r < self.labelled)
+
+    def forget(self, rows: Sequence[int]) -> None:
+        """These rows' sources were removed: their graph vectors are zeroed, so a snapshot
+        of the graph never carries them (their links stay; the filter never admits them)."""
+        inside = [r for r in rows if r < self.labelled]
+        if not inside:
+            return
+        storage = self._faiss.downcast_index(self._index.storage)
+        width = int(storage.code_size)
+        codes = self._faiss.rev_swig_ptr(storage.codes.data(), storage.codes.size())
+        for row in inside:
+            codes[row * width : (row + 1) * width] = 0
 
     def _admitted(self, live: np.ndarray) -> np.ndarray:
         inside = np.array(live[: self.labelled], dtype=bool)

@@ -19,21 +19,52 @@ _K1 = 1.2
 _B = 0.75
 
 
-class _Posting:
-    __slots__ = ("docs", "frozen_docs", "frozen_tfs", "tfs")
+#: appends a posting keeps as Python lists before folding them into its arrays
+_TAIL_MIN = 32
+_NO_DOCS = np.empty(0, dtype=np.int32)
+_NO_TFS = np.empty(0, dtype=np.float32)
 
-    def __init__(self) -> None:
+
+class _Posting:
+    """One term's rows and term frequencies: compact arrays plus a short list tail.
+
+    Why arrays: as Python lists a posting costs ~48 bytes (a list slot and an
+    int object per row, a slot per tf), which made the postings the largest
+    part of the index (~400 MB per 100k chunks); as int32 + float32 arrays it
+    costs 8. New rows are appended to the tail lists and folded into new arrays
+    when the tail reaches a quarter of them (amortised linear), or when a query
+    reads the term. The arrays are replaced, never changed in place, and the
+    tail lists are rebound, not cleared, so a snapshot writer holding the
+    previous ones (``parts``) reads a consistent view from another thread.
+    """
+
+    __slots__ = ("base_docs", "base_tfs", "docs", "tfs")
+
+    def __init__(self, base_docs: np.ndarray = _NO_DOCS, base_tfs: np.ndarray = _NO_TFS) -> None:
+        self.base_docs = base_docs
+        self.base_tfs = base_tfs
         self.docs: list[int] = []
         self.tfs: list[int] = []
-        self.frozen_docs: np.ndarray | None = None
-        self.frozen_tfs: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.base_docs) + len(self.docs)
+
+    def append(self, row: int, tf: int) -> None:
+        self.docs.append(row)
+        self.tfs.append(tf)
+        if len(self.docs) >= max(_TAIL_MIN, len(self.base_docs) // 4):
+            self.fold()
+
+    def fold(self) -> None:
+        if not self.docs:
+            return
+        self.base_docs = np.concatenate([self.base_docs, np.asarray(self.docs, dtype=np.int32)])
+        self.base_tfs = np.concatenate([self.base_tfs, np.asarray(self.tfs, dtype=np.float32)])
+        self.docs, self.tfs = [], []
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        if self.frozen_docs is None or len(self.frozen_docs) != len(self.docs):
-            self.frozen_docs = np.asarray(self.docs, dtype=np.int64)
-            self.frozen_tfs = np.asarray(self.tfs, dtype=np.float32)
-        assert self.frozen_tfs is not None
-        return self.frozen_docs, self.frozen_tfs
+        self.fold()
+        return self.base_docs, self.base_tfs
 
 
 class Bm25Postings:
@@ -60,8 +91,7 @@ class Bm25Postings:
             posting = self._postings.get(term)
             if posting is None:
                 posting = self._postings[term] = _Posting()
-            posting.docs.append(row)
-            posting.tfs.append(tf)
+            posting.append(row, tf)
 
     def scores(self, query: str, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(rows, scores) of rows that match a query term and are ``live``, unsorted."""
@@ -153,10 +183,29 @@ class Bm25Postings:
         for offset, text in enumerate(texts):
             self.add(start_row + offset, text)
 
+    def parts(
+        self,
+    ) -> list[tuple[str, np.ndarray, np.ndarray, list[int], list[int]]]:
+        """Each term's arrays and tail lists, by reference: a snapshot reads them in a
+        worker thread (snapshot_format); the arrays are never changed in place and rows
+        added later only append to a tail, so a reader cuts the tail at its row count."""
+        return [(t, p.base_docs, p.base_tfs, p.docs, p.tfs) for t, p in self._postings.items()]
+
     def postings(self) -> list[tuple[str, list[int], list[int]]]:
-        """Each term's (docs, tfs) lists, by reference: a snapshot reads them (snapshot_format);
-        rows added later only append, so a reader cuts each at its own row count."""
-        return [(term, p.docs, p.tfs) for term, p in self._postings.items()]
+        """Each term's rows and term frequencies as lists (tests, small indexes)."""
+        out = []
+        for term, docs, tfs, tail_docs, tail_tfs in self.parts():
+            rows = [*docs.tolist(), *tail_docs]
+            out.append((term, rows, [*(int(t) for t in tfs.tolist()), *tail_tfs]))
+        return out
+
+    def memory_bytes(self) -> int:
+        """What the postings hold: arrays exactly, list tails and the term table estimated."""
+        total = 8 * len(self._lengths)
+        for term, posting in self._postings.items():
+            total += posting.base_docs.nbytes + posting.base_tfs.nbytes
+            total += 48 * len(posting.docs) + len(term) + 49 + 80 + 120  # key, dict slot, object
+        return total
 
     def lengths(self, size: int) -> list[int]:
         return self._lengths[:size]
@@ -170,18 +219,15 @@ class Bm25Postings:
         docs: np.ndarray,
         tfs: np.ndarray,
     ) -> "Bm25Postings":
-        """Postings as ``postings`` gave them, packed: term n owns ``offsets[n]:offsets[n+1]``."""
+        """Postings as ``parts`` gave them, packed: term n owns ``offsets[n]:offsets[n+1]``.
+        Each term's arrays are views into one int32 and one float32 array (no copy each)."""
         out = cls()
         out._lengths = lengths.tolist()
         out._total_length = int(lengths.sum())
-        all_docs, all_tfs = docs.tolist(), tfs.tolist()
-        docs64, tfs32 = docs.astype(np.int64), tfs.astype(np.float32)
+        docs32 = np.ascontiguousarray(docs, dtype=np.int32)
+        tfs32 = tfs.astype(np.float32)
         bounds = offsets.tolist()
         for n, term in enumerate(terms):
-            posting = out._postings[term] = _Posting()
             start, end = bounds[n], bounds[n + 1]
-            posting.docs = all_docs[start:end]
-            posting.tfs = all_tfs[start:end]
-            posting.frozen_docs = docs64[start:end]
-            posting.frozen_tfs = tfs32[start:end]
+            out._postings[term] = _Posting(docs32[start:end], tfs32[start:end])
         return out

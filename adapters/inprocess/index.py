@@ -16,6 +16,7 @@ from adapters.inprocess import ann
 from adapters.inprocess.bm25 import Bm25Postings
 from adapters.inprocess.facets import FacetColumns
 from adapters.inprocess.query_cache import QueryCache
+from application.index_residency import IndexResidency, VectorLeg
 from application.records import (
     CandidateFilter,
     IndexedText,
@@ -66,6 +67,8 @@ class _OrgIndex:
         #: the HNSW graph of the vector leg, made past ``ann_policy.min_rows`` (None: never)
         self.ann_policy = ann_policy
         self.graph: ann.VectorGraph | None = None
+        #: the graph was read from a snapshot rather than built here (status, benchmarks)
+        self.graph_restored = False
 
     @property
     def size(self) -> int:
@@ -142,15 +145,15 @@ class _OrgIndex:
             )
         self.lexical.extend(start, [e.text for e in entries])
         self.facets.add(start, entries, self.source_codes)
-        self._extend_graph()
+        self.extend_graph()
 
-    def _extend_graph(self) -> None:
+    def extend_graph(self) -> None:
         policy = self.ann_policy
         if self.vectors is None or policy is None or self.size < policy.min_rows:
             return
         if self.graph is None or not self.graph.usable:
             self.graph = ann.VectorGraph(self.vectors.shape[1], policy)
-        self.graph.extend(self.vectors, self.has_vector, self.size)
+        self.graph.extend(self.vectors, self.has_vector, self.size, self.removed)
 
     def attach(self, vectors: Mapping[str, Vector]) -> None:
         self.cache.invalidate()
@@ -164,7 +167,7 @@ class _OrgIndex:
             self.has_vector[row] = True
             if self.graph is not None:
                 self.graph.changed([row])
-        self._extend_graph()
+        self.extend_graph()
 
     def recall_code(self, key: str) -> int:
         return self.recall_table.setdefault(key, len(self.recall_table))
@@ -192,6 +195,8 @@ class _OrgIndex:
                 self.vectors[row] = 0.0
             old = self.texts[row]
             self.texts[row] = IndexedText(chunk_id=old.chunk_id, source_id=old.source_id, text="")
+        if self.graph is not None:
+            self.graph.forget(self.rows_of(source_id))
 
     def live(self, where: CandidateFilter) -> np.ndarray:
         """Rows ``where`` admits (read-only; cached until the next write)."""
@@ -300,6 +305,19 @@ class InProcessIndex:
     def is_ready(self, org_id: str) -> bool:
         org = self._orgs.get(org_id)
         return org is not None and org.ready
+
+    def residency(self, org_id: str) -> IndexResidency | None:
+        from adapters.inprocess.footprint import footprint
+
+        org = self._orgs.get(org_id)
+        if org is None:
+            return None
+        graph = org.graph is not None and org.graph.usable
+        return IndexResidency(
+            rows=org.size,
+            vector_leg=VectorLeg.HNSW if graph else VectorLeg.EXACT,
+            resident_bytes=footprint(org)["total"],
+        )
 
     async def add(self, org_id: str, entries: Sequence[IndexEntry]) -> None:
         self._org(org_id).add(entries)

@@ -62,9 +62,15 @@ def apply_current(org: _OrgIndex, source_ids: Sequence[str], entries: Sequence[I
 
 
 class PersistentInProcessIndex(InProcessIndex):
-    def __init__(self, snapshot_dir: Path, **options: Any) -> None:
-        """``options``: as ``InProcessIndex`` takes them (the vector leg's ANN policy)."""
+    def __init__(
+        self, snapshot_dir: Path, *, idle_after: float | None = None, **options: Any
+    ) -> None:
+        """``idle_after``: seconds an organisation may go unused before readiness evicts
+        it from memory (None: never); ``options``: as ``InProcessIndex`` takes them."""
         super().__init__(**options)
+        self._idle_after = idle_after
+        #: evicted since their last restore: writes for them are left to the store
+        self._evicted: set[str] = set()
         self._files = SnapshotFiles(snapshot_dir)
         self._positions: dict[str, ChangePosition] = {}
         self._unsaved: dict[str, int] = {}
@@ -80,10 +86,31 @@ class PersistentInProcessIndex(InProcessIndex):
     def snapshot_dir(self) -> Path:
         return self._files.root
 
+    @property
+    def evictable(self) -> bool:
+        return True
+
+    @property
+    def idle_after(self) -> float | None:
+        return self._idle_after
+
+    def resident_orgs(self) -> list[str]:
+        return sorted(self._orgs)
+
+    async def evict(self, org_id: str) -> None:
+        # no await before the pop: nothing else runs between the caller's last check and it
+        if self._orgs.pop(org_id, None) is None:
+            return
+        self._evicted.add(org_id)
+        self._positions.pop(org_id, None)
+        self._unsaved.pop(org_id, None)
+
     def _touched(self, org_id: str, rows: int) -> None:
         self._unsaved[org_id] = self._unsaved.get(org_id, 0) + rows
 
     async def add(self, org_id: str, entries: Sequence[IndexEntry]) -> None:
+        if org_id in self._evicted:
+            return  # in the store already; the restore that brings it back catches it up
         await super().add(org_id, entries)
         self._touched(org_id, len(entries))
 
@@ -106,6 +133,7 @@ class PersistentInProcessIndex(InProcessIndex):
 
     async def drop(self, org_id: str) -> None:
         await super().drop(org_id)
+        self._evicted.discard(org_id)
         self._positions.pop(org_id, None)
         self._unsaved.pop(org_id, None)
         self._infos.pop(org_id, None)
@@ -113,6 +141,7 @@ class PersistentInProcessIndex(InProcessIndex):
         await asyncio.to_thread(self._files.remove, org_id)
 
     async def restore(self, org_id: str, space: EmbeddingSpace) -> SnapshotLoad:
+        self._evicted.discard(org_id)  # restored, or rebuilt by the caller: writes count again
         def load() -> tuple[_OrgIndex, SnapshotInfo]:
             folder, manifest = self._files.check(org_id, space)
             return read_index(folder, self._ann_policy), manifest.info()
@@ -171,7 +200,11 @@ class PersistentInProcessIndex(InProcessIndex):
             manifest = self._files.publish(org_id, staging, space, position, frozen.size, checks)
             return manifest.info()
 
-        info = await asyncio.to_thread(write)
+        try:
+            info = await asyncio.to_thread(write)
+        finally:
+            frozen.release()  # the graph grows again (rows written meanwhile join it now)
+            org.extend_graph()
         # rows written through while the files were written stay counted for the next save
         self._unsaved[org_id] = max(self._unsaved.get(org_id, 0) - unsaved, 0)
         self._removals[org_id] = max(self._removals.get(org_id, 0) - removals, 0)

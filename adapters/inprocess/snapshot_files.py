@@ -23,7 +23,7 @@ from pathlib import Path
 
 import msgspec
 
-from adapters.inprocess.snapshot_format import FILES
+from adapters.inprocess.snapshot_format import FILES, OPTIONAL_FILES
 from application.changes import ChangePosition
 from application.index_snapshots import SnapshotInfo, SnapshotOutcome
 from application.records import EmbeddingSpace
@@ -132,7 +132,8 @@ class SnapshotFiles:
                 f"snapshot of {held[0]} ({held[1]} dimensions), the embedder is "
                 f"{space.model} ({space.dimension})",
             )
-        if set(manifest.files) != set(FILES):
+        listed = set(manifest.files)
+        if not set(FILES) <= listed or not listed <= {*FILES, *OPTIONAL_FILES}:
             raise SnapshotRefused(SnapshotOutcome.CORRUPT, "manifest lists other files")
         for name, want in manifest.files.items():
             path = live / name
@@ -176,7 +177,7 @@ class SnapshotFiles:
             files={name: FileCheck(**c) for name, c in checks.items()},
         )
         (staging / "manifest.json").write_bytes(msgspec.json.encode(manifest))
-        for name in (*FILES, "manifest.json"):
+        for name in (*checks, "manifest.json"):
             (staging / name).chmod(0o600)
             with (staging / name).open("rb+") as f:
                 os.fsync(f.fileno())

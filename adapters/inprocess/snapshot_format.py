@@ -2,10 +2,17 @@
 
 Why these files: a restart should map the index, not rebuild it from every
 chunk (a rebuild took 128 s at 180k chunks). ``vectors.npy`` is the unit
-float32 matrix (memory-mapped copy-on-write when opened); ``postings_docs.npy``
+float32 matrix (memory-mapped copy-on-write when opened), with zero rows of
+spare capacity after the last (an eighth more): rows written after a restore
+land in that capacity, so only their pages become private memory and the
+rest stay file-backed (clean, paged in as read, given back under pressure)
+instead of the whole matrix being copied at the first write; ``postings_docs.npy``
 and ``postings_tfs.npy`` pack the BM25 postings of every term end to end;
 ``state.msgpack`` holds the rest (ids, code tables, texts, facets, the small
-per-row columns as raw arrays). No pickle: every file is numpy or msgspec.
+per-row columns as raw arrays); ``graph.faiss``, where the organisation has an
+HNSW graph (past ``AnnPolicy.min_rows``), the graph itself (``graph_file``), so
+that an open does not rebuild it. No pickle: every file is numpy, msgspec or
+faiss's own format.
 
 ``freeze`` runs on the event loop and copies what writes may change under a
 reader (the small columns, the tables, the list heads); ``write_files`` then
@@ -20,10 +27,12 @@ BM25 idf of a restored index differs from the live one's (a few percent on
 affected terms); which rows match, the vector and episode scores do not.
 """
 
+import logging
 import zlib
 from bisect import bisect_left
 from collections.abc import Iterable
 from datetime import datetime
+from itertools import chain
 from pathlib import Path
 from typing import BinaryIO
 
@@ -33,15 +42,37 @@ import numpy as np
 from adapters.inprocess.ann import AnnPolicy
 from adapters.inprocess.bm25 import Bm25Postings
 from adapters.inprocess.facets import FacetColumns
+from adapters.inprocess.graph_file import (
+    GRAPH_FILE,
+    FrozenGraph,
+    GraphMeta,
+    read_graph,
+    write_graph,
+)
 from adapters.inprocess.index import _OrgIndex
 from application.records import IndexedText, ScopeRef
 from domain.scopes import MemoryScope
 
-__all__ = ["FILES", "Frozen", "freeze", "read_index", "write_files"]
+__all__ = ["FILES", "OPTIONAL_FILES", "Frozen", "freeze", "read_index", "write_files"]
+
+_log = logging.getLogger("tessera.index")
 
 #: the files of one snapshot, each checked against its manifest entry on open
 FILES = ("vectors.npy", "postings_docs.npy", "postings_tfs.npy", "state.msgpack")
+#: files a snapshot may hold besides (checked the same way when listed)
+OPTIONAL_FILES = (GRAPH_FILE,)
 _BLOCK_ROWS = 8_192
+#: spare rows after the last in vectors.npy: at least this many, else an eighth of the rows
+_SPARE_MIN = 1_024
+
+
+def _capacity(size: int) -> int:
+    return size + max(_SPARE_MIN, size // 8)
+
+
+def _zeros(rows: int, dim: int) -> Iterable[np.ndarray]:
+    for start in range(0, rows, _BLOCK_ROWS):
+        yield np.zeros((min(_BLOCK_ROWS, rows - start), dim), dtype=np.float32)
 
 #: texts as tuples: chunk id, source id, text, role, turn index, occurred (ISO: offset kept),
 #: speaker
@@ -62,6 +93,8 @@ class _State(msgspec.Struct, frozen=True, kw_only=True):
     rows_with: dict[str, list[int]]
     #: per-row columns and the postings' offsets: name -> (dtype, raw bytes)
     arrays: dict[str, tuple[str, bytes]]
+    #: the HNSW graph file beside (None: the snapshot holds none)
+    graph: GraphMeta | None = None
 
 
 class Frozen:
@@ -78,7 +111,7 @@ class Frozen:
         self.source_ids = org.source_ids[: len(org.source_ids)]
         self.removed = sorted(org.removed)
         self.members = list(org.members.items())
-        self.postings = org.lexical.postings()
+        self.postings = org.lexical.parts()
         self.lengths = org.lexical.lengths(size)
         self.sources_with = {k: sorted(v) for k, v in org.facets.sources_with.items()}
         self.rows_with = list(org.facets.rows_with.items())
@@ -89,6 +122,15 @@ class Frozen:
             "has_vector": org.has_vector[:size].copy(),
             "occurred": org.facets.occurred[:size].copy(),
         }
+        graph = org.graph
+        usable = graph is not None and graph.usable and 0 < graph.labelled <= size
+        #: held (not growing) until ``release``: the writer thread reads it
+        self.graph = FrozenGraph(graph) if usable and graph is not None else None
+
+    def release(self) -> None:
+        """The files are written (or failed): the live graph may grow again."""
+        if self.graph is not None:
+            self.graph.release()
 
 
 def freeze(org: _OrgIndex) -> Frozen:
@@ -135,12 +177,16 @@ def write_files(frozen: Frozen, folder: Path) -> dict[str, dict[str, int]]:
     dim = frozen.dimension or 0
     vectors = frozen.vectors
     checks: dict[str, dict[str, int]] = {}
+    capacity = 0 if vectors is None else _capacity(size)
     checks["vectors.npy"] = _write_npy(
         folder / "vectors.npy",
         ()
         if vectors is None
-        else (vectors[i : min(i + _BLOCK_ROWS, size)] for i in range(0, size, _BLOCK_ROWS)),
-        (size if vectors is not None else 0, dim),
+        else chain(
+            (vectors[i : min(i + _BLOCK_ROWS, size)] for i in range(0, size, _BLOCK_ROWS)),
+            _zeros(capacity - size, dim),
+        ),
+        (capacity, dim),
         "<f4",
     )
     terms: list[str] = []
@@ -149,15 +195,18 @@ def write_files(frozen: Frozen, folder: Path) -> dict[str, dict[str, int]]:
     offsets = [0]
     gone = np.zeros(size, dtype=bool)
     gone[[r for r in frozen.removed if r < size]] = True
-    for term, docs, tfs in frozen.postings:
-        n = bisect_left(docs, size)  # rows are ascending; later rows are not this snapshot's
-        rows = np.asarray(docs[:n], dtype=np.int32)
+    for term, base_docs, base_tfs, tail_docs, tail_tfs in frozen.postings:
+        # rows are ascending; the arrays hold rows of this snapshot only, the tail may
+        # have grown since the freeze: later rows are not this snapshot's
+        n = bisect_left(tail_docs, size)
+        rows = np.concatenate([base_docs, np.asarray(tail_docs[:n], dtype=np.int32)])
         kept = ~gone[rows]  # a redacted or deleted row's words never reach the disk
         if not kept.any():
             continue
+        tfs = np.concatenate([base_tfs, np.asarray(tail_tfs[:n], dtype=np.float32)])
         terms.append(term)
         doc_parts.append(rows[kept])
-        tf_parts.append(np.asarray(tfs[:n], dtype=np.int32)[kept])
+        tf_parts.append(tfs[kept].astype(np.int32))
         offsets.append(offsets[-1] + int(kept.sum()))
     for name, parts in (("postings_docs.npy", doc_parts), ("postings_tfs.npy", tf_parts)):
         checks[name] = _write_npy(folder / name, parts, (offsets[-1],), "<i4")
@@ -183,7 +232,10 @@ def write_files(frozen: Frozen, folder: Path) -> dict[str, dict[str, int]]:
         sources_with=frozen.sources_with,
         rows_with={k: [r for r in rows[: len(rows)] if r < size] for k, rows in frozen.rows_with},
         arrays=columns,
+        graph=None if frozen.graph is None else frozen.graph.meta,
     )
+    if frozen.graph is not None:
+        checks[GRAPH_FILE] = write_graph(frozen.graph, folder / GRAPH_FILE)
     with (folder / "state.msgpack").open("wb") as raw:
         out = _Checked(raw)
         out.write(msgspec.msgpack.encode(state))
@@ -194,6 +246,12 @@ def write_files(frozen: Frozen, folder: Path) -> dict[str, dict[str, int]]:
 def _column(state: _State, name: str) -> np.ndarray:
     dtype, data = state.arrays[name]
     return np.frombuffer(data, dtype=np.dtype(dtype)).copy()
+
+
+def _padded(column: np.ndarray, capacity: int) -> np.ndarray:
+    out = np.zeros(capacity, dtype=column.dtype)
+    out[: len(column)] = column
+    return out
 
 
 def _text(row: _Text) -> IndexedText:
@@ -220,7 +278,11 @@ def read_index(folder: Path, ann_policy: AnnPolicy | None = None) -> _OrgIndex:
     org.row_of = {chunk_id: row for row, chunk_id in enumerate(state.ids)}  # the latest row wins
     if state.dimension is not None:
         vectors = np.load(folder / "vectors.npy", mmap_mode="c")
-        if vectors.shape != (size, state.dimension) or vectors.dtype != np.float32:
+        if (
+            vectors.shape[0] < size
+            or vectors.shape[1:] != (state.dimension,)
+            or vectors.dtype != np.float32
+        ):
             raise ValueError("vectors.npy does not match the snapshot's state")
         org.vectors = vectors
     org.recall_codes = _column(state, "recall_codes")
@@ -252,5 +314,25 @@ def read_index(folder: Path, ann_policy: AnnPolicy | None = None) -> _OrgIndex:
     columns = (org.recall_codes, org.scope_codes, org.source_codes, org.has_vector)
     if any(len(c) != size for c in columns) or len(org.texts) != size:
         raise ValueError("the snapshot's columns disagree on its row count")
+    if org.vectors is not None and len(org.vectors) > size:  # the spare rows: capacity
+        capacity = len(org.vectors)
+        org.recall_codes = _padded(org.recall_codes, capacity)
+        org.scope_codes = _padded(org.scope_codes, capacity)
+        org.source_codes = _padded(org.source_codes, capacity)
+        org.has_vector = _padded(org.has_vector, capacity)
+    _restore_graph(org, folder, state.graph)
     org.ready = True
     return org
+
+
+def _restore_graph(org: _OrgIndex, folder: Path, meta: GraphMeta | None) -> None:
+    """The snapshot's graph where this index wants one; rebuilt (logged why) if unusable."""
+    policy = org.ann_policy
+    if policy is None or org.vectors is None or org.size < policy.min_rows:
+        return
+    graph, why = read_graph(folder, meta, int(org.vectors.shape[1]), org.size, policy)
+    if graph is None:
+        _log.warning("rebuilding the HNSW graph of a restored index (%d rows): %s", org.size, why)
+    org.graph = graph
+    org.graph_restored = graph is not None
+    org.extend_graph()  # the rows past the saved graph, or the whole graph

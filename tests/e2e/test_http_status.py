@@ -25,6 +25,8 @@ def test_the_owner_sees_counts_index_queues_and_recent_errors(client: Any) -> No
     assert status["audit_pending"] >= 0
     home = next(o for o in status["organisations"] if o["org_id"] == "local")
     assert home["chunks"] == 1 and home["sources"] == 1 and home["index_ready"] is True
+    assert home["index"]["kind"] in {"exact", "hnsw"} and home["index"]["resident"] is True
+    assert home["index"]["resident_rows"] == 1 and home["index"]["resident_bytes"] > 0
     assert set(status["store"]) == {
         "data_bytes",
         "checkpoints",
@@ -65,6 +67,8 @@ def test_tessera_status_prints_the_same_facts(tmp_path: Path) -> None:
     assert "queue audit_receipts: " in out.stdout
     # the remember process saved the index's snapshot on its way out (issue 18)
     assert "    index: exact, snapshot " in out.stdout and "0 changes behind" in out.stdout
+    # what the status process holds of the index (it opened the home organisation)
+    assert "; in memory: 1 rows, ~" in out.stdout
     assert "gate code" not in out.stdout
 
 

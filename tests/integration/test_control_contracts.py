@@ -30,6 +30,7 @@ from contracts.control_samples import (
 from contracts.control_store import ControlStoreContract
 from contracts.samples import SPACE
 from domain.errors import ConflictError
+from tests.support.surreal_server import server_store
 
 
 class TestInMemoryControlStore(ControlStoreContract):
@@ -127,3 +128,25 @@ async def test_control_rows_and_receipts_survive_a_reopen(tmp_path: Path) -> Non
         assert await reopened.count_chunks(ORG_A) == 0
     finally:
         await reopened.close()
+
+
+@pytest.mark.slow
+class TestSurrealControlStoreServer(ControlStoreContract):
+    """Skipped unless TESSERA_TEST_SURREAL_URL names a server (tests/support/surreal_server.py)."""
+
+    @pytest.fixture
+    async def store(self) -> AsyncIterator[ControlStore]:
+        memory = await server_store()
+        store = SurrealControlStore(memory.connection)
+        yield store
+        await store.close()
+        await memory.close()
+
+
+@pytest.mark.slow
+class TestSurrealAuditLogServer(AuditLogContract):
+    @pytest.fixture
+    async def audit_log(self) -> AsyncIterator[AuditLog]:
+        memory = await server_store()
+        yield SurrealAuditLog(memory.connection)
+        await memory.close()

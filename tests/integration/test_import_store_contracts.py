@@ -10,6 +10,7 @@ from adapters.surreal.import_store import SurrealImportStore
 from adapters.surreal.memory_store import SurrealMemoryStore
 from application.sources.import_ports import ImportStore
 from contracts.import_store import ImportStoreContract
+from tests.support.surreal_server import server_store
 
 
 class TestInMemoryImportStore(ImportStoreContract):
@@ -34,5 +35,16 @@ class TestSurrealImportStoreSurrealKv(ImportStoreContract):
     @pytest.fixture
     async def import_store(self, tmp_path: Path) -> AsyncIterator[ImportStore]:
         memory = SurrealMemoryStore(f"surrealkv://{tmp_path / 'data'}")
+        yield SurrealImportStore(memory.connection)
+        await memory.close()
+
+
+@pytest.mark.slow
+class TestSurrealImportStoreServer(ImportStoreContract):
+    """Skipped unless TESSERA_TEST_SURREAL_URL names a server (tests/support/surreal_server.py)."""
+
+    @pytest.fixture
+    async def import_store(self) -> AsyncIterator[ImportStore]:
+        memory = await server_store()
         yield SurrealImportStore(memory.connection)
         await memory.close()

@@ -9,6 +9,7 @@ query exactly as the original, and the checks refuse a changed byte.
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from adapters.inmemory.hashing_embedder import HashingEmbedder
@@ -58,7 +59,9 @@ async def test_the_files_round_trip_the_index_exactly(tmp_path: Path) -> None:
     assert copy.facets.sources_with == org.facets.sources_with
     assert copy.facets.rows_with == org.facets.rows_with
     assert copy.vectors is not None and org.vectors is not None
-    assert (copy.vectors == org.vectors[: org.size]).all()
+    assert (copy.vectors[: copy.size] == org.vectors[: org.size]).all()
+    assert len(copy.vectors) > copy.size and not copy.vectors[copy.size :].any()  # spare rows
+    assert len(copy.recall_codes) == len(copy.vectors) == len(copy.has_vector)
     assert org.removed  # a deleted source's rows: their words stay off the disk
     for term, docs, _ in copy.lexical.postings():
         assert not org.removed.intersection(docs), term
@@ -127,3 +130,23 @@ async def test_a_second_save_replaces_the_first_and_leaves_one_folder(tmp_path: 
     assert len([p for p in home.iterdir() if p.is_dir()]) == 1
     await index.drop(ORG)
     assert not home.exists()
+
+
+async def test_writes_after_a_restore_land_in_the_spare_rows_without_copying_the_matrix(
+    tmp_path: Path,
+) -> None:
+    index = await _index_with_history(tmp_path / "snapshots")
+    await index.save_snapshot(ORG, SPACE)
+    restored = PersistentInProcessIndex(tmp_path / "snapshots")
+    await restored.restore(ORG, SPACE)
+    org = restored._orgs[ORG]
+    assert isinstance(org.vectors, np.memmap)
+    spare = len(org.vectors) - org.size
+    world = World(InMemoryMemoryStore(), restored, seed=4)
+    await world.store.prepare(ORG, SPACE)
+    world.made = 700
+    while org.size + 4 < len(org.vectors):  # fill the spare rows, not past them
+        await world.add(1)
+    assert isinstance(org.vectors, np.memmap) and spare > 0  # still the mapped file
+    await world.add(5)  # past the capacity: the matrix grows into memory, as before
+    assert not isinstance(org.vectors, np.memmap) and len(org.vectors) >= org.size

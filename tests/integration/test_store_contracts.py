@@ -13,6 +13,7 @@ from adapters.inmemory.memory_store import InMemoryMemoryStore
 from adapters.surreal.memory_store import SurrealMemoryStore
 from application.ports import MemoryStore
 from contracts.memory_store import MemoryStoreContract
+from tests.support.surreal_server import server_store
 
 
 class TestInMemoryMemoryStore(MemoryStoreContract):
@@ -37,5 +38,17 @@ class TestSurrealMemoryStoreSurrealKv(MemoryStoreContract):
     @pytest.fixture
     async def store(self, tmp_path: Path) -> AsyncIterator[MemoryStore]:
         store = SurrealMemoryStore(f"surrealkv://{tmp_path / 'data'}")
+        yield store
+        await store.close()
+
+
+@pytest.mark.slow
+class TestSurrealMemoryStoreServer(MemoryStoreContract):
+    """Over ws:// to a server (tests/support/surreal_server.py: skipped unless
+    TESSERA_TEST_SURREAL_URL names one)."""
+
+    @pytest.fixture
+    async def store(self) -> AsyncIterator[MemoryStore]:
+        store = await server_store()
         yield store
         await store.close()

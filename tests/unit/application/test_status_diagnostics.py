@@ -53,6 +53,12 @@ async def test_each_organisation_shows_sources_chunks_and_index_state(parts: Par
     acme = next(o for o in after.organisations if o.org_id == "acme")
     assert acme.sources == 1 and acme.chunks is not None and acme.chunks > 1
     assert acme.index_ready is True
+    # what this process holds of its index: the exact scan below the graph threshold
+    assert acme.index is not None and acme.index.kind == "exact"
+    assert acme.index.resident is True and acme.index.resident_rows == acme.chunks
+    assert acme.index.resident_bytes is not None and acme.index.resident_bytes > 0
+    assert before.organisations[0].index is not None
+    assert before.organisations[0].index.resident is False  # not used yet: nothing held
     assert after.store is not None and after.store.data_bytes is None  # nothing on disk
 
 

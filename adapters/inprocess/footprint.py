@@ -1,0 +1,80 @@
+"""An estimate of the memory one organisation's in-process index holds, by part.
+
+Why an estimate: an operator deciding how many organisations one process can
+hold (and what idle eviction buys) needs each organisation's share of the
+process, which the process's RSS cannot split. Arrays count their bytes
+exactly; Python objects (texts, ids, postings lists, episode members) are
+sized from a sample of rows with ``sys.getsizeof`` and scaled, so a status
+read stays cheap at a million rows. ``benchmarks/snapshot_open.py`` compares
+the sum with the resident memory a restore really added.
+"""
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:  # the index imports this module when asked for its residency
+    from adapters.inprocess.index import _OrgIndex
+
+__all__ = ["footprint"]
+
+_SAMPLE = 256
+#: a list slot, a dict entry (key hash + pointers, at a typical load), a 2-tuple
+_SLOT, _DICT_ENTRY, _PAIR = 8, 80, 56
+
+
+def _rows_sample(size: int) -> list[int]:
+    if size <= _SAMPLE:
+        return list(range(size))
+    return [int(r) for r in np.linspace(0, size - 1, _SAMPLE)]
+
+
+def _mean(values: list[int]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def _graph_bytes(graph: Any) -> int:
+    if graph is None:
+        return 0
+    index = graph.native
+    hnsw = index.hnsw
+    storage = index.storage
+    codes = int(storage.ntotal) * int(storage.sa_code_size())
+    links = int(hnsw.neighbors.size()) * 4 + int(hnsw.offsets.size()) * 8
+    return codes + links + int(hnsw.levels.size()) * 4 + int(hnsw.assign_probas.size()) * 8
+
+
+def _text_bytes(org: "_OrgIndex", rows: list[int]) -> float:
+    per_row = []
+    for row in rows:
+        t = org.texts[row]
+        size = sys.getsizeof(t) + sys.getsizeof(t.text) + sys.getsizeof(t.source_id)
+        if t.occurred_at is not None:
+            size += sys.getsizeof(t.occurred_at)
+        # the chunk id string is shared with ``ids``: counted there
+        per_row.append(size)
+    return _mean(per_row)
+
+
+def footprint(org: "_OrgIndex") -> dict[str, int]:
+    """Estimated bytes held by ``org``, by part (``total`` is their sum)."""
+    size = org.size
+    rows = _rows_sample(size)
+    id_bytes = _mean([sys.getsizeof(org.ids[r]) for r in rows])
+    columns: list[np.ndarray] = [org.recall_codes, org.scope_codes, org.source_codes]
+    columns += [org.has_vector, org.facets.occurred]
+    mapped = isinstance(org.vectors, np.memmap)
+    parts = {
+        # a restored matrix is mapped from the snapshot: file-backed, resident as read
+        "vectors": 0 if org.vectors is None or mapped else int(org.vectors.nbytes),
+        "vectors_mapped": int(org.vectors.nbytes) if org.vectors is not None and mapped else 0,
+        "graph": _graph_bytes(org.graph),
+        "lexical": org.lexical.memory_bytes(),
+        "texts": int(size * (_SLOT + _text_bytes(org, rows))),
+        "ids": int(size * (_SLOT + id_bytes + _DICT_ENTRY)),
+        "episodes": int(size * (_PAIR + _SLOT + 32) + len(org.source_ids) * (_DICT_ENTRY + 64)),
+        "columns": sum(int(c.nbytes) for c in columns),
+    }
+    parts["total"] = sum(parts.values())
+    return parts

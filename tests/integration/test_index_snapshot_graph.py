@@ -1,0 +1,196 @@
+"""The HNSW graph travels in the snapshot: read back, not rebuilt, and checked first.
+
+The graph is forced on from the first row (``_FORCED``) so a small index has
+one. A restored index must answer exactly as the one that wrote it and keep
+taking writes; a graph file that is absent, of another kind or for other
+rows is rebuilt from the vectors (with a log line); a changed byte is refused
+by the manifest's checks; a removed source's vectors never reach the graph
+file; and a graph held for a write does not grow until the write ends.
+"""
+
+import logging
+import random
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import numpy as np
+import pytest
+
+from adapters.inmemory.memory_store import InMemoryMemoryStore
+from adapters.inprocess.ann import AnnPolicy
+from adapters.inprocess.graph_file import GRAPH_FILE, read_graph
+from adapters.inprocess.persistent import PersistentInProcessIndex
+from adapters.inprocess.snapshot_files import SnapshotFiles, SnapshotRefused
+from adapters.inprocess.snapshot_format import freeze, read_index, write_files
+from application.index_snapshots import SnapshotOutcome
+from application.ports import MemoryStore
+from domain.scopes import LifecycleState
+from tests.support.index_world import (
+    FILTERS,
+    ORG,
+    World,
+    answers,
+    queries,
+    without_history,
+)
+
+_FORCED = AnnPolicy(min_rows=0, exact_rows=0, min_share=0.0)
+QUERIES = queries(random.Random(11), 6)
+
+
+async def _world(
+    root: Path, policy: AnnPolicy | None = _FORCED
+) -> tuple[World, PersistentInProcessIndex]:
+    store: MemoryStore = InMemoryMemoryStore()
+    index = PersistentInProcessIndex(root, ann_policy=policy)
+    await store.prepare(ORG, World(store, None).embedder.space)
+    world = World(store, index)
+    await world.add(40)
+    await world.add(4, embedded=False)
+    await world.correct("s00003", LifecycleState.DELETED)
+    await world.correct("s00005", LifecycleState.HIDDEN)
+    await world.attach_pending()
+    await world.add(2, embedded=False)
+    await index.mark_ready(ORG)
+    index.set_position(ORG, await store.change_position(ORG))
+    return world, index
+
+
+def _codes(graph: Any) -> np.ndarray:
+    import faiss
+
+    storage = faiss.downcast_index(graph.native.storage)
+    width = int(storage.code_size)
+    return faiss.vector_to_array(storage.codes).reshape(-1, width)
+
+
+async def test_a_restored_index_reads_its_graph_and_answers_the_same(tmp_path: Path) -> None:
+    world, index = await _world(tmp_path / "snap")
+    org = index._orgs[ORG]
+    assert org.graph is not None and org.graph.labelled > 0
+    await index.save_snapshot(ORG, world.embedder.space)
+    live = SnapshotFiles(tmp_path / "snap").live(ORG)
+    assert live is not None and (live / GRAPH_FILE).is_file()
+    restored = PersistentInProcessIndex(tmp_path / "snap", ann_policy=_FORCED)
+    load = await restored.restore(ORG, world.embedder.space)
+    assert load.outcome is SnapshotOutcome.LOADED
+    copy = restored._orgs[ORG]
+    assert copy.graph_restored and copy.graph is not None
+    assert (copy.graph.labelled, copy.graph.stale) == (org.graph.labelled, org.graph.stale)
+    assert without_history(await answers(restored, QUERIES)) == without_history(
+        await answers(index, QUERIES)
+    )
+    for target in (index, restored):  # both keep taking writes, the graph grows alike
+        other = World(InMemoryMemoryStore(), target, seed=3)
+        await other.store.prepare(ORG, world.embedder.space)
+        other.made = 300
+        await other.add(12)
+        await target.remove(ORG, "s00007")
+    graph, first = restored._orgs[ORG].graph, index._orgs[ORG].graph
+    assert graph is not None and first is not None
+    assert (graph.labelled, graph.stale) == (first.labelled, first.stale)
+    assert without_history(await answers(restored, QUERIES)) == without_history(
+        await answers(index, QUERIES)
+    )
+
+
+async def test_a_snapshot_without_a_usable_graph_rebuilds_it_and_says_why(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    _, index = await _world(tmp_path / "snap")
+    org = index._orgs[ORG]
+    folder = tmp_path / "files"
+    folder.mkdir()
+    frozen = freeze(org)
+    write_files(frozen, folder)
+    frozen.release()
+    (folder / GRAPH_FILE).unlink()
+    with caplog.at_level(logging.WARNING, logger="tessera.index"):
+        copy = read_index(folder, _FORCED)
+    assert not copy.graph_restored and copy.graph is not None and org.graph is not None
+    assert copy.graph.labelled == org.graph.labelled  # up to the pending rows at the end
+    assert "rebuilding the HNSW graph" in caplog.text and "holds no graph" in caplog.text
+    restored = PersistentInProcessIndex(tmp_path / "unused", ann_policy=_FORCED)
+    restored._orgs[ORG] = copy
+    assert without_history(await answers(restored, QUERIES)) == without_history(
+        await answers(index, QUERIES)
+    )
+    # an exact-only reader ignores the graph: no graph, no build
+    assert read_index(folder, None).graph is None
+
+
+async def test_a_graph_file_for_other_rows_or_of_another_kind_is_not_used(tmp_path: Path) -> None:
+    _, index = await _world(tmp_path / "snap")
+    org = index._orgs[ORG]
+    frozen = freeze(org)
+    write_files(frozen, tmp_path)
+    frozen.release()
+    meta = frozen.graph.meta if frozen.graph else None
+    assert meta is not None
+    dim, rows = 32, org.size
+    good, why = read_graph(tmp_path, meta, dim, rows, _FORCED)
+    assert good is not None and why == ""
+    cases = {
+        "another kind": msgspec.structs.replace(meta, kind="usearch-i8"),
+        "more rows than the snapshot": msgspec.structs.replace(meta, labelled=rows + 1),
+        "other rows than the file": msgspec.structs.replace(meta, labelled=meta.labelled - 1),
+    }
+    for case, other in cases.items():
+        graph, why = read_graph(tmp_path, other, dim, rows, _FORCED)
+        assert graph is None and why, case
+    graph, why = read_graph(tmp_path, meta, dim + 1, rows, _FORCED)
+    assert graph is None and "does not match" in why
+    (tmp_path / GRAPH_FILE).write_bytes(b"not a faiss index")
+    graph, why = read_graph(tmp_path, meta, dim, rows, _FORCED)
+    assert graph is None and "unreadable" in why
+
+
+async def test_a_changed_byte_of_the_graph_is_refused(tmp_path: Path) -> None:
+    world, index = await _world(tmp_path / "snap")
+    await index.save_snapshot(ORG, world.embedder.space)
+    files = SnapshotFiles(tmp_path / "snap")
+    live = files.live(ORG)
+    assert live is not None
+    path = live / GRAPH_FILE
+    damaged = bytearray(path.read_bytes())
+    damaged[len(damaged) // 2] ^= 0x01
+    path.write_bytes(bytes(damaged))
+    with pytest.raises(SnapshotRefused) as refused:
+        files.check(ORG, world.embedder.space)
+    assert refused.value.outcome is SnapshotOutcome.CORRUPT
+
+
+async def test_a_removed_sources_vectors_never_reach_the_graph_file(tmp_path: Path) -> None:
+    world, index = await _world(tmp_path / "snap")
+    org = index._orgs[ORG]
+    gone = org.rows_of("s00003")
+    assert gone and all(r < (org.graph.labelled if org.graph else 0) for r in gone)
+    await index.save_snapshot(ORG, world.embedder.space)
+    restored = PersistentInProcessIndex(tmp_path / "snap", ann_policy=_FORCED)
+    await restored.restore(ORG, world.embedder.space)
+    codes = _codes(restored._orgs[ORG].graph)
+    assert not codes[gone].any()
+    kept = [r for r in range(org.size) if r not in org.removed and org.has_vector[r]]
+    assert codes[kept].any(axis=1).all()
+
+
+async def test_a_held_graph_does_not_grow_and_its_rows_are_still_found(tmp_path: Path) -> None:
+    world, index = await _world(tmp_path / "snap")
+    await world.attach_pending()  # no row waits for its vector: the graph reaches the end
+    org = index._orgs[ORG]
+    assert org.graph is not None
+    labelled = org.graph.labelled
+    assert labelled == org.size
+    frozen = freeze(org)
+    writer = World(world.store, index, seed=9)
+    writer.made = 500
+    new = await writer.add(5)  # written while the files are written
+    assert org.graph.labelled == labelled < org.size
+    (vector,) = await world.embedder.embed(["anything at all"])
+    found = {h.item_id for h in await index.vector(ORG, vector, 10_000, FILTERS[0])}
+    assert {org.ids[r] for r in range(labelled, org.size) if org.has_vector[r]} <= found
+    assert new
+    frozen.release()
+    org.extend_graph()
+    assert org.graph.labelled == org.size
