@@ -30,6 +30,8 @@ from application.reflection.review import Reviewer
 from application.reflection.wake import WakePacker
 from application.retrieval.pipeline import RetrievalMode
 from application.retrieval.recall import Recall
+from application.sharing.readers import OrgReaders
+from application.sharing.service import Sharing
 from application.sources.import_jobs import ImportJobs, ImportSetup
 from application.synthesis.audience import AudienceResolver
 from application.synthesis.ports import SynthesisRunStore
@@ -162,6 +164,18 @@ class Services:
             derived=forgetting,
         )
         self.exporter = Exporter(store=store, audit=self.audit)
+        #: share a source or a promoted entity into another space (preview, then apply)
+        self.readers = OrgReaders(control=control, access=self.access)
+        self.sharing = Sharing(
+            store=store,
+            graph=graph,
+            memory=self.memory,
+            readers=self.readers,
+            audit=self.audit,
+            clock=clock,
+            ids=ids,
+            tokens=previews,
+        )
         self.orgs = OrgDropper(
             memory=self.memory,
             store=store,
