@@ -1,0 +1,100 @@
+"""Share preview and apply over HTTP, on the fakes and on embedded SurrealDB."""
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.test_http_trust import Site, ok, open_site, user_key
+
+
+@pytest.fixture(params=["fakes", "surrealdb"])
+def http(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Site]:
+    with open_site(request.param, tmp_path) as site:
+        yield site
+
+
+def _team(site: Site, writes: bool) -> None:
+    space = site.admin(
+        "POST",
+        "/api/admin/spaces",
+        json={"scope": "team", "scope_key": "eng", "writes_enabled": writes},
+    )
+    for name in ("ana", "bob"):
+        site.admin(
+            "POST",
+            f"/api/admin/spaces/{space['space_id']}/members",
+            json={"principal": name, "role": "writer"},
+        )
+
+
+def _reason(response: Any) -> str:
+    reason: str = response.json()["error"]["reason"]
+    return reason
+
+
+def test_preview_then_apply_shares_a_note_with_the_team(http: Site) -> None:
+    ana, bob = user_key(http, "ana"), user_key(http, "bob")
+    _team(http, writes=True)
+    note = {"content": "The release train leaves on Thursdays."}
+    sid = ok(http.call(ana, "POST", "/api/memory/remember", json=note))["source_id"]
+    body = {"kind": "source", "id": sid, "scope": "team", "scope_key": "eng"}
+    preview = ok(http.call(ana, "POST", "/api/memory/share/preview", json=body))
+    assert preview["allowed"] is True and preview["to_space"] == "team/eng"
+    assert [r["name"] for r in preview["newly_visible"]] == ["bob"]
+    assert preview["newly_visible_users"] == 1 and preview["records"]["sources"] == 1
+    assert "release" not in str(preview)
+    query = {"query": "release train"}
+    assert ok(http.call(bob, "POST", "/api/search", json=query))["results"] == []
+    missing = http.call(ana, "POST", "/api/memory/share", json=body)
+    assert missing.status_code == 422 and _reason(missing) == "preview_required"
+    applied = ok(
+        http.call(
+            ana,
+            "POST",
+            "/api/memory/share",
+            json={**body, "preview_token": preview["preview_token"]},
+        )
+    )
+    found = ok(http.call(bob, "POST", "/api/search", json=query))["results"]
+    assert [h["source_id"] for h in found] == [applied["shared_id"]]
+    # bob cannot preview sharing ana's private note: it does not exist for him
+    hidden = http.call(bob, "POST", "/api/memory/share/preview", json=body)
+    assert hidden.status_code == 404 and _reason(hidden) == "not_found"
+
+
+def test_a_changed_source_or_a_closed_space_is_refused(http: Site) -> None:
+    ana = user_key(http, "ana")
+    user_key(http, "bob")
+    _team(http, writes=False)
+    sid = ok(http.call(ana, "POST", "/api/memory/remember", json={"content": "Standup at ten."}))[
+        "source_id"
+    ]
+    body = {"kind": "source", "id": sid, "scope": "team", "scope_key": "eng"}
+    preview = ok(http.call(ana, "POST", "/api/memory/share/preview", json=body))
+    assert preview["allowed"] is False and preview["reason"] == "scope_disabled"
+    assert preview["preview_token"] is None and preview["newly_visible"] == []
+    refused = http.call(ana, "POST", "/api/memory/share", json={**body, "preview_token": "x"})
+    assert refused.status_code == 403 and _reason(refused) == "scope_disabled"
+    # open the space; a preview made before a correction is stale at apply
+    spaces = http.admin("GET", "/api/admin/spaces")
+    space_id = next(s["space_id"] for s in spaces if s["scope_key"] == "eng")
+    http.admin("POST", f"/api/admin/spaces/{space_id}/writes", json={"enabled": True})
+    token = ok(http.call(ana, "POST", "/api/memory/share/preview", json=body))["preview_token"]
+    stale = {"action": "mark_stale"}
+    fix = ok(http.call(ana, "POST", f"/api/memory/inspect/{sid}/corrections/preview", json=stale))
+    ok(
+        http.call(
+            ana,
+            "POST",
+            f"/api/memory/inspect/{sid}/corrections",
+            json={**stale, "preview_token": fix["preview_token"]},
+        )
+    )
+    changed = http.call(ana, "POST", "/api/memory/share", json={**body, "preview_token": token})
+    assert changed.status_code == 409 and _reason(changed) == "source_changed"
+    bad = http.call(ana, "POST", "/api/memory/share/preview", json={**body, "scope_key": None})
+    assert bad.status_code == 422 and _reason(bad) == "missing_scope_key"
+    unknown = http.call(ana, "POST", "/api/memory/share/preview", json={**body, "x": 1})
+    assert unknown.status_code == 400
