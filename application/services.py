@@ -22,6 +22,7 @@ from application.ports import (
     RetrievalIndex,
     TokenCounter,
 )
+from application.reflection.accept_preview import PromotionPreviewer
 from application.reflection.derived import DerivedRecall
 from application.reflection.forgetting import DerivedForgetting
 from application.reflection.ports import CandidateStore, GraphStore
@@ -220,9 +221,19 @@ class Services:
         #: derived memory (reflect, review, promotion), when the root gave it its stores
         self.reflection: Reflector | None = None
         self.review: Reviewer | None = None
+        self.promotion_preview: PromotionPreviewer | None = None
         if candidates is not None and graph is not None:
             self.review = Reviewer(
-                store=store, candidates=candidates, graph=graph, audit=self.audit, clock=clock
+                store=store,
+                candidates=candidates,
+                graph=graph,
+                audit=self.audit,
+                clock=clock,
+                tokens=previews,
+            )
+            #: who would see a candidate's records in the target space, before accepting
+            self.promotion_preview = PromotionPreviewer(
+                reviewer=self.review, readers=self.readers, audit=self.audit, tokens=previews
             )
             self.reflection = Reflector(
                 store=store,

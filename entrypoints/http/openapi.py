@@ -52,6 +52,7 @@ _USE_CASE_STATUSES: Mapping[str, frozenset[int]] = {
     "/api/memory/candidates": frozenset({404}),
     "/api/memory/candidates/propose": frozenset({404}),
     "/api/memory/candidates/{candidate_id:str}/accept": frozenset({409}),
+    "/api/memory/candidates/{candidate_id:str}/preview": frozenset({404, 409}),
     "/api/memory/candidates/{candidate_id:str}/reject": frozenset({409}),
     "/api/memory/candidates/{candidate_id:str}/defer": frozenset({409}),
     # share: no such record visible to the key (404); a record that changed since its

@@ -98,3 +98,27 @@ def test_a_changed_source_or_a_closed_space_is_refused(http: Site) -> None:
     assert bad.status_code == 422 and _reason(bad) == "missing_scope_key"
     unknown = http.call(ana, "POST", "/api/memory/share/preview", json={**body, "x": 1})
     assert unknown.status_code == 400
+
+
+def test_promotion_preview_counts_then_accept_with_its_token(http: Site) -> None:
+    ana = user_key(http, "ana")
+    user_key(http, "bob")
+    _team(http, writes=True)
+    note = {"content": "We decided to go with SurrealDB for the ledger."}
+    sid = ok(http.call(ana, "POST", "/api/memory/remember", json=note))["source_id"]
+    made = ok(http.call(ana, "POST", "/api/memory/reflect", json={"source_ids": [sid]}))
+    cid = next(c["id"] for c in made["candidates"] if c["type"] == "decision")
+    target = {"promote_to_scope": "team", "scope_key": "eng"}
+    path = f"/api/memory/candidates/{cid}"
+    preview = ok(http.call(ana, "POST", path + "/preview", json=target))
+    assert preview["allowed"] is True and preview["target"] == "team/eng"
+    assert preview["reach"] == {"visible": 1, "hidden": 0, "redacted": 0, "denied": 1}
+    assert preview["sources"] == [{"source_id": sid, "readable_by": 1, "not_readable_by": 1}]
+    assert "SurrealDB" not in str(preview)
+    forged = http.call(ana, "POST", path + "/accept", json={**target, "preview_token": "v1.x"})
+    assert forged.status_code == 422 and _reason(forged) == "preview_invalid"
+    body = {**target, "preview_token": preview["preview_token"]}
+    done = ok(http.call(ana, "POST", path + "/accept", json=body))
+    assert done["candidate"]["state"] == "accepted"
+    again = http.call(ana, "POST", path + "/preview", json=target)
+    assert again.status_code == 409 and _reason(again) == "transition_not_allowed"
