@@ -23,6 +23,7 @@ from application.ports import (
     TokenCounter,
 )
 from application.reflection.accept_preview import PromotionPreviewer
+from application.reflection.background import ReflectionLane
 from application.reflection.derived import DerivedRecall
 from application.reflection.forgetting import DerivedForgetting
 from application.reflection.ports import CandidateStore, GraphStore
@@ -245,10 +246,32 @@ class Services:
                 llm=llm,
                 trusted_extractors=trusted_extractors,
             )
+        #: reflection after writes and imports, once ``reflect_on_write`` turns it on
+        self.reflection_lane: ReflectionLane | None = None
+        self._lane_parts = (store, control, clock)
         #: what matters now, without a query (derived records first when the graph exists)
         self.wake = WakePacker(store=store, graph=graph, tokens=tokens, audit=self.audit)
         #: the owner key made by the first ``open`` of a fresh install (held in memory only)
         self.bootstrap_key: IssuedKey | None = None
+
+    def reflect_on_write(self, capacity: int = 256) -> ReflectionLane | None:
+        """Reflect every committed write and import batch in the background (off unless
+        called; TESSERA_REFLECT_ON_WRITE). None when reflection is not configured."""
+        if self.reflection is None or self.reflection_lane is not None:
+            return self.reflection_lane
+        store, control, clock = self._lane_parts
+        lane = ReflectionLane(
+            reflect=self.reflection.reflect,
+            store=store,
+            control=control,
+            access=self.access,
+            clock=clock,
+            capacity=capacity,
+        )
+        self.memory.on_write(lane.offer)
+        self.status.watch_queue(lane)
+        self.reflection_lane = lane
+        return lane
 
     async def session(
         self, raw_key: str | None, surface: Surface, claimed_agent: str | None = None
@@ -278,5 +301,7 @@ class Services:
     async def close(self) -> None:
         if self.imports is not None:
             await self.imports.close()  # running imports pause between batches first
+        if self.reflection_lane is not None:
+            await self.reflection_lane.close()
         await self.memory.close()  # flushes the audit trail, then closes the store
         await self._control_store.close()

@@ -199,6 +199,7 @@ def make_services(
     reranker: Reranker | None = None,
     rerank_top_n: int = 20,
     conversation: ConversationRecall | None = None,
+    reflect_on_write: bool = False,
 ) -> Services:
     """Every use case over the given ports, with the system clock, ids and token counter.
 
@@ -209,7 +210,7 @@ def make_services(
     from adapters.tokenizers.tiktoken_counter import TiktokenCounter
 
     candidates, graph = make_derived_stores(store)
-    return Services(
+    services = Services(
         store=store,
         index=index,
         embedder=embedder,
@@ -236,6 +237,9 @@ def make_services(
         candidates=candidates,
         graph=graph,
     )
+    if reflect_on_write:
+        services.reflect_on_write()
+    return services
 
 
 def make_service(
@@ -288,6 +292,12 @@ def _conversation(settings: Settings) -> ConversationRecall:
     return ConversationRecall() if on else ConversationRecall.off()
 
 
+def _reflect_on_write(settings: Settings) -> bool:
+    from entrypoints.settings import ConversationSwitch
+
+    return settings.reflect_on_write is ConversationSwitch.ON
+
+
 def _home_org(settings: Settings) -> str:
     return settings.org_id
 
@@ -332,6 +342,7 @@ class Container(containers.DeclarativeContainer):
         reranker=reranker,
         rerank_top_n=providers.Callable(_rerank_top_n, settings),
         conversation=providers.Callable(_conversation, settings),
+        reflect_on_write=providers.Callable(_reflect_on_write, settings),
     )
 
 
