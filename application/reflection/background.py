@@ -22,6 +22,9 @@ auto-accept rule.
 - Restarts: the queue lives in this process; jobs queued when it stops are
   lost (best effort). ``tessera reflect`` or ``POST /api/memory/reflect``
   with ``space`` reflects what a restart left out; doing it twice is safe.
+- Writes first: the worker starts a job only once writes have paused for
+  ``quiet_s`` (or it has waited ``max_defer_s``), so a burst of writes does
+  not share the event loop with reflection; it catches up in the gaps.
 - Progress (``queue_state``, in ``GET /api/status`` queues): depth, the
   oldest job's age, sources reflected, jobs failed and the last error's
   reason code (never text).
@@ -30,6 +33,7 @@ auto-accept rule.
 import asyncio
 import contextlib
 import logging
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
@@ -75,9 +79,15 @@ class ReflectionLane:
         access: AccessResolver,
         clock: Clock,
         capacity: int = 256,
+        quiet_s: float = 0.05,
+        max_defer_s: float = 1.0,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         if capacity < 1:
             raise ValueError("capacity must be >= 1")
+        #: writes pause this long before a job starts, unless it waited ``max_defer_s``
+        self._quiet_s, self._max_defer_s, self._monotonic = quiet_s, max_defer_s, monotonic
+        self._last_offer = 0.0
         self._reflect = reflect
         self._store = store
         self._control = control
@@ -103,6 +113,7 @@ class ReflectionLane:
         if policy.actor is None or not source_ids:
             return
         principal = policy.actor.principal_id
+        self._last_offer = self._monotonic()
         for start in range(0, len(source_ids), JOB_SOURCES):
             ids = tuple(source_ids[start : start + JOB_SOURCES])
             if len(self._queue) >= self.capacity:
@@ -170,6 +181,7 @@ class ReflectionLane:
                 await self._wake.wait()
                 continue
             self._idle.clear()
+            await self._quiet()
             job = self._queue.popleft()
             try:
                 await self._work(job)
@@ -177,6 +189,15 @@ class ReflectionLane:
                 self.failed += 1
                 self.last_error = ReasonCode.INTERNAL_ERROR
                 _log.exception("background reflection failed a job; it goes on")
+
+    async def _quiet(self) -> None:
+        """Let a burst of writes pass first (measured: benchmarks/RESULTS.md)."""
+        began = self._monotonic()
+        while self._quiet_s > 0 and self._monotonic() - began < self._max_defer_s:
+            since = self._monotonic() - self._last_offer
+            if since >= self._quiet_s:
+                return
+            await asyncio.sleep(self._quiet_s - since)
 
     async def _work(self, job: _Job) -> None:
         record = await self._control.get_principal(job.org_id, job.principal_id)

@@ -31,7 +31,7 @@ class Gate:
         return await self._reflect(request, ctx)
 
 
-def _lane(world: World, gate: Gate, capacity: int = 256) -> ReflectionLane:
+def _lane(world: World, gate: Gate, capacity: int = 256, quiet_s: float = 0) -> ReflectionLane:
     lane = ReflectionLane(
         reflect=gate.reflect,
         store=world.store,
@@ -39,6 +39,7 @@ def _lane(world: World, gate: Gate, capacity: int = 256) -> ReflectionLane:
         access=world.services.access,
         clock=world.clock,
         capacity=capacity,
+        quiet_s=quiet_s,
     )
     world.services.memory.on_write(lane.offer)
     return lane
@@ -87,6 +88,19 @@ async def test_a_write_never_waits_for_a_slow_extractor() -> None:
     gate.opened.set()
     await lane.drain()
     assert written.source_id in await _candidates(world, ana)
+    await lane.close()
+
+
+async def test_a_burst_of_writes_goes_first_and_reflection_follows() -> None:
+    world, ana = await _people()
+    gate = Gate(world)
+    gate.opened.set()
+    lane = _lane(world, gate, quiet_s=0.2)
+    ids = [(await world.remember(ana, f"We decided to name it v{n}.")).source_id for n in range(3)]
+    await asyncio.sleep(0.05)
+    assert gate.calls == 0 and lane.depth == 3  # the writes paused only 50 ms
+    await lane.drain()
+    assert gate.calls == 3 and set(ids) <= set(await _candidates(world, ana))
     await lane.close()
 
 
