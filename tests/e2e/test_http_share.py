@@ -122,3 +122,38 @@ def test_promotion_preview_counts_then_accept_with_its_token(http: Site) -> None
     assert done["candidate"]["state"] == "accepted"
     again = http.call(ana, "POST", path + "/preview", json=target)
     assert again.status_code == 409 and _reason(again) == "transition_not_allowed"
+
+
+def test_derived_records_follow_a_shared_source_and_an_entity_keeps_its_sources(
+    http: Site,
+) -> None:
+    ana, bob = user_key(http, "ana"), user_key(http, "bob")
+    _team(http, writes=True)
+    note = {"content": "We decided to go with SurrealDB for the ledger."}
+    sid = ok(http.call(ana, "POST", "/api/memory/remember", json=note))["source_id"]
+    made = ok(http.call(ana, "POST", "/api/memory/reflect", json={"source_ids": [sid]}))
+    cid = next(c["id"] for c in made["candidates"] if c["type"] == "decision")
+    accepted = ok(http.call(ana, "POST", f"/api/memory/candidates/{cid}/accept", json={}))
+    entity_id = accepted["promoted"][0]["id"]
+    query = {"query": "which database did we decide on for the ledger"}
+    # the entity alone, shared into the team, still cites ana's private note: bob sees nothing
+    entity = {"kind": "entity", "id": entity_id, "scope": "team", "scope_key": "eng"}
+    preview = ok(http.call(ana, "POST", "/api/memory/share/preview", json=entity))
+    assert preview["newly_visible"] == [] and preview["reach"]["denied"] == 1
+    token = preview["preview_token"]
+    ok(http.call(ana, "POST", "/api/memory/share", json={**entity, "preview_token": token}))
+    seen = ok(http.call(bob, "POST", "/api/search", json=query))
+    assert seen["derived"] == [] and seen["results"] == []
+    # the source shared: its copy and the decision that cites only it reach bob
+    source = {"kind": "source", "id": sid, "scope": "team", "scope_key": "eng"}
+    preview = ok(http.call(ana, "POST", "/api/memory/share/preview", json=source))
+    assert entity_id in preview["derived_following"] and preview["records"]["entities"] == 2
+    token = preview["preview_token"]
+    body = {**source, "preview_token": token}
+    shared = ok(http.call(ana, "POST", "/api/memory/share", json=body))
+    assert len(shared["derived_ids"]) == 2  # the decision and its entity-share copy follow
+    seen = ok(http.call(bob, "POST", "/api/search", json=query))
+    assert [h["source_id"] for h in seen["results"]] == [shared["shared_id"]]
+    assert seen["derived"] and all(
+        d["source_ids"] == [shared["shared_id"]] for d in seen["derived"]
+    )
