@@ -4,7 +4,7 @@ Every surface (HTTP, CLI, MCP, jobs) calls these; none of them talks to a
 store or a model directly.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
 from application.commands import ContextRequest, RememberRequest, SearchRequest
@@ -132,6 +132,10 @@ class MemoryService:
         """Stored and searchable by its words when this returns; the vectors follow
         (``request.wait``: indexed waits for them)."""
         return await self._remembering.one(request, policy)
+
+    def on_write(self, listener: Callable[[MemoryPolicyContext, list[str]], None]) -> None:
+        """Tell ``listener`` each committed write's source ids (it must not wait)."""
+        self._remembering.listeners.append(listener)
 
     async def remember_many(
         self,

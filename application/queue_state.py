@@ -24,6 +24,12 @@ class QueueState(msgspec.Struct, frozen=True, kw_only=True):
     oldest_age_s: float | None = None
     #: items that failed for good (a dead letter), where the queue keeps them
     failed: int | None = None
+    #: items done since this process started, where the queue counts them
+    done: int | None = None
+    #: writers whose dropped work (a full queue) waits to be caught up, where tracked
+    behind: int | None = None
+    #: the reason code of the last failure (never text)
+    last_error: str | None = None
 
     def __post_init__(self) -> None:
         if not self.name:

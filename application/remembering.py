@@ -41,6 +41,8 @@ class Remembering:
         self._chunking = chunking
         #: prepares the organisation (schema, index, lane resume) before its first write
         self._ready = ready
+        #: told of each committed write's source ids (background reflection); must not wait
+        self.listeners: list[Callable[[MemoryPolicyContext, list[str]], None]] = []
 
     async def one(self, request: RememberRequest, policy: MemoryPolicyContext) -> RememberResult:
         source, chunks, decision = self._prepare_write(request, policy)
@@ -51,6 +53,7 @@ class Remembering:
             request.org_id, [(source, chunks)], wait=request.wait is WaitFor.INDEXED
         )
         self._note_write(policy, decision, source, chunks)
+        self._tell(policy, [source.source_id])
         return RememberResult(
             source_id=source.source_id,
             chunk_ids=[c.chunk_id for c in chunks],
@@ -93,6 +96,7 @@ class Remembering:
             )
             for source, chunks, decision in writes:
                 self._note_write(policy, decision, source, chunks)
+            self._tell(policy, [s.source_id for s, _, _ in writes])
         state = EmbeddingState.PENDING if writes and outcome.pending else EmbeddingState.INDEXED
         results: list[RememberResult | InvalidInputError | PolicyDeniedError] = []
         for p in prepared:
@@ -133,6 +137,10 @@ class Remembering:
             turns=request.turns,
         )
         return source, chunks, decision
+
+    def _tell(self, policy: MemoryPolicyContext, source_ids: list[str]) -> None:
+        for listener in self.listeners:
+            listener(policy, source_ids)
 
     def _note_write(
         self,

@@ -24,6 +24,8 @@ from application.ports import (
 )
 from application.reembed.service import EmbedderCatalog, Reembed
 from application.reembed.switchable import switchable
+from application.reflection.accept_preview import PromotionPreviewer
+from application.reflection.background import ReflectionLane
 from application.reflection.derived import DerivedRecall
 from application.reflection.forgetting import DerivedForgetting
 from application.reflection.ports import CandidateStore, GraphStore
@@ -32,6 +34,8 @@ from application.reflection.review import Reviewer
 from application.reflection.wake import WakePacker
 from application.retrieval.pipeline import RetrievalMode
 from application.retrieval.recall import Recall
+from application.sharing.readers import OrgReaders
+from application.sharing.service import Sharing
 from application.sources.import_jobs import ImportJobs, ImportSetup
 from application.synthesis.audience import AudienceResolver
 from application.synthesis.ports import SynthesisRunStore
@@ -167,6 +171,18 @@ class Services:
             derived=forgetting,
         )
         self.exporter = Exporter(store=store, audit=self.audit)
+        #: share a source or a promoted entity into another space (preview, then apply)
+        self.readers = OrgReaders(control=control, access=self.access)
+        self.sharing = Sharing(
+            store=store,
+            graph=graph,
+            memory=self.memory,
+            readers=self.readers,
+            audit=self.audit,
+            clock=clock,
+            ids=ids,
+            tokens=previews,
+        )
         self.orgs = OrgDropper(
             memory=self.memory,
             store=store,
@@ -224,9 +240,19 @@ class Services:
         #: derived memory (reflect, review, promotion), when the root gave it its stores
         self.reflection: Reflector | None = None
         self.review: Reviewer | None = None
+        self.promotion_preview: PromotionPreviewer | None = None
         if candidates is not None and graph is not None:
             self.review = Reviewer(
-                store=store, candidates=candidates, graph=graph, audit=self.audit, clock=clock
+                store=store,
+                candidates=candidates,
+                graph=graph,
+                audit=self.audit,
+                clock=clock,
+                tokens=previews,
+            )
+            #: who would see a candidate's records in the target space, before accepting
+            self.promotion_preview = PromotionPreviewer(
+                reviewer=self.review, readers=self.readers, audit=self.audit, tokens=previews
             )
             self.reflection = Reflector(
                 store=store,
@@ -238,10 +264,32 @@ class Services:
                 llm=llm,
                 trusted_extractors=trusted_extractors,
             )
+        #: reflection after writes and imports, once ``reflect_on_write`` turns it on
+        self.reflection_lane: ReflectionLane | None = None
+        self._lane_parts = (store, control, clock)
         #: what matters now, without a query (derived records first when the graph exists)
         self.wake = WakePacker(store=store, graph=graph, tokens=tokens, audit=self.audit)
         #: the owner key made by the first ``open`` of a fresh install (held in memory only)
         self.bootstrap_key: IssuedKey | None = None
+
+    def reflect_on_write(self, capacity: int = 256) -> ReflectionLane | None:
+        """Reflect every committed write and import batch in the background (off unless
+        called; TESSERA_REFLECT_ON_WRITE). None when reflection is not configured."""
+        if self.reflection is None or self.reflection_lane is not None:
+            return self.reflection_lane
+        store, control, clock = self._lane_parts
+        lane = ReflectionLane(
+            reflect=self.reflection.reflect,
+            store=store,
+            control=control,
+            access=self.access,
+            clock=clock,
+            capacity=capacity,
+        )
+        self.memory.on_write(lane.offer)
+        self.status.watch_queue(lane)
+        self.reflection_lane = lane
+        return lane
 
     async def session(
         self, raw_key: str | None, surface: Surface, claimed_agent: str | None = None
@@ -272,5 +320,7 @@ class Services:
         await self.reembed.close()  # a running build stops; its progress is saved
         if self.imports is not None:
             await self.imports.close()  # running imports pause between batches first
+        if self.reflection_lane is not None:
+            await self.reflection_lane.close()
         await self.memory.close()  # flushes the audit trail, then closes the store
         await self._control_store.close()

@@ -22,6 +22,9 @@ runs them. Then:
   records and the newest sources, as many times as there are queries, the
   first ten not counted (p50/p95).
 
+With ``--on-write``: what background reflection on write costs ``remember``
+instead (``benchmarks/_reflect_on_write.py``: p95 with it on over off).
+
 Progress goes to stderr; the figures are one JSON object on stdout.
 """
 
@@ -43,6 +46,7 @@ from application.reflection.expansion import GraphExpansion
 from application.reflection.wake_records import WakeRequest
 from application.services import Services
 from application.trust.records import PrincipalRecord
+from benchmarks._reflect_on_write import run_on_write
 from benchmarks._stats import code_version, machine_info, progress, summarize
 from benchmarks._wiring import make_services, make_store
 from domain.models import Turn
@@ -63,6 +67,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--queries", type=int, default=200, help="timed searches, before and after")
     p.add_argument("--store", choices=("surrealkv", "mem"), default="surrealkv")
     p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--on-write", action="store_true", help="remember p95, reflect-on-write on/off")
+    p.add_argument("--writes", type=int, default=600, help="--on-write: writes per install")
     return p.parse_args(argv)
 
 
@@ -206,7 +212,11 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> None:
     args = _parse(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        print(json.dumps(asyncio.run(_run(args, Path(tmp) / "data")), indent=2))
+        if args.on_write:
+            figures = asyncio.run(run_on_write(args, Path(tmp), _session))
+        else:
+            figures = asyncio.run(_run(args, Path(tmp) / "data"))
+        print(json.dumps(figures, indent=2))
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from entrypoints.paths import path_segment
 from entrypoints.reembed_cli import add_reembed_parser, run_reembed
 from entrypoints.reflection_cli import add_reflection_parsers, run_candidates, run_reflect
 from entrypoints.settings import Settings, SettingsError, load_settings
+from entrypoints.share_cli import add_share_parser, run_share
 from entrypoints.synthesis_cli import add_synthesis_parser, run_synthesis
 from entrypoints.wake_cli import add_wake_parser, run_wake
 
@@ -100,6 +101,7 @@ def _parser() -> argparse.ArgumentParser:
     add_reflection_parsers(sub)
     add_wake_parser(sub)
     add_reembed_parser(sub)
+    add_share_parser(sub)
     return parser
 
 
@@ -158,6 +160,8 @@ async def _run_client(args: argparse.Namespace, settings: Settings) -> int:
             return await run_wake(backend, args)
         if args.command == "reembed":
             return await run_reembed(backend, args)
+        if args.command == "share":
+            return await run_share(backend, args)
         if args.command == "inspect":
             source = path_segment(args.source_id)
             result = await backend.call("GET", f"/api/memory/sources/{source}")

@@ -227,6 +227,7 @@ def make_services(
     rerank_top_n: int = 20,
     conversation: ConversationRecall | None = None,
     embedders: EmbedderCatalog | None = None,
+    reflect_on_write: bool = False,
 ) -> Services:
     """Every use case over the given ports, with the system clock, ids and token counter.
 
@@ -239,7 +240,7 @@ def make_services(
 
     candidates, graph = make_derived_stores(store)
     embedder = switchable(embedder)  # recall and every use case share the one that switches
-    return Services(
+    services = Services(
         store=store,
         index=index,
         embedder=embedder,
@@ -267,6 +268,9 @@ def make_services(
         graph=graph,
         embedders=embedders,
     )
+    if reflect_on_write:
+        services.reflect_on_write()
+    return services
 
 
 def make_service(
@@ -319,6 +323,12 @@ def _conversation(settings: Settings) -> ConversationRecall:
     return ConversationRecall() if on else ConversationRecall.off()
 
 
+def _reflect_on_write(settings: Settings) -> bool:
+    from entrypoints.settings import ConversationSwitch
+
+    return settings.reflect_on_write is ConversationSwitch.ON
+
+
 def _home_org(settings: Settings) -> str:
     return settings.org_id
 
@@ -366,6 +376,7 @@ class Container(containers.DeclarativeContainer):
         rerank_top_n=providers.Callable(_rerank_top_n, settings),
         conversation=providers.Callable(_conversation, settings),
         embedders=embedders,
+        reflect_on_write=providers.Callable(_reflect_on_write, settings),
     )
 
 

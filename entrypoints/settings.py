@@ -126,6 +126,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     import_root: Path | None = None
     #: the largest archive an HTTP upload may send (TESSERA_IMPORT_MAX_UPLOAD_MB)
     import_max_upload_bytes: int = DEFAULT_MAX_UPLOAD_MB * 1024 * 1024
+    #: reflect writes and imports in the background (TESSERA_REFLECT_ON_WRITE=on|off)
+    reflect_on_write: ConversationSwitch = ConversationSwitch.OFF
 
     @property
     def imports_dir(self) -> Path:
@@ -254,6 +256,9 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         slow_request_ms=_slow_ms(env.get("TESSERA_SLOW_REQUEST_MS", "1000")),
         import_root=Path(import_root).expanduser().resolve() if import_root else None,
         import_max_upload_bytes=int(upload_raw) * 1024 * 1024,
+        reflect_on_write=_choice(
+            env, "TESSERA_REFLECT_ON_WRITE", ConversationSwitch, ConversationSwitch.OFF
+        ),
     )
 
 

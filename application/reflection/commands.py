@@ -106,13 +106,18 @@ class ReviewRequest(msgspec.Struct, frozen=True, kw_only=True):
     #: accept only: keep the records in this (broader) space instead of the suggested one
     promote_to_scope: MemoryScope | None = None
     scope_key: str | None = None
+    #: accept only, optional: the token of a promotion preview; refused when stale
+    preview_token: str | None = None
 
     def validate(self) -> None:
         if self.action is not ReviewAction.ACCEPT and (
-            self.promote_to_scope is not None or self.scope_key is not None
+            self.promote_to_scope is not None
+            or self.scope_key is not None
+            or self.preview_token is not None
         ):
             raise InvalidInputError(
-                ReasonCode.INVALID_REQUEST, "only accept takes promote_to_scope and scope_key"
+                ReasonCode.INVALID_REQUEST,
+                "only accept takes promote_to_scope, scope_key and preview_token",
             )
         if self.scope_key is not None and self.promote_to_scope is None:
             raise InvalidInputError(

@@ -17,7 +17,9 @@ from collections.abc import Sequence
 
 import msgspec
 
+from application.corrections.tokens import PreviewTokens
 from application.ports import Clock, MemoryStore
+from application.reflection.accept_preview import check_accept_token
 from application.reflection.commands import (
     CandidateList,
     CandidateView,
@@ -31,7 +33,7 @@ from application.reflection.records import Supersession
 from application.reflection.superseding import Superseding
 from application.trust.audit import AuditTrail
 from application.trust.guard import denied, require_org, write_target
-from domain.errors import ConflictError, NotFoundError, PolicyDeniedError
+from domain.errors import ConflictError, InvalidInputError, NotFoundError, PolicyDeniedError
 from domain.models import Source
 from domain.policy import MemoryPolicyContext, PolicyDecision, authorize_correct, authorize_reflect
 from domain.policy.decision import deny
@@ -58,7 +60,10 @@ class Reviewer:
         graph: GraphStore,
         audit: AuditTrail,
         clock: Clock,
+        tokens: PreviewTokens | None = None,
     ) -> None:
+        #: checks the token of a promotion preview, when an accept carries one
+        self._tokens = tokens
         self._store = store
         self._candidates = candidates
         self._graph = graph
@@ -137,7 +142,7 @@ class Reviewer:
             target = None
             if request.promote_to_scope is not None:
                 target = write_target(policy, request.promote_to_scope, request.scope_key)
-            return await self._accept(candidate, policy, target, action)
+            return await self._accept(candidate, policy, target, action, request.preview_token)
         for ref in dict.fromkeys(candidate.input_scopes):
             decision = authorize_correct(policy, ref)
             if not decision.allowed:
@@ -221,12 +226,27 @@ class Reviewer:
             return authorize_reflect(policy, inputs, candidate.suggested_scope)
         return authorize_reflect(policy, inputs, target, promoted=True)
 
+    async def plan_accept(
+        self,
+        org_id: str,
+        candidate_id: str,
+        policy: MemoryPolicyContext,
+        target: ScopeRef | None,
+    ) -> tuple[ReflectionCandidate, list[Source], PolicyDecision]:
+        """What accepting would read and the policy's decision, without writing (a preview)."""
+        candidate = await self._visible(policy, org_id, candidate_id)
+        if review_transition(candidate.state, ReviewAction.ACCEPT) is None:
+            raise ConflictError(ReasonCode.TRANSITION_NOT_ALLOWED, "it cannot be accepted now")
+        sources = await self._sources(candidate, policy, "candidate_accept_preview")
+        return candidate, sources, self._decide(policy, sources, target, candidate)
+
     async def _accept(
         self,
         candidate: ReflectionCandidate,
         policy: MemoryPolicyContext,
         target: ScopeRef | None,
         action: str,
+        token: str | None = None,
     ) -> ReviewResult:
         sources = await self._sources(candidate, policy, action)
         decision = self._decide(policy, sources, target, candidate)
@@ -234,6 +254,12 @@ class Reviewer:
             self._audit.note(policy, action, decision, ids=[candidate.candidate_id])
             raise denied(decision, "promoting a candidate")
         where = ScopeRef(decision.scope, decision.scope_key)
+        if token is not None:  # a promotion preview's: refused when stale or foreign
+            try:
+                check_accept_token(self._tokens, token, policy, candidate, sources, where)
+            except (InvalidInputError, ConflictError) as no:
+                self._audit.note(policy, action, reason=no.reason, ids=[candidate.candidate_id])
+                raise
         named = await self._superseding.named(candidate, policy)
         chunks = {
             s.source_id: await self._store.chunks_of_source(candidate.org_id, s.source_id)

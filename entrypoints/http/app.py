@@ -41,6 +41,7 @@ from entrypoints.http.schemas import (
     RememberBody,
     SearchBody,
 )
+from entrypoints.http.share_routes import SHARE_ROUTES
 from entrypoints.http.status_routes import STATUS_ROUTES
 from entrypoints.http.synthesis_routes import SYNTHESIS_ROUTES
 from entrypoints.http.wake_routes import WAKE_ROUTES
@@ -226,6 +227,7 @@ def create_app(
         *IMPORT_ROUTES,
         *REFLECTION_ROUTES,
         *WAKE_ROUTES,
+        *SHARE_ROUTES,
     ]
     watch_recent_errors()  # from now on, warnings and errors show in GET /api/status
     document_errors(route_handlers)  # every status each route answers, and bearer auth

@@ -55,8 +55,13 @@ _USE_CASE_STATUSES: Mapping[str, frozenset[int]] = {
     "/api/memory/candidates": frozenset({404}),
     "/api/memory/candidates/propose": frozenset({404}),
     "/api/memory/candidates/{candidate_id:str}/accept": frozenset({409}),
+    "/api/memory/candidates/{candidate_id:str}/preview": frozenset({404, 409}),
     "/api/memory/candidates/{candidate_id:str}/reject": frozenset({409}),
     "/api/memory/candidates/{candidate_id:str}/defer": frozenset({409}),
+    # share: no such record visible to the key (404); a record that changed since its
+    # preview, or a source no longer active (409)
+    "/api/memory/share/preview": frozenset({404, 409}),
+    "/api/memory/share": frozenset({404, 409}),
 }
 _ADMIN_STATUSES = frozenset({404, 409, 422})  # unknown names, already_exists/last_owner_key
 _KEYED_STATUSES = frozenset({401, 403, 503})

@@ -11,6 +11,7 @@ from litestar import get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 
+from application.reflection.accept_preview import PromotionPreview
 from application.reflection.commands import (
     CandidateList,
     ProposedCandidate,
@@ -30,7 +31,7 @@ from domain.reasons import ReasonCode
 from domain.reflection.candidates import ReviewAction, ReviewState
 from domain.scopes import MemoryScope
 
-__all__ = ["REFLECTION_ROUTES", "AcceptBody", "ProposeBody", "ReflectBody"]
+__all__ = ["REFLECTION_ROUTES", "AcceptBody", "PromoteBody", "ProposeBody", "ReflectBody"]
 
 
 class ReflectBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -48,12 +49,19 @@ class ProposeBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     candidates: list[ProposedCandidate]
 
 
-class AcceptBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+class PromoteBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     promote_to_scope: Annotated[
         MemoryScope | None,
         msgspec.Meta(description="Keep the records in this space instead of the suggested one"),
     ] = None
     scope_key: str | None = None
+
+
+class AcceptBody(PromoteBody, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    preview_token: Annotated[
+        str | None,
+        msgspec.Meta(description="Optional: a promotion preview's token; stale -> 409"),
+    ] = None
 
 
 def _reflection(services: Services) -> tuple[Reflector, Reviewer]:
@@ -125,6 +133,7 @@ async def _review(
         action=action,
         promote_to_scope=body.promote_to_scope if body else None,
         scope_key=body.scope_key if body else None,
+        preview_token=body.preview_token if body else None,
     )
     return await reviewer.review(request, policy)
 
@@ -148,6 +157,27 @@ async def accept(
     return await _review(services, policy, candidate_id, ReviewAction.ACCEPT, data)
 
 
+@post(
+    "/api/memory/candidates/{candidate_id:str}/preview",
+    status_code=200,
+    summary="Preview accepting a candidate: who would see its records",
+)
+async def preview_accept(
+    candidate_id: FromPath[str],
+    data: JSONBody[PromoteBody],
+    services: NamedDependency[Services],
+    policy: NamedDependency[MemoryPolicyContext],
+) -> PromotionPreview:
+    """Of the target space's readers, how many would see the promoted records (visible) and
+    why not the others (hidden, redacted, denied), per source too; the policy's decision and,
+    when allowed, a preview_token that accept may carry. Nothing changes."""
+    if services.promotion_preview is None:
+        raise NotFoundError(ReasonCode.NOT_FOUND, "reflection is not configured on this service")
+    return await services.promotion_preview.preview(
+        policy.org_id, candidate_id, policy, data.promote_to_scope, data.scope_key
+    )
+
+
 @post("/api/memory/candidates/{candidate_id:str}/reject", status_code=200, summary="Reject")
 async def reject(
     candidate_id: FromPath[str],
@@ -166,4 +196,4 @@ async def defer(
     return await _review(services, policy, candidate_id, ReviewAction.DEFER)
 
 
-REFLECTION_ROUTES = [reflect, propose, list_candidates, accept, reject, defer]
+REFLECTION_ROUTES = [reflect, propose, list_candidates, accept, preview_accept, reject, defer]

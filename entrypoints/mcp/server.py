@@ -33,6 +33,7 @@ from domain.reasons import ReasonCode
 from entrypoints.backends import Backend, Credentials
 from entrypoints.mcp.export_tools import EXPORT_TOOLS
 from entrypoints.mcp.schemas import object_schema
+from entrypoints.mcp.share_tools import SHARE_TOOLS
 from entrypoints.mcp.synthesis_tools import SYNTHESIS_TOOLS
 from entrypoints.mcp.tools import TOOLS, Route, ToolSpec
 
@@ -132,7 +133,7 @@ async def _call(
 def build_server(
     backend: Backend,
     credentials: CredentialSource,
-    tools: Sequence[ToolSpec] = (*TOOLS, *SYNTHESIS_TOOLS, *EXPORT_TOOLS),
+    tools: Sequence[ToolSpec] = (*TOOLS, *SYNTHESIS_TOOLS, *EXPORT_TOOLS, *SHARE_TOOLS),
 ) -> Server[Any]:
     """An MCP server whose every tool call goes through ``backend`` as the caller's key."""
     by_name = {spec.name: spec for spec in tools}

@@ -43,6 +43,8 @@ TOOLS = {
     "source_import_list",
     "memory_export_preview",
     "memory_export",
+    "memory_share_preview",
+    "memory_share",
     "reflect",
     "candidates_list",
     "candidate_review",

@@ -6,10 +6,11 @@ candidates whose every source the viewer may read now), ``Reviewer.candidate``
 each span's passage, read through ``MemoryInspector.inspect_source`` (so a
 source the viewer may not read, or whose text is withheld, shows no text).
 
-Accept is two steps on the page: a preview of what accept writes and where,
-then the accept form. The review use case has no promotion preview (counts of
-who would see the records in the target space), so the preview says what
-accept does from the candidate's own fields, and says so.
+Accept is two steps on the page: the promotion preview
+(``PromotionPreviewer.preview``: of the target space's readers, how many would
+see the records, and why not the others: hidden, redacted or denied sources;
+per source, how many may read it), then the accept form, which posts the
+preview's token so a source corrected in between is refused (409).
 """
 
 from typing import Any
@@ -113,8 +114,13 @@ async def accept_preview(
     ctx = await viewer.context()
     candidate = await _reviewer(viewer).candidate(ctx.org_id, candidate_id, ctx)
     chosen = request.query_params.get("space") or ""
-    parse_space(chosen)  # an unknown space is refused here, before the form is shown
+    scope, key = parse_space(chosen)  # an unknown space is refused before the form is shown
     spaces = await viewer.services.inspector.visible_spaces(await viewer.context())
+    counted = None
+    if viewer.services.promotion_preview is not None and "accept" in _allowed(candidate):
+        counted = await viewer.services.promotion_preview.preview(
+            ctx.org_id, candidate_id, await viewer.context(), scope, key
+        )
     return page(
         "review_accept.html",
         viewer,
@@ -124,6 +130,7 @@ async def accept_preview(
         may_accept="accept" in _allowed(candidate),
         chosen=chosen,
         spaces=[(space_value(s.scope, s.scope_key), s) for s in spaces if s.writes_enabled],
+        preview=counted,
     )
 
 
@@ -141,6 +148,7 @@ async def _review(
             action=action,
             promote_to_scope=scope,
             scope_key=key if scope is not None else None,
+            preview_token=form.optional("preview_token") if action is ReviewAction.ACCEPT else None,
         ),
         ctx,
     )

@@ -52,11 +52,20 @@ def test_review_shows_evidence_escaped_then_accept_after_its_preview(site: Site)
     assert f"/memory/review/{candidate_id}/accept" in listed
     preview = site.client.get(f"/memory/review/{candidate_id}/accept")
     assert preview.status_code == 200
-    assert "What accepting writes" in preview.text and "no promotion preview" in preview.text
+    assert "What accepting writes" in preview.text and "Who would see it" in preview.text
+    assert "<strong>1</strong> would see the kept records" in preview.text
+    token = re.search(r'name="preview_token" value="([^"]+)"', preview.text)
+    assert token is not None
     # the preview changed nothing: still pending
     assert candidate_id in _ids(site, "pending")
+    forged = site.client.post(
+        f"/memory/review/{candidate_id}/accept", data={"csrf": csrf, "preview_token": "v1.x"}
+    )
+    assert forged.status_code == 422 and candidate_id in _ids(site, "pending")
     done = site.client.post(
-        f"/memory/review/{candidate_id}/accept", data={"csrf": csrf}, follow_redirects=False
+        f"/memory/review/{candidate_id}/accept",
+        data={"csrf": csrf, "preview_token": token.group(1)},
+        follow_redirects=False,
     )
     assert done.status_code == 303 and "done=accepted" in done.headers["location"]
     assert candidate_id not in _ids(site, "pending")
@@ -64,6 +73,34 @@ def test_review_shows_evidence_escaped_then_accept_after_its_preview(site: Site)
     # accepted is final: the page offers no action and the use case refuses a second accept
     again = site.client.post(f"/memory/review/{candidate_id}/accept", data={"csrf": csrf})
     assert again.status_code == 409
+
+
+def test_accept_after_a_correction_of_its_source_is_refused_as_stale(site: Site) -> None:
+    csrf = site.sign_in()
+    source_id, candidate_id = _candidate(site, csrf)
+    preview = site.client.get(f"/memory/review/{candidate_id}/accept")
+    token = re.search(r'name="preview_token" value="([^"]+)"', preview.text)
+    assert token is not None
+    stale = {"action": "mark_stale"}
+    made = _api(site, "POST", f"/api/memory/inspect/{source_id}/corrections/preview", json=stale)
+    _api(
+        site,
+        "POST",
+        f"/api/memory/inspect/{source_id}/corrections",
+        json={**stale, "preview_token": made["preview_token"]},
+    )
+    late = site.client.post(
+        f"/memory/review/{candidate_id}/accept",
+        data={"csrf": csrf, "preview_token": token.group(1)},
+    )
+    assert late.status_code == 409 and "source_changed" in late.text
+    assert candidate_id in _ids(site, "pending")
+    # a space the policy refuses is shown with its reason and no accept button
+    refused = site.client.get(
+        f"/memory/review/{candidate_id}/accept", params={"space": "organization"}
+    )
+    assert refused.status_code == 200 and "scope_disabled" in refused.text
+    assert "Accept and keep" not in refused.text
 
 
 def _ids(site: Site, state: str) -> list[str]:

@@ -57,6 +57,7 @@ from application.reflection.commands import (
     ReviewRequest,
 )
 from application.reflection.wake_records import WakeRequest
+from application.sharing.commands import ShareKind, ShareRequest
 from application.trust.records import PrincipalRecord
 from domain.errors import ConflictError, InvalidInputError, NotFoundError, PolicyDeniedError
 from domain.lifecycle import CorrectionAction
@@ -591,11 +592,34 @@ async def _promote(
             scope_key=key,
         )
         try:
-            await world.services.review.review(review, await world.ctx(writer))
+            done = await world.services.review.review(review, await world.ctx(writer))
         except (PolicyDeniedError, ConflictError, NotFoundError):
             CASES["promotions refused"] += 1
             continue
         CASES["derived records promoted"] += 1
+        await _share(world, writer, done.promoted[0].id, (first + second if second else first))
+
+
+async def _share(world: World, writer: PrincipalRecord, entity_id: str, which: int) -> None:
+    """The writer shares the promoted record into another space, where the policy lets it:
+    the copy keeps citing its sources, so the reads below must still find no leak."""
+    scope, key = CATALOGUE[which % len(CATALOGUE)]
+    request = ShareRequest(
+        org_id=writer.org_id,
+        kind=ShareKind.ENTITY,
+        subject_id=entity_id,
+        scope=scope,
+        scope_key=key,
+    )
+    try:
+        preview = await world.services.sharing.preview(request, await world.ctx(writer))
+        await world.services.sharing.apply(
+            request, await world.ctx(writer), preview.preview_token
+        )
+    except (PolicyDeniedError, InvalidInputError, NotFoundError):
+        CASES["shares refused"] += 1
+        return
+    CASES["derived records shared"] += 1
 
 
 async def _run(sc: Scenario, n: int) -> None:
@@ -641,3 +665,4 @@ def test_no_search_pack_or_inspect_returns_what_the_oracle_forbids(
     assert len(applied) == len(CorrectionAction), f"not every correction was applied: {applied}"
     assert ran["derived records promoted"] > 0 and ran["promotions refused"] > 0
     assert ran["derived records checked"] > 0
+    assert ran["derived records shared"] > 0 and ran["shares refused"] > 0

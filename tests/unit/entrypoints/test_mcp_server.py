@@ -21,6 +21,7 @@ from entrypoints.mcp.export_tools import EXPORT_PAGE_MAX, EXPORT_TOOLS
 from entrypoints.mcp.run import RequireBearer, request_credentials
 from entrypoints.mcp.schemas import object_schema
 from entrypoints.mcp.server import build_server
+from entrypoints.mcp.share_tools import SHARE_TOOLS
 from entrypoints.mcp.synthesis_tools import SYNTHESIS_TOOLS
 from entrypoints.mcp.tools import TOOLS
 from tests.support.mcp_driver import McpDriver
@@ -82,8 +83,8 @@ def test_schemas_are_objects_at_the_top_with_nested_types_defined() -> None:
 
 def test_every_tool_says_when_to_use_it_in_one_or_two_sentences() -> None:
     assert len({t.name for t in TOOLS}) == len(TOOLS) == 18
-    every = (*TOOLS, *SYNTHESIS_TOOLS, *EXPORT_TOOLS)
-    assert len({t.name for t in every}) == len(every) == 24
+    every = (*TOOLS, *SYNTHESIS_TOOLS, *EXPORT_TOOLS, *SHARE_TOOLS)
+    assert len({t.name for t in every}) == len(every) == 26
     for tool in every:
         sentences = [s for s in tool.description.split(". ") if s.strip()]
         assert 1 <= len(sentences) <= 2, tool.name
