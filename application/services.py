@@ -43,6 +43,7 @@ from application.trust.inspection import MemoryInspector
 from application.trust.keys import IssuedKey
 from application.trust.org_drop import OrgDropper
 from application.trust.ports import AuditLog, ControlStore
+from application.trust.revocation import Revoker
 from application.trust.roster import Roster
 from application.trust.space_admin import SpaceAdmin
 from application.trust.store_compaction import StoreCompactor
@@ -117,6 +118,8 @@ class Services:
         self.spaces = admin(SpaceAdmin)
         #: space members and delegations, listed for admins (the workspace's access page)
         self.roster = admin(Roster)
+        #: a caller's own keys and delegations, revoked with a preview (issue 17)
+        self.revoker = admin(Revoker)
         self.inspector = MemoryInspector(
             store=store,
             control=control,
