@@ -48,6 +48,7 @@ from application.trust.roster import Roster
 from application.trust.space_admin import SpaceAdmin
 from application.trust.store_compaction import StoreCompactor
 from application.workspace.activity import ActivityFeed
+from application.workspace.follow_up import FollowUpFeed
 from domain.policy import MemoryPolicyContext, Surface
 
 __all__ = ["Services"]
@@ -143,6 +144,8 @@ class Services:
         )
         #: the caller's own runs, to list and resume them (the memory workspace)
         self.synthesis_runs = SynthesisRunList(runs=synthesis_runs, audit=self.audit)
+        #: the home page's drafts with open gaps and sources to review (issue 17)
+        self.follow_up = FollowUpFeed(store=store, runs=synthesis_runs, audit=self.audit)
         #: preview tokens are signed with a key of this process unless one is given
         previews = PreviewTokens(preview_key or secrets.token_bytes(32))
         forgetting = None

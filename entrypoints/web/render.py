@@ -17,6 +17,7 @@ from litestar.template.config import TemplateConfig
 
 from domain.scopes import MemoryScope
 from entrypoints.web.viewer import Viewer
+from entrypoints.web.words import SCOPE_WORDS
 
 __all__ = ["NAV", "TEMPLATES", "page", "template_config", "when"]
 
@@ -84,6 +85,7 @@ def page(
         "viewer": viewer,
         "csrf": viewer.session.csrf_token if viewer is not None else "",
         "scopes": [s.value for s in MemoryScope],
+        "scope_words": SCOPE_WORDS,
         "space_label": _space_words(viewer),
     }
     return Template(template_name=name, context={**base, **context}, status_code=status_code)
