@@ -17,6 +17,7 @@ from litestar.template.config import TemplateConfig
 
 from domain.scopes import MemoryScope
 from entrypoints.web.viewer import Viewer
+from entrypoints.web.why import why
 from entrypoints.web.words import SCOPE_WORDS
 
 __all__ = ["NAV", "TEMPLATES", "page", "template_config", "when"]
@@ -66,6 +67,7 @@ def environment() -> Environment:
     env.filters["when"] = when
     env.globals["space_label"] = _space_words(None)
     env.globals["nav"] = NAV
+    env.globals["why"] = why
     return env
 
 
