@@ -4,6 +4,8 @@ Before, only an admin could revoke a key, without a preview, and nobody could
 end a delegation before it expired.
 """
 
+from dataclasses import dataclass
+
 import pytest
 
 from application.trust.records import PrincipalRecord
@@ -16,12 +18,14 @@ from tests.support.world import World
 WEB = Surface.WEB
 
 
+@dataclass
 class Acme:
-    def __init__(self, world: World, org: str, boss: PrincipalRecord, ana: PrincipalRecord,
-                 bob: PrincipalRecord, helper: PrincipalRecord) -> None:
-        self.world, self.org, self.boss, self.ana, self.bob, self.helper = (
-            world, org, boss, ana, bob, helper
-        )
+    world: World
+    org: str
+    boss: PrincipalRecord
+    ana: PrincipalRecord
+    bob: PrincipalRecord
+    helper: PrincipalRecord
 
 
 @pytest.fixture
