@@ -49,10 +49,12 @@ from application.trust.inspection import MemoryInspector
 from application.trust.keys import IssuedKey
 from application.trust.org_drop import OrgDropper
 from application.trust.ports import AuditLog, ControlStore
+from application.trust.revocation import Revoker
 from application.trust.roster import Roster
 from application.trust.space_admin import SpaceAdmin
 from application.trust.store_compaction import StoreCompactor
 from application.workspace.activity import ActivityFeed
+from application.workspace.follow_up import FollowUpFeed
 from domain.policy import MemoryPolicyContext, Surface
 
 __all__ = ["Services"]
@@ -126,6 +128,8 @@ class Services:
         self.spaces = admin(SpaceAdmin)
         #: space members and delegations, listed for admins (the workspace's access page)
         self.roster = admin(Roster)
+        #: a caller's own keys and delegations, revoked with a preview (issue 17)
+        self.revoker = admin(Revoker)
         self.inspector = MemoryInspector(
             store=store,
             control=control,
@@ -149,6 +153,8 @@ class Services:
         )
         #: the caller's own runs, to list and resume them (the memory workspace)
         self.synthesis_runs = SynthesisRunList(runs=synthesis_runs, audit=self.audit)
+        #: the home page's drafts with open gaps and sources to review (issue 17)
+        self.follow_up = FollowUpFeed(store=store, runs=synthesis_runs, audit=self.audit)
         #: preview tokens are signed with a key of this process unless one is given
         previews = PreviewTokens(preview_key or secrets.token_bytes(32))
         forgetting = None

@@ -23,6 +23,7 @@ lists are ordered by id. The uniqueness/isolation half of the suite lives in
 
 from datetime import UTC, datetime, timedelta
 
+import msgspec
 import pytest
 
 from application.trust.ports import ControlStore
@@ -166,6 +167,24 @@ class ControlStoreContract(ControlStoreRulesContract):
         assert await store.get_key("k1") == revoked
         assert await store.revoke_key("missing", first) is None
         assert await store.get_key("missing") is None
+
+    async def test_revoke_delegation_keeps_the_first_time(self, store: ControlStore) -> None:
+        await store.add_delegation(delegation("d1", "a1"))
+        await store.add_delegation(delegation("d2", "a2", ORG_B))
+        first = AT + timedelta(hours=1)
+        revoked = await store.revoke_delegation(ORG_A, "d1", first)
+        assert revoked == msgspec.structs.replace(delegation("d1", "a1"), revoked_at=first)
+        assert revoked is not None
+        _aware(revoked.revoked_at)
+        assert not revoked.live_at(AT + timedelta(minutes=1))  # ended, though not expired
+        again = await store.revoke_delegation(ORG_A, "d1", first + timedelta(hours=1))
+        assert again == revoked
+        assert await store.delegations_of(ORG_A, "a1") == [revoked]
+        # another organisation's delegation, or an unknown one: nothing to revoke
+        assert await store.revoke_delegation(ORG_A, "d2", first) is None
+        assert await store.delegations_of(ORG_B, "a2") == [delegation("d2", "a2", ORG_B)]
+        assert await store.revoke_delegation(ORG_A, "missing", first) is None
+        assert await store.delegations_of(ORG_A, "missing") == []
 
     async def test_set_writes_enabled(self, store: ControlStore) -> None:
         await store.add_space(space("s1"))

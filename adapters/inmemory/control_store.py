@@ -159,7 +159,7 @@ class InMemoryControlStore:
         ]
 
     async def add_delegation(self, delegation: DelegationRecord) -> None:
-        _require_aware(delegation.expires_at, delegation.created_at)
+        _require_aware(delegation.expires_at, delegation.created_at, delegation.revoked_at)
         if delegation.delegation_id in self._delegations:
             raise _conflict("a delegation with this id")
         self._delegations[delegation.delegation_id] = delegation
@@ -170,6 +170,19 @@ class InMemoryControlStore:
             for _, d in sorted(self._delegations.items())
             if d.org_id == org_id and d.agent_id == agent_id
         ]
+
+    async def revoke_delegation(
+        self, org_id: str, delegation_id: str, at: datetime
+    ) -> DelegationRecord | None:
+        _require_aware(at)
+        found = self._delegations.get(delegation_id)
+        if found is None or found.org_id != org_id:
+            return None
+        if found.revoked_at is None:
+            found = self._delegations[delegation_id] = msgspec.structs.replace(
+                found, revoked_at=at
+            )
+        return found
 
     async def remove_organization(self, org_id: str) -> None:
         self._orgs.pop(org_id, None)

@@ -71,6 +71,7 @@ DEFINE FIELD IF NOT EXISTS user_id ON delegation TYPE string;
 DEFINE FIELD IF NOT EXISTS agent_id ON delegation TYPE string;
 DEFINE FIELD IF NOT EXISTS expires_at ON delegation TYPE datetime;
 DEFINE FIELD IF NOT EXISTS created_at ON delegation TYPE datetime;
+DEFINE FIELD IF NOT EXISTS revoked_at ON delegation TYPE option<datetime>;
 DEFINE INDEX IF NOT EXISTS delegation_agent ON delegation FIELDS org_id, agent_id;
 """
 

@@ -300,6 +300,19 @@ class SurrealControlStore:
             "listing an agent's delegations",
         )
 
+    async def revoke_delegation(
+        self, org_id: str, delegation_id: str, at: datetime
+    ) -> DelegationRecord | None:
+        require_aware(at)
+        row = _one(
+            await self._write(
+                "UPDATE $id SET revoked_at = revoked_at ?? $at WHERE org_id = $org RETURN AFTER;",
+                {"id": RecordID("delegation", delegation_id), "org": org_id, "at": to_value(at)},
+                "revoking a delegation",
+            )
+        )
+        return None if row is None else from_row(DelegationRecord, row)
+
     async def remove_organization(self, org_id: str) -> None:
         await self._ensure_schema()
         await self._conn.query(

@@ -177,6 +177,7 @@ class AccessResolver:
             delegations = tuple(
                 Delegation(user_id=d.user_id, agent_id=d.agent_id, expires_at=d.expires_at)
                 for d in await self._control.delegations_of(org_id, principal.principal_id)
+                if d.revoked_at is None  # a revoked delegation grants nothing, whatever its expiry
             )
         else:
             own_agents = frozenset(

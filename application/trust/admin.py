@@ -13,7 +13,7 @@ from application.trust.records import (
     Organization,
     PrincipalRecord,
 )
-from domain.errors import ConflictError, InvalidInputError, NotFoundError, PolicyDeniedError
+from domain.errors import InvalidInputError, NotFoundError, PolicyDeniedError
 from domain.models import PrincipalKind
 from domain.policy import OrgRole, Surface
 from domain.reasons import ReasonCode
@@ -143,28 +143,11 @@ class ControlService(AdminBase):
         if key is None or foreign:
             raise NotFoundError(ReasonCode.NOT_FOUND, f"no key with id {key_id!r}")
         self._require_admin(admin, key.org_id)
-        if not key.revoked and await self._is_last_owner_key(key):
-            # after it, no one could administer the organisation again: refuse (issue 14)
-            raise ConflictError(
-                ReasonCode.LAST_OWNER_KEY,
-                "this is the organisation's last live owner key: create another owner key "
-                "first (or recover one with `tessera admin recover-owner-key`)",
-            )
+        await self._refuse_last_owner_key(key)
         revoked = await self._control.revoke_key(key_id, self._clock.now())
         assert revoked is not None
         self._note(admin, key.org_id, "admin.key.revoke", [key_id], surface)
         return revoked
-
-    async def _is_last_owner_key(self, key: ApiKeyRecord) -> bool:
-        owners = {
-            p.principal_id
-            for p in await self._control.list_principals(key.org_id)
-            if p.org_role is OrgRole.OWNER and p.acting_for is None
-        }
-        if key.principal_id not in owners:
-            return False
-        live = [k for k in await self._control.list_keys(key.org_id) if not k.revoked]
-        return not any(k.principal_id in owners and k.key_id != key.key_id for k in live)
 
     async def recover_owner_key(self, surface: Surface) -> IssuedKey:
         """A new key for the home organisation's owner: the operator's way back in.

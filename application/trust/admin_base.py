@@ -11,8 +11,8 @@ from application.trust.access import AccessResolver
 from application.trust.audit import AuditTrail
 from application.trust.lookup import organization_named, principal_named, space_with_id
 from application.trust.ports import ControlStore
-from application.trust.records import Organization, PrincipalRecord, SpaceRecord
-from domain.errors import InvalidInputError, PolicyDeniedError
+from application.trust.records import ApiKeyRecord, Organization, PrincipalRecord, SpaceRecord
+from domain.errors import ConflictError, InvalidInputError, PolicyDeniedError
 from domain.policy import MemoryPolicyContext, OrgRole, Surface
 from domain.reasons import ReasonCode
 from domain.visible_text import unsafe_name_character
@@ -90,6 +90,27 @@ class AdminBase:
         actor_ids = [admin.principal_id] if admin is not None else []
         self._audit.note(ctx, action, ids=[*actor_ids, *ids])
         self._access.forget()
+
+    async def _is_last_owner_key(self, key: ApiKeyRecord) -> bool:
+        """Whether no other live key of an organisation owner would be left without it."""
+        owners = {
+            p.principal_id
+            for p in await self._control.list_principals(key.org_id)
+            if p.org_role is OrgRole.OWNER and p.acting_for is None
+        }
+        if key.principal_id not in owners:
+            return False
+        live = [k for k in await self._control.list_keys(key.org_id) if not k.revoked]
+        return not any(k.principal_id in owners and k.key_id != key.key_id for k in live)
+
+    async def _refuse_last_owner_key(self, key: ApiKeyRecord) -> None:
+        if not key.revoked and await self._is_last_owner_key(key):
+            # after it, no one could administer the organisation again: refuse (issue 14)
+            raise ConflictError(
+                ReasonCode.LAST_OWNER_KEY,
+                "this is the organisation's last live owner key: create another owner key "
+                "first (or recover one with `tessera admin recover-owner-key`)",
+            )
 
     # -- lookups by name or id ----------------------------------------------
 

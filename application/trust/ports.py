@@ -86,7 +86,14 @@ class ControlStore(Protocol):
     async def add_delegation(self, delegation: DelegationRecord) -> None: ...
 
     async def delegations_of(self, org_id: str, agent_id: str) -> list[DelegationRecord]:
-        """Delegations naming the agent, live or expired."""
+        """Delegations naming the agent, live, expired or revoked."""
+        ...
+
+    async def revoke_delegation(
+        self, org_id: str, delegation_id: str, at: datetime
+    ) -> DelegationRecord | None:
+        """Mark the delegation revoked (keeping the first revocation time); None if unknown
+        in the organisation."""
         ...
 
     async def remove_organization(self, org_id: str) -> None:

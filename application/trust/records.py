@@ -89,6 +89,11 @@ class DelegationRecord(msgspec.Struct, frozen=True, kw_only=True):
     agent_id: str
     expires_at: datetime
     created_at: datetime
+    #: when its user (or an admin) ended it early; a revoked delegation grants nothing
+    revoked_at: datetime | None = None
+
+    def live_at(self, now: datetime) -> bool:
+        return self.revoked_at is None and now < self.expires_at
 
 
 class AuditReceipt(msgspec.Struct, frozen=True, kw_only=True):

@@ -17,10 +17,18 @@ from application.trust.audit import AuditTrail
 from application.trust.guard import may_read, require_org
 from application.trust.ports import ControlStore
 from application.trust.records import AuditReceipt
+from application.workspace.space_choice import SpaceChoice
 from domain.policy import MemoryPolicyContext, Surface
 from domain.scopes import LifecycleState, MemoryScope, SourceType
 
-__all__ = ["Activity", "ActivityFeed", "AgentReads", "RecentCapture", "RecentRecall"]
+__all__ = [
+    "Activity",
+    "ActivityFeed",
+    "AgentReads",
+    "RecentCapture",
+    "RecentRecall",
+    "excerpt",
+]
 
 #: the caller's receipts looked at (newest first), and what each list shows at most
 RECEIPTS_SCANNED = 100
@@ -68,7 +76,8 @@ def _own(ctx: MemoryPolicyContext, receipt: AuditReceipt) -> bool:
     return receipt.actor_id == ctx.user_id and receipt.agent_id == ctx.agent_id
 
 
-def _excerpt(text: str) -> str:
+def excerpt(text: str) -> str:
+    """One line of at most ``EXCERPT_CHARS`` characters."""
     flat = " ".join(text.split())
     return flat if len(flat) <= EXCERPT_CHARS else flat[: EXCERPT_CHARS - 1] + "…"
 
@@ -79,14 +88,17 @@ class ActivityFeed:
         self._control = control
         self._audit = audit
 
-    async def recent(self, ctx: MemoryPolicyContext) -> Activity:
+    async def recent(
+        self, ctx: MemoryPolicyContext, within: SpaceChoice | None = None
+    ) -> Activity:
+        """``within``: captures of that scope or space only (recalls span every space)."""
         require_org(ctx, ctx.org_id)
         if ctx.user_id is None:
             return Activity(captures=[], recalls=[], agents=[])
         # one actor's remembers and reads only (a user's agents act under the user's id)
         found = await self._audit.recent_by(ctx.org_id, ctx.user_id, _ACTIONS, RECEIPTS_SCANNED)
         receipts = [r for r in found if r.allowed]
-        captures = await self._captures(ctx, receipts)
+        captures = await self._captures(ctx, receipts, within)
         recalls = [
             RecentRecall(
                 at=r.at,
@@ -108,7 +120,7 @@ class ActivityFeed:
         return Activity(captures=captures, recalls=recalls, agents=agents)
 
     async def _captures(
-        self, ctx: MemoryPolicyContext, receipts: list[AuditReceipt]
+        self, ctx: MemoryPolicyContext, receipts: list[AuditReceipt], within: SpaceChoice | None
     ) -> list[RecentCapture]:
         wanted: list[str] = []
         for r in receipts:
@@ -120,6 +132,8 @@ class ActivityFeed:
             source = sources.get(source_id)
             if source is None or not may_read(ctx, source):
                 continue
+            if within is not None and not within.holds(source.scope, source.scope_key):
+                continue
             shown.append(
                 RecentCapture(
                     source_id=source_id,
@@ -127,7 +141,7 @@ class ActivityFeed:
                     scope=source.scope,
                     scope_key=source.scope_key,
                     created_at=source.created_at,
-                    excerpt=_excerpt(source.content),
+                    excerpt=excerpt(source.content),
                     lifecycle=source.lifecycle,
                 )
             )

@@ -23,6 +23,7 @@ from application.trust.records import AuditReceipt
 from domain.errors import InvalidInputError, PolicyDeniedError
 from domain.policy import MemoryPolicyContext, Surface
 from domain.reasons import ReasonCode
+from entrypoints.http.access_routes import ACCESS_ROUTES
 from entrypoints.http.admin_routes import ADMIN_ROUTES
 from entrypoints.http.auth import provide_caller, provide_policy, provide_services
 from entrypoints.http.bodies import check_json_body
@@ -228,6 +229,7 @@ def create_app(
         *REFLECTION_ROUTES,
         *WAKE_ROUTES,
         *SHARE_ROUTES,
+        *ACCESS_ROUTES,
     ]
     watch_recent_errors()  # from now on, warnings and errors show in GET /api/status
     document_errors(route_handlers)  # every status each route answers, and bearer auth

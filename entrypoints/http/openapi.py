@@ -62,6 +62,10 @@ _USE_CASE_STATUSES: Mapping[str, frozenset[int]] = {
     # preview, or a source no longer active (409)
     "/api/memory/share/preview": frozenset({404, 409}),
     "/api/memory/share": frozenset({404, 409}),
+    # revoking one's own key or delegation: a stale token or the last owner key (409),
+    # no token (422)
+    "/api/access/keys/{key_id:str}/revoke": frozenset({409}),
+    "/api/access/delegations/{delegation_id:str}/revoke": frozenset({409}),
 }
 _ADMIN_STATUSES = frozenset({404, 409, 422})  # unknown names, already_exists/last_owner_key
 _KEYED_STATUSES = frozenset({401, 403, 503})

@@ -17,6 +17,8 @@ from litestar.template.config import TemplateConfig
 
 from domain.scopes import MemoryScope
 from entrypoints.web.viewer import Viewer
+from entrypoints.web.why import why
+from entrypoints.web.words import SCOPE_WORDS
 
 __all__ = ["NAV", "TEMPLATES", "page", "template_config", "when"]
 
@@ -65,6 +67,7 @@ def environment() -> Environment:
     env.filters["when"] = when
     env.globals["space_label"] = _space_words(None)
     env.globals["nav"] = NAV
+    env.globals["why"] = why
     return env
 
 
@@ -84,6 +87,7 @@ def page(
         "viewer": viewer,
         "csrf": viewer.session.csrf_token if viewer is not None else "",
         "scopes": [s.value for s in MemoryScope],
+        "scope_words": SCOPE_WORDS,
         "space_label": _space_words(viewer),
     }
     return Template(template_name=name, context={**base, **context}, status_code=status_code)

@@ -9,7 +9,7 @@ from domain.lifecycle import CorrectionAction
 from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope
 
-__all__ = ["ACTION_LABELS", "ACTION_WORDS", "parse_space", "space_value"]
+__all__ = ["ACTION_LABELS", "ACTION_WORDS", "SCOPE_WORDS", "parse_space", "space_value"]
 
 ACTION_LABELS = {
     CorrectionAction.MARK_WRONG: "Mark as wrong",
@@ -34,6 +34,18 @@ ACTION_WORDS = {
     CorrectionAction.REDACT: "Its text is removed for good; a summary may stand in.",
     CorrectionAction.RESTORE: "It is recalled again as before.",
     CorrectionAction.DELETE: "Its text and chunks are removed for good; a tombstone stays.",
+}
+
+
+#: a scope as a choice over every space of it (the home's switcher, the search filter)
+SCOPE_WORDS = {
+    MemoryScope.PRIVATE: "Private: yours and your agents' notes",
+    MemoryScope.DELEGATED: "Delegated: every delegated space",
+    MemoryScope.PROJECT: "Projects: every project space",
+    MemoryScope.TEAM: "Teams: every team space",
+    MemoryScope.ORGANIZATION: "Organisation-wide",
+    MemoryScope.SHARED: "Shared: every shared space",
+    MemoryScope.PUBLIC: "Public",
 }
 
 

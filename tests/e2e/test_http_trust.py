@@ -95,7 +95,7 @@ def test_every_other_route_needs_a_key(site: Site) -> None:
             continue  # the workspace's pages sign in with a session (tests/e2e/web)
         for method in route.methods - {"OPTIONS", "HEAD"}:
             path = route.path.replace("{source_id:str}", "x").replace("{space_id:str}", "x")
-            path = path.replace("{key_id:str}", "x")
+            path = path.replace("{key_id:str}", "x").replace("{delegation_id:str}", "x")
             response = site.call(None, method, path, json={})
             assert response.status_code == 401, (method, path, response.text)
             assert response.json()["error"]["reason"] == "missing_api_key"

@@ -7,23 +7,20 @@ how many sources that principal could recall, how many are not active, and
 why the rest are refused; organisation admins and space owners only); for
 admins, ``SpaceAdmin.list_spaces`` with ``Roster.members``,
 ``ControlService.list_principals`` and ``list_keys``, ``Roster.delegations``,
-and ``ControlService.revoke_key`` behind a preview of what revoking does
-(the revoke use case has no preview of its own, so the page states its
-rules; the use case refuses the last owner key).
+and for everyone ``Revoker.owned`` (their keys, their agents' keys and the
+delegations they granted), each revoked through ``pages/access_revoke``.
 """
 
 from typing import Any
 
-from litestar import Request, Response, get, post
+from litestar import Request, get
 from litestar.datastructures import State
-from litestar.params import FromPath
-from litestar.response import Redirect, Template
+from litestar.response import Template
 
-from application.trust.records import PrincipalRecord, SpaceRecord
+from application.trust.records import SpaceRecord
 from domain.errors import NotFoundError
-from domain.policy import SpaceRole, Surface
+from domain.policy import SpaceRole
 from domain.reasons import ReasonCode
-from entrypoints.web.forms import posted
 from entrypoints.web.render import page
 from entrypoints.web.viewer import Viewer, signed_in
 
@@ -110,41 +107,9 @@ async def access(request: Request[Any, Any, State]) -> Template:
         who=who,
         space=space,
         preview=preview,
+        owned=await viewer.services.revoker.owned(viewer.caller.principal),
         done=params.get("done"),
     )
 
 
-async def _key(viewer: Viewer, key_id: str) -> tuple[Any, PrincipalRecord | None]:
-    org_id, principal = viewer.ctx.org_id, viewer.caller.principal
-    keys = {k.key_id: k for k in await viewer.services.control.list_keys(org_id, principal)}
-    key = keys.get(key_id)
-    if key is None:
-        raise NotFoundError(ReasonCode.NOT_FOUND, "no such key")
-    people = await viewer.services.control.list_principals(org_id, principal)
-    return key, next((p for p in people if p.principal_id == key.principal_id), None)
-
-
-@get("/access/keys/{key_id:str}/revoke", name="web_revoke_preview")
-async def revoke_preview(request: Request[Any, Any, State], key_id: FromPath[str]) -> Template:
-    """Step one: whose key it is and what revoking does; the revoke form."""
-    viewer = await signed_in(request)
-    key, owner = await _key(viewer, key_id)
-    return page(
-        "access_revoke.html",
-        viewer,
-        title="Revoke a key: preview",
-        key=key,
-        owner=owner,
-        own=key.key_id == viewer.caller.key_id,
-    )
-
-
-@post("/access/keys/{key_id:str}/revoke", status_code=303)
-async def revoke(request: Request[Any, Any, State], key_id: FromPath[str]) -> Response[Any]:
-    viewer = await signed_in(request)
-    await posted(request, viewer)
-    await viewer.services.control.revoke_key(key_id, viewer.caller.principal, Surface.WEB)
-    return Redirect("/memory/access?done=revoked", status_code=303)
-
-
-ROUTES = [access, revoke_preview, revoke]
+ROUTES = [access]

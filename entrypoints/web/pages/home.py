@@ -3,8 +3,14 @@
 Each list is one use case with the viewer's context: recent captures,
 recalls and agents' reads (``ActivityFeed``, from the audit receipts the
 viewer may see), imports (``ImportJobs.list_jobs``), candidates waiting for
-review (``Reviewer.list_candidates``) and the spaces (``visible_spaces``).
+review (``Reviewer.list_candidates``), the spaces (``visible_spaces``), and
+drafts with open gaps and sources to review (``FollowUpFeed.suggest``).
 "Remember a note" posts to ``MemoryService.remember`` and redirects.
+
+The scope switcher (``?space=``: one of the seven scopes, or one of the
+viewer's spaces) narrows every list that has a space, through the use cases'
+own ``within`` where they take one, and carries into the quick search. It
+only narrows what the policy already let the viewer read.
 """
 
 from typing import Any
@@ -15,6 +21,7 @@ from litestar.response import Redirect, Template
 
 from application.commands import RememberRequest
 from application.enrichment.records import WaitFor
+from application.workspace.space_choice import SpaceChoice
 from domain.reflection.candidates import ReviewState
 from domain.scopes import MemoryScope
 from entrypoints.web.forms import posted
@@ -26,32 +33,51 @@ __all__ = ["ROUTES"]
 
 #: imports and candidates shown on the first screen
 _SHOWN = 5
+#: pending candidates looked at when a space is chosen
+_SCANNED = 50
+
+
+def _choice(value: str) -> SpaceChoice | None:
+    scope, key = parse_space(value)
+    return None if scope is None else SpaceChoice(scope=scope, scope_key=key)
 
 
 @get("/", name="web_home")
 async def home(request: Request[Any, Any, State]) -> Template:
     viewer = await signed_in(request)
     services = viewer.services
-    activity = await services.activity.recent(viewer.ctx)
+    chosen = request.query_params.get("space") or ""
+    within = _choice(chosen)
+    activity = await services.activity.recent(viewer.ctx, within)
     spaces = await services.inspector.visible_spaces(await viewer.context())
     imports = []
     if services.imports is not None:
-        imports = (await services.imports.list_jobs(await viewer.context()))[:_SHOWN]
+        jobs = await services.imports.list_jobs(await viewer.context())
+        imports = [
+            j for j in jobs if within is None or within.holds(j.target.scope, j.target.scope_key)
+        ]
     candidates = []
     if services.review is not None:
         ctx = await viewer.context()
+        # a page of pending candidates, narrowed to those suggested for the chosen space
         listed = await services.review.list_candidates(
-            ctx.org_id, ctx, ReviewState.PENDING, limit=_SHOWN
+            ctx.org_id, ctx, ReviewState.PENDING, limit=_SHOWN if within is None else _SCANNED
         )
-        candidates = listed.candidates
+        candidates = [
+            c for c in listed.candidates if within is None or within.holds_text(c.suggested_scope)
+        ]
+    follow_up = await services.follow_up.suggest(await viewer.context(), within)
     return page(
         "home.html",
         viewer,
         title="Memory",
         activity=activity,
-        imports=imports,
-        candidates=candidates,
+        imports=imports[:_SHOWN],
+        candidates=candidates[:_SHOWN],
+        follow_up=follow_up,
+        chosen=chosen,
         spaces=[(space_value(s.scope, s.scope_key), s) for s in spaces],
+        keyed_spaces=[(space_value(s.scope, s.scope_key), s) for s in spaces if s.scope_key],
         done=request.query_params.get("done"),
     )
 

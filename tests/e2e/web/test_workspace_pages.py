@@ -245,8 +245,12 @@ def test_revoke_a_key_after_its_preview_and_csrf(site: Site) -> None:
     assert preview.status_code == 200 and "cannot be undone" in preview.text
     assert key not in preview.text  # never the secret
     assert site.client.post(f"/memory/access/keys/{key_id}/revoke").status_code == 403
+    token = re.search(r'name="token" value="([^"]+)"', preview.text)
+    assert token is not None
     done = site.client.post(
-        f"/memory/access/keys/{key_id}/revoke", data={"csrf": csrf}, follow_redirects=False
+        f"/memory/access/keys/{key_id}/revoke",
+        data={"csrf": csrf, "token": token.group(1)},
+        follow_redirects=False,
     )
     assert done.status_code == 303
     refused = site.client.get("/api/memory/spaces", headers={"authorization": f"Bearer {key}"})
