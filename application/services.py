@@ -27,6 +27,7 @@ from application.reflection.forgetting import DerivedForgetting
 from application.reflection.ports import CandidateStore, GraphStore
 from application.reflection.reflect import Reflector
 from application.reflection.review import Reviewer
+from application.reflection.vectors import DerivedVectors
 from application.reflection.wake import WakePacker
 from application.retrieval.pipeline import RetrievalMode
 from application.retrieval.recall import Recall
@@ -76,12 +77,18 @@ class Services:
         candidates: CandidateStore | None = None,
         graph: GraphStore | None = None,
         trusted_extractors: frozenset[str] = frozenset(),
+        derived_vectors: DerivedVectors | None = None,
     ) -> None:
         self.home_org_id = home_org_id
         #: promoted records as a retrieval signal, when the root gave reflection its stores
         self.derived: DerivedRecall | None = None
+        #: the background pass that gives promoted records their vectors
+        self.derived_vectors: DerivedVectors | None = None
         if candidates is not None and graph is not None:
-            self.derived = DerivedRecall(store=store, graph=graph)
+            self.derived_vectors = derived_vectors or DerivedVectors(
+                graph=graph, store=store, embedder=embedder
+            )
+            self.derived = DerivedRecall(store=store, graph=graph, vectors=self.derived_vectors)
         #: retrieve-then-recheck, shared by search, context packs and synthesis
         self.recall = recall or Recall(
             store=store,
@@ -208,7 +215,12 @@ class Services:
         self.review: Reviewer | None = None
         if candidates is not None and graph is not None:
             self.review = Reviewer(
-                store=store, candidates=candidates, graph=graph, audit=self.audit, clock=clock
+                store=store,
+                candidates=candidates,
+                graph=graph,
+                audit=self.audit,
+                clock=clock,
+                vectors=self.derived_vectors,
             )
             self.reflection = Reflector(
                 store=store,
@@ -251,6 +263,8 @@ class Services:
         return issued
 
     async def close(self) -> None:
+        if self.derived_vectors is not None:
+            await self.derived_vectors.close()  # before the store it writes to closes
         if self.imports is not None:
             await self.imports.close()  # running imports pause between batches first
         await self.memory.close()  # flushes the audit trail, then closes the store

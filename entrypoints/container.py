@@ -13,6 +13,7 @@ from application.memory_service import MemoryService
 from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.reflection.derived import DerivedRecall
 from application.reflection.ports import CandidateStore, GraphStore
+from application.reflection.vectors import DerivedVectors
 from application.rerank import Reranker
 from application.retrieval.options import ConversationRecall
 from application.retrieval.pipeline import RetrievalMode
@@ -209,6 +210,7 @@ def make_services(
     from adapters.tokenizers.tiktoken_counter import TiktokenCounter
 
     candidates, graph = make_derived_stores(store)
+    vectors = DerivedVectors(graph=graph, store=store, embedder=embedder)
     return Services(
         store=store,
         index=index,
@@ -227,7 +229,7 @@ def make_services(
             retrieval_mode=retrieval_mode,
             reranker=reranker,
             rerank_top_n=rerank_top_n,
-            derived=DerivedRecall(store=store, graph=graph),
+            derived=DerivedRecall(store=store, graph=graph, vectors=vectors),
             conversation=conversation,
         ),
         synthesis_runs=make_synthesis_runs(store),
@@ -235,6 +237,7 @@ def make_services(
         imports=imports,
         candidates=candidates,
         graph=graph,
+        derived_vectors=vectors,
     )
 
 

@@ -41,6 +41,10 @@ DEFINE FIELD IF NOT EXISTS space ON relates_to TYPE option<string>;
 DEFINE INDEX IF NOT EXISTS relates_fact ON relates_to FIELDS fact FULLTEXT ANALYZER tx BM25;
 DEFINE TABLE IF NOT EXISTS supersedes TYPE RELATION FROM entity TO entity SCHEMAFULL;
 DEFINE FIELD IF NOT EXISTS body ON supersedes TYPE string;
+DEFINE FIELD IF NOT EXISTS vector ON entity TYPE option<array<float>>;
+DEFINE FIELD IF NOT EXISTS vector_model ON entity TYPE option<string>;
+DEFINE FIELD IF NOT EXISTS vector ON relates_to TYPE option<array<float>>;
+DEFINE FIELD IF NOT EXISTS vector_model ON relates_to TYPE option<string>;
 """
 _LEXICAL_ALL = (
     "SELECT meta::id(id) AS id, search::score(1) AS s FROM entity WHERE text @1,OR@ $q "

@@ -5,7 +5,9 @@ analyzer as chunks) and the ``space`` code the candidate filter uses;
 ``relates_to`` (entity to entity, typed by ``kind``, with the fact it states,
 itself full-text indexed), ``mentions`` (entity to chunk) and ``supersedes``
 (newer entity to older) are relation tables written with ``RELATE``, so the
-graph can be walked natively (``->relates_to->entity``).
+graph can be walked natively (``->relates_to->entity``). Entities and edges
+carry their vectors (``graph_vectors``); promoting a record again drops its
+vector (``UPSERT ... CONTENT``), so the embedding pass gives it a fresh one.
 Each record also keeps its JSON encoding (``body``) so every provenance
 field reads back exactly.
 """
@@ -18,7 +20,7 @@ import msgspec
 from surrealdb import RecordID
 
 from adapters.surreal import codec
-from adapters.surreal.graph_reads import SurrealGraphReads
+from adapters.surreal.graph_vectors import SurrealGraphVectors
 from application.reflection.records import DerivedEdge, DerivedEntity, Mention, Supersession
 
 __all__ = ["SurrealGraphStore"]
@@ -44,7 +46,7 @@ def _text(entity: DerivedEntity) -> str:
     return f"{entity.type}: {entity.name}"
 
 
-class SurrealGraphStore(SurrealGraphReads):
+class SurrealGraphStore(SurrealGraphVectors):
     async def promote(
         self,
         entities: Sequence[DerivedEntity],

@@ -29,6 +29,7 @@ from application.reflection.promotion import NativeRecords, native_records, prom
 from application.reflection.reading import all_readable, read_sources
 from application.reflection.records import Supersession
 from application.reflection.superseding import Superseding
+from application.reflection.vectors import DerivedVectors
 from application.trust.audit import AuditTrail
 from application.trust.guard import denied, require_org, write_target
 from domain.errors import ConflictError, NotFoundError, PolicyDeniedError
@@ -58,10 +59,13 @@ class Reviewer:
         graph: GraphStore,
         audit: AuditTrail,
         clock: Clock,
+        vectors: DerivedVectors | None = None,
     ) -> None:
         self._store = store
         self._candidates = candidates
         self._graph = graph
+        #: embeds what a promotion wrote, in the background (an accept never waits for it)
+        self._vectors = vectors
         self._audit = audit
         self._clock = clock
         self._superseding = Superseding(store=store, graph=graph)
@@ -251,6 +255,8 @@ class Reviewer:
             now=self._clock.now(),
         )
         await self._graph.promote(records.entities, records.edges, records.mentions)
+        if self._vectors is not None:
+            self._vectors.schedule(candidate.org_id)
         links: list[Supersession] = []
         if candidate.relation is None:  # a statement: its one entity may replace older ones
             links = await self._superseding.accepted(candidate, records.entities[0], named, policy)

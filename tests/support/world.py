@@ -19,6 +19,7 @@ from adapters.system.clock import FixedClock
 from adapters.system.ids import TimeOrderedIds
 from adapters.tokenizers.tiktoken_counter import TiktokenCounter
 from application.commands import ContextRequest, RememberRequest, SearchRequest
+from application.ports import Embedder
 from application.results import ContextPack, RememberResult, SearchResults
 from application.services import Services
 from application.trust.records import PrincipalRecord, SpaceRecord
@@ -32,11 +33,14 @@ START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 class World:
     def __init__(
-        self, home_org_id: str = "home", trusted_extractors: frozenset[str] = frozenset()
+        self,
+        home_org_id: str = "home",
+        trusted_extractors: frozenset[str] = frozenset(),
+        embedder: Embedder | None = None,
     ) -> None:
         self.store = InMemoryMemoryStore()
         self.index = InProcessIndex()
-        self.embedder = HashingEmbedder()
+        self.embedder = embedder or HashingEmbedder()
         self.clock = FixedClock(START)
         self.control_store = InMemoryControlStore()
         self.audit_log = InMemoryAuditLog()
