@@ -323,3 +323,26 @@ class GraphStoreContract:
         await graph.promote([other], [], [])  # promoted again: embedded again
         assert await graph.entity_vector("org-a", [1.0, 0.0], 10, None, "m1") == []
         assert [t.record_id for t in await graph.unembedded("org-a", "m1", 10)] == ["e9"]
+
+    async def test_an_entity_is_found_by_its_normalised_name_type_and_space(
+        self, graph: GraphStore
+    ) -> None:
+        maya = sample_entity("p2", "Maya  Lin", CandidateType.PERSON)
+        await graph.promote(
+            [
+                maya,
+                sample_entity("p3", "maya lin", CandidateType.PERSON),
+                sample_entity("p1", "Maya Lin", CandidateType.PROJECT),
+                sample_entity("p4", "Maya Lin", CandidateType.PERSON, scope=ALPHA),
+            ],
+            [],
+            [],
+        )
+        person = CandidateType.PERSON
+        assert await graph.entity_named("org-a", person, " MAYA lin ", ANA) == maya
+        found = await graph.entity_named("org-a", person, "Maya Lin", ALPHA)
+        assert found is not None and found.entity_id == "p4"
+        found = await graph.entity_named("org-a", CandidateType.PROJECT, "maya lin", ANA)
+        assert found is not None and found.entity_id == "p1"
+        assert await graph.entity_named("org-a", person, "Maya", ANA) is None
+        assert await graph.entity_named("org-b", person, "Maya Lin", ANA) is None

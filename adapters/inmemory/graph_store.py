@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from adapters.inprocess.analyzer import analyze
 from application.records import ScoredId, Vector
+from application.reflection.merging import name_key
 from application.reflection.records import DerivedEdge, DerivedEntity, Mention, Supersession
 from application.reflection.vector_records import DerivedKind, DerivedText, DerivedVector
 from application.reflection.vector_records import entity_text as _text
@@ -92,6 +93,17 @@ class InMemoryGraphStore:
         self, org_id: str, entity_ids: Sequence[str]
     ) -> dict[str, DerivedEntity]:
         return {i: self._entities[(org_id, i)] for i in entity_ids if (org_id, i) in self._entities}
+
+    async def entity_named(
+        self, org_id: str, kind: CandidateType, name: str, scope: ScopeRef
+    ) -> DerivedEntity | None:
+        key = name_key(name)
+        same = [
+            e
+            for (org, _), e in sorted(self._entities.items())
+            if org == org_id and e.type is kind and e.scope == scope and name_key(e.name) == key
+        ]
+        return same[0] if same else None
 
     async def entity_lexical(
         self, org_id: str, query: str, limit: int, visible: frozenset[ScopeRef] | None

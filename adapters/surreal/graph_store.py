@@ -21,6 +21,7 @@ from surrealdb import RecordID
 
 from adapters.surreal import codec
 from adapters.surreal.graph_vectors import SurrealGraphVectors
+from application.reflection.merging import name_key
 from application.reflection.records import DerivedEdge, DerivedEntity, Mention, Supersession
 
 __all__ = ["SurrealGraphStore"]
@@ -64,6 +65,7 @@ class SurrealGraphStore(SurrealGraphVectors):
             variables[f"r{n}"] = {
                 "type": str(e.type),
                 "text": _text(e),
+                "key": name_key(e.name),
                 "space": codec.ref_code(e.scope),
                 "source_ids": list(e.source_ids),
                 "body": msgspec.json.encode(e).decode(),

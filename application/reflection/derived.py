@@ -70,6 +70,7 @@ class DerivedRecall:
         expansion: GraphExpansion | None = None,
         vectors: DerivedVectors | None = None,
         separate_vector_list: bool = True,
+        by_meaning: bool = True,
     ) -> None:
         self._store = store
         self._graph = graph
@@ -79,11 +80,14 @@ class DerivedRecall:
         self._vectors = vectors
         self._resumed: set[str] = set()
         self._separate = separate_vector_list
+        #: False: records and facts by words only (a benchmark's ablation)
+        self._by_meaning = by_meaning
 
     async def relation_list(
         self, org_id: str, query: str, policy: MemoryPolicyContext, meaning: Meaning | None = None
     ) -> list[str]:
         """The ``relation`` list (needs no matched record: it runs beside ``hits``)."""
+        meaning = meaning if self._by_meaning else None
         return await self._expansion.relation_chunks(org_id, query, policy, meaning=meaning)
 
     async def hits(
@@ -108,6 +112,7 @@ class DerivedRecall:
             self._resumed.add(org_id)
             self._vectors.schedule(org_id)
         visible = readable_spaces(policy)
+        meaning = meaning if self._by_meaning else None
         words, near = await asyncio.gather(
             self._graph.entity_lexical(org_id, meaningful_query(query), limit, visible),
             by_meaning(self._graph.entity_vector, org_id, meaning, limit, visible),

@@ -3,11 +3,12 @@
 ``graph``: from the strongest matched records (the seeds), k hops (1 by
 default) through ``relates_to`` edges to the records at their other ends,
 and through identity: a person, project or artifact named exactly alike in
-another promoted record is the same node (promotion does not merge them
-yet). The chunks those records mention, in the order they were reached,
-are the list. It brings back what a question reaches only through a
-relationship ("Orion is led by Priya" + "Priya owns the rollback runbook"
-answers "what does Orion's lead own" though the runbook never names Orion).
+another promoted record is the same node (promotion merges namesakes of one
+type within one space; across spaces and types they stay apart). The chunks
+those records mention, in the order they were reached, are the list. It
+brings back what a question reaches only through a relationship ("Orion is
+led by Priya" + "Priya owns the rollback runbook" answers "what does Orion's
+lead own" though the runbook never names Orion).
 
 ``relation``: BM25 over the relationship facts, fused with the facts nearest
 the query's meaning (``application.reflection.meaning``); the chunks their
@@ -195,4 +196,10 @@ class GraphExpansion:
         _, edges = await self._gate(org_id, policy, visible, [], ordered)
         ends = list(dict.fromkeys(end for e in edges for end in (e.from_id, e.to_id)))
         mentions = await self._graph.mentions_of(org_id, ends)
-        return list(dict.fromkeys(c for end in ends for c in mentions.get(end, [])))
+        chunks: list[str] = []
+        for edge in edges:
+            # what both ends mention first: where the fact is stated (an end merged from
+            # several promotions also mentions the other sessions it came from)
+            one, other = mentions.get(edge.from_id, []), mentions.get(edge.to_id, [])
+            chunks += [c for c in one if c in other] + one + other
+        return list(dict.fromkeys(chunks))

@@ -69,6 +69,13 @@ class GraphStore(Protocol):
         self, org_id: str, entity_ids: Sequence[str]
     ) -> dict[str, DerivedEntity]: ...
 
+    async def entity_named(
+        self, org_id: str, kind: CandidateType, name: str, scope: ScopeRef
+    ) -> DerivedEntity | None:
+        """The entity of this type in this space whose name equals ``name`` once case and
+        spacing are set aside (``merging.name_key``), the smallest id if several; None."""
+        ...
+
     async def entity_lexical(
         self, org_id: str, query: str, limit: int, visible: frozenset[ScopeRef] | None
     ) -> list[ScoredId]:

@@ -24,6 +24,7 @@ from application.reflection.commands import (
     ReviewRequest,
     ReviewResult,
 )
+from application.reflection.merging import merged_records
 from application.reflection.ports import CandidateStore, GraphStore
 from application.reflection.promotion import NativeRecords, native_records, promoted_records
 from application.reflection.reading import all_readable, read_sources
@@ -254,6 +255,7 @@ class Reviewer:
             decision_reason=decision.reason,
             now=self._clock.now(),
         )
+        records = await merged_records(self._graph, records)
         await self._graph.promote(records.entities, records.edges, records.mentions)
         if self._vectors is not None:
             self._vectors.schedule(candidate.org_id)
