@@ -96,6 +96,7 @@ class SurrealGraphStore(SurrealGraphVectors):
             operation="promoting derived records",
             write=True,
         )
+        self._matrices.forget(namespace)
 
     async def forget_source(self, org_id: str, source_id: str) -> int:
         namespace = codec.namespace_for(org_id)
@@ -108,6 +109,7 @@ class SurrealGraphStore(SurrealGraphVectors):
             operation="forgetting a source's derived records",
             write=True,
         )
+        self._matrices.forget(namespace)
         return len(results[-1] or [])
 
     async def supersede(self, links: Sequence[Supersession]) -> None:
@@ -154,3 +156,4 @@ class SurrealGraphStore(SurrealGraphVectors):
                 operation="dropping the derived graph",
                 write=True,
             )
+        self._matrices.forget(namespace)

@@ -3,11 +3,15 @@
 Each row holds ``vector`` and ``vector_model`` (optional fields, defined with
 the rest of the derived tables, ``IF NOT EXISTS``: a namespace defined by an
 older release gets them on first use, no numbered migration). Search is
-brute force, ``vector::similarity::cosine`` over the rows of the query's
-model in the readable spaces: derived records are few (one or two per
-accepted candidate; thousands, not millions) next to the chunks the HNSW
-index serves, and the scan stays inside the policy filter with no second
-index to keep in step. ``benchmarks/reflection.py`` measures what it costs.
+brute force over the rows of the query's model in the readable spaces:
+derived records are few (one or two per accepted candidate; thousands, not
+millions) next to the chunks the HNSW index serves, and the scan stays
+inside the policy filter with no second index to keep in step. The rows are
+read once into a matrix this process keeps for a short while
+(``vector_matrix``; dropped at every write to the graph); SurrealDB's
+``vector::similarity::cosine`` over the rows on every search cost more than
+the rest of the derived signals together (RESULTS, "Derived records by
+meaning").
 """
 
 from collections.abc import Sequence
@@ -16,16 +20,18 @@ from typing import Any
 from surrealdb import RecordID
 
 from adapters.surreal import codec
+from adapters.surreal.connection import SurrealConnection
 from adapters.surreal.graph_reads import SurrealGraphReads
+from adapters.surreal.vector_matrix import VectorMatrices
 from application.records import ScoredId, Vector
 from application.reflection.vector_records import DerivedKind, DerivedText, DerivedVector
 from domain.scopes import ScopeRef
 
 __all__ = ["SurrealGraphVectors"]
 
-_NEAREST = (
-    "SELECT meta::id(id) AS id, vector::similarity::cosine(vector, $v) AS s FROM <TABLE> "
-    "WHERE vector_model = $model<SPACES> ORDER BY s DESC, id LIMIT $limit;"
+_ROWS = (
+    "SELECT meta::id(id) AS id, space, vector FROM <TABLE> "
+    "WHERE vector_model = $model ORDER BY id;"
 )
 
 _MISSING = (
@@ -35,6 +41,10 @@ _MISSING = (
 
 
 class SurrealGraphVectors(SurrealGraphReads):
+    def __init__(self, connection: SurrealConnection) -> None:
+        super().__init__(connection)
+        self._matrices = VectorMatrices()
+
     async def _nearest(
         self,
         table: DerivedKind,
@@ -47,14 +57,19 @@ class SurrealGraphVectors(SurrealGraphReads):
         if limit < 1 or not vector or (visible is not None and not visible):
             return []
         namespace = codec.namespace_for(org_id)
-        variables: dict[str, Any] = {"v": vector, "model": model, "limit": int(limit)}
-        spaces = ""
-        if visible is not None:
-            spaces = " AND space IN $spaces"
-            variables["spaces"] = sorted(codec.ref_code(ref) for ref in visible)
-        sql = _NEAREST.replace("<TABLE>", str(table)).replace("<SPACES>", spaces)
-        rows = await self._tables.read(namespace, sql, variables, f"searching {table} vectors")
-        return [ScoredId(str(r["id"]), float(r["s"])) for r in rows]
+
+        async def rows() -> list[tuple[str, str, Vector]]:
+            found = await self._tables.read(
+                namespace,
+                _ROWS.replace("<TABLE>", str(table)),
+                {"model": model},
+                f"reading {table} vectors",
+            )
+            return [(str(r["id"]), str(r.get("space") or ""), list(r["vector"])) for r in found]
+
+        matrix = await self._matrices.get((namespace, str(table), model), rows)
+        spaces = None if visible is None else frozenset(codec.ref_code(r) for r in visible)
+        return matrix.nearest(vector, limit, spaces)
 
     async def entity_vector(
         self,
@@ -114,6 +129,7 @@ class SurrealGraphVectors(SurrealGraphReads):
             update = f"UPDATE $r{n} SET vector = $v{n}, vector_model = $model"  # noqa: S608
             statements.append(update + " RETURN NONE;")
         statements.append("COMMIT TRANSACTION;")
+        self._matrices.forget(namespace)
         await self._conn.query(
             namespace,
             "\n".join(statements),
@@ -121,3 +137,4 @@ class SurrealGraphVectors(SurrealGraphReads):
             operation="attaching derived vectors",
             write=True,
         )
+        self._matrices.forget(namespace)

@@ -69,7 +69,7 @@ class Recall:
         self._store = store
         #: promoted records as one more signal (``entity``); None: raw memory only
         self._derived = derived
-        self._model = embedder.space.model
+        self._embedder = embedder
         #: shared with the write path: an organisation is prepared once per process
         self.readiness = readiness or OrgReadiness(store, index, embedder)
         self.query_vectors = QueryVectorCache(embedder)
@@ -153,7 +153,7 @@ class Recall:
 
         def heard(vector: Vector) -> None:
             if not meaning.done():
-                meaning.set_result(QueryMeaning(vector=vector, model=self._model))
+                meaning.set_result(QueryMeaning(vector=vector, model=self._embedder.space.model))
 
         hits = asyncio.ensure_future(
             derived.signals(request.org_id, request.query, policy, meaning=meaning)
