@@ -12,7 +12,11 @@ space* is that entity. It is written once, as the union of both:
   promotion's transform, decision and candidate stay, and every later
   candidate merged in is kept in ``merged_from`` (the trail);
 - the new candidate's mentions and relationships attach to the existing
-  entity, whose own are kept.
+  entity, whose own are kept;
+- only into a record whose every source the reviewer may read now: one
+  citing a source hidden from the reviewer is left alone and the new entity
+  is written beside it (merging would change, and the accept answer would
+  list, a record the reviewer cannot see in full).
 
 Forgetting any of its sources (redact, delete) removes the merged record as
 a whole, as it removes any record citing that source.
@@ -21,7 +25,7 @@ and "Orion" the person), are never merged.
 """
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -74,16 +78,30 @@ def repoint(
     return edges, mentions
 
 
+async def merged_records(
+    graph: "GraphStore",
+    records: "NativeRecords",
+    readable: Callable[[Sequence[str]], Awaitable[set[str]]],
+) -> "NativeRecords":
+    """The records to write, each entity that names an existing one merged into it.
 
-async def merged_records(graph: "GraphStore", records: "NativeRecords") -> "NativeRecords":
-    """The records to write, each entity that names an existing one merged into it."""
+    ``readable``: which of these source ids the reviewer may read now. An existing
+    record citing a source the reviewer may not read is left alone (the new entity is
+    written beside it): merging would change, and the accept answer would list, a
+    record the reviewer cannot see in full."""
     found = await asyncio.gather(
         *(graph.entity_named(e.org_id, e.type, e.name, e.scope) for e in records.entities)
     )
+    cited = [s for old in found if old is not None for s in old.source_ids]
+    seen = await readable(cited) if cited else set()
     merged: dict[str, str] = {}
     written: dict[str, DerivedEntity] = {}
     for new, old in zip(records.entities, found, strict=True):
-        if old is not None and old.entity_id != new.entity_id:
+        if (
+            old is not None
+            and old.entity_id != new.entity_id
+            and all(s in seen for s in old.source_ids)
+        ):
             merged[new.entity_id] = old.entity_id
             new = merge_entity(written.get(old.entity_id, old), new)
         written[new.entity_id] = new

@@ -255,7 +255,10 @@ class Reviewer:
             decision_reason=decision.reason,
             now=self._clock.now(),
         )
-        records = await merged_records(self._graph, records)
+        org_id = candidate.org_id
+        records = await merged_records(
+            self._graph, records, lambda ids: all_readable(self._store, policy, org_id, ids)
+        )
         await self._graph.promote(records.entities, records.edges, records.mentions)
         if self._vectors is not None:
             self._vectors.schedule(candidate.org_id)

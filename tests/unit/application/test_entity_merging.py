@@ -155,3 +155,23 @@ def test_merging_keeps_the_first_promotion_and_joins_the_rest() -> None:
     assert merged.provenance.merged_from == ("c9",)
     assert merge_entity(merged, new) == merged  # merging again changes nothing
     assert name_key("  Maya \n Lin ") == name_key("maya lin") == "maya lin"
+
+
+async def test_a_record_citing_what_the_reviewer_cannot_read_is_not_merged_into() -> None:
+    # ana's Maya cites her private note (in alpha by promotion); lee writes alpha too but
+    # cannot read ana's note: his Maya stays his own record, and his accept names none of
+    # ana's sources
+    world, ana, _, org = await _world()
+    lee = await world.user(org, "lee")
+    space = next(s for s in await world.services.spaces.list_spaces(org, None) if s.scope_key)
+    await world.member(space, lee)
+    private = (await world.remember(ana, "Maya owns my tax return.")).source_id
+    mine = await _relate(world, ana, private, "Maya", "my tax return", promote=True)
+    note = (await world.remember(lee, "Maya owns the launch checklist.", *ALPHA)).source_id
+    his = await _relate(world, lee, note, "Maya", "the launch checklist")
+    ana_maya = next(i for i, t in _ids(mine).items() if t == PERSON)
+    lee_maya = next(i for i, t in _ids(his).items() if t == PERSON)
+    assert lee_maya != ana_maya
+    assert all(private not in r.source_ids for r in his.promoted)
+    found = await world.graph.get_entities(org, [ana_maya, lee_maya])
+    assert found[ana_maya].source_ids == (private,) and found[lee_maya].source_ids == (note,)
