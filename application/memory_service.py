@@ -306,6 +306,7 @@ def _signals(ranks: Mapping[str, int]) -> Signals:
         window_rank=ranks.get("window"),
         graph_rank=ranks.get("graph"),
         relation_rank=ranks.get("relation"),
+        entity_vector_rank=ranks.get("entity_vector"),
     )
 
 

@@ -47,6 +47,8 @@ class Signals(msgspec.Struct, frozen=True, kw_only=True):
     graph_rank: int | None = None
     #: rank of the relationship fact (derived memory) whose ends mention the item
     relation_rank: int | None = None
+    #: rank of the promoted record matched by meaning whose mention brought the item
+    entity_vector_rank: int | None = None
 
 
 class SearchHit(msgspec.Struct, frozen=True, kw_only=True):

@@ -31,6 +31,7 @@ from application.reflection.forgetting import DerivedForgetting
 from application.reflection.ports import CandidateStore, GraphStore
 from application.reflection.reflect import Reflector
 from application.reflection.review import Reviewer
+from application.reflection.vectors import DerivedVectors
 from application.reflection.wake import WakePacker
 from application.retrieval.pipeline import RetrievalMode
 from application.retrieval.recall import Recall
@@ -85,14 +86,20 @@ class Services:
         graph: GraphStore | None = None,
         trusted_extractors: frozenset[str] = frozenset(),
         embedders: EmbedderCatalog | None = None,
+        derived_vectors: DerivedVectors | None = None,
     ) -> None:
         self.home_org_id = home_org_id
         #: one embedder every use case shares, which a finished re-embed switches
         embedder = switchable(embedder)
         #: promoted records as a retrieval signal, when the root gave reflection its stores
         self.derived: DerivedRecall | None = None
+        #: the background pass that gives promoted records their vectors
+        self.derived_vectors: DerivedVectors | None = None
         if candidates is not None and graph is not None:
-            self.derived = DerivedRecall(store=store, graph=graph)
+            self.derived_vectors = derived_vectors or DerivedVectors(
+                graph=graph, store=store, embedder=embedder
+            )
+            self.derived = DerivedRecall(store=store, graph=graph, vectors=self.derived_vectors)
         #: retrieve-then-recheck, shared by search, context packs and synthesis
         self.recall = recall or Recall(
             store=store,
@@ -255,6 +262,7 @@ class Services:
                 audit=self.audit,
                 clock=clock,
                 tokens=previews,
+                vectors=self.derived_vectors,
             )
             #: who would see a candidate's records in the target space, before accepting
             self.promotion_preview = PromotionPreviewer(
@@ -324,6 +332,8 @@ class Services:
 
     async def close(self) -> None:
         await self.reembed.close()  # a running build stops; its progress is saved
+        if self.derived_vectors is not None:
+            await self.derived_vectors.close()  # before the store it writes to closes
         if self.imports is not None:
             await self.imports.close()  # running imports pause between batches first
         if self.reflection_lane is not None:

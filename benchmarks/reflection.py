@@ -15,9 +15,10 @@ runs them. Then:
 - ``accept`` of one decision per conversation for a tenth of them, and of
   as many speaker relationships (so expansion has edges), p50/p95;
 - search latency with and without the derived signals (``entity``, graph
-  expansion ``graph``, relationship facts ``relation``) over the same
-  promoted records, interleaved query by query (the first pass of each is a
-  warm-up and not counted), so the signal's cost shows (p50/p95);
+  expansion ``graph``, relationship facts ``relation``, and the records and
+  facts by meaning, ``entity_vector``) over the same promoted records (their
+  vectors made first), interleaved query by query (the first pass of each is
+  a warm-up and not counted), so each signal's cost shows (p50/p95);
 - the wake pack (no query, default 1,200-token budget) over the promoted
   records and the newest sources, as many times as there are queries, the
   first ten not counted (p50/p95).
@@ -156,21 +157,29 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
             await services.review.review(review, ctx)
             accepts.append((time.perf_counter() - t0) * 1000)
         await services.audit.flush()
-        # the same queries with every derived signal, with the entity signal alone (no graph
-        # expansion, no relationship facts) and with none, interleaved query by query
-        # (rotating which goes first) so that machine noise hits all three alike
-        arms: dict[str, list[float]] = {"all": [], "entity": [], "raw": []}
+        assert services.derived_vectors is not None
+        began = time.perf_counter()
+        await services.derived_vectors.drain()
+        embedded = await services.derived_vectors.catch_up(org.org_id)  # none left: 0
+        vectors_s = time.perf_counter() - began
+        # the same queries with every derived signal, the same by words only (no vector
+        # legs), the entity signal alone (no graph expansion, no relationship facts) and
+        # none, interleaved query by query (rotating which goes first) so that machine
+        # noise hits every arm alike
+        arms: dict[str, list[float]] = {"all": [], "words": [], "entity": [], "raw": []}
         derived = services.recall._derived  # the A/B switch of this benchmark
         assert derived is not None
         entity_only = DerivedRecall(
             store=store,
             graph=derived._graph,
             expansion=GraphExpansion(store=store, graph=derived._graph, hops=0, relations=False),
+            by_meaning=False,
         )
-        choice = {"all": derived, "entity": entity_only, "raw": None}
+        words_only = DerivedRecall(store=store, graph=derived._graph, by_meaning=False)
+        choice = {"all": derived, "words": words_only, "entity": entity_only, "raw": None}
         order = list(arms)
         for n, query in enumerate(queries * 2):
-            for arm in order[n % 3 :] + order[: n % 3]:
+            for arm in order[n % len(order) :] + order[: n % len(order)]:
                 services.recall._derived = choice[arm]
                 arms[arm].append(await _search(services, who, query))
         services.recall._derived = derived
@@ -199,7 +208,9 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
             "accept": summarize(accepts),
             "search_raw_signals_only": summarize(arms["raw"][len(queries) :]),
             "search_with_entity_signal_only": summarize(arms["entity"][len(queries) :]),
+            "search_with_all_derived_signals_by_words": summarize(arms["words"][len(queries) :]),
             "search_with_all_derived_signals": summarize(arms["all"][len(queries) :]),
+            "derived_vectors": {"left_after_drain": embedded, "drain_seconds": round(vectors_s, 3)},
             "wake": summarize(wakes[10:]),
             "wake_pack": {"items": len(pack.items), "tokens": pack.token_count},
             "machine": machine_info(),

@@ -3,7 +3,9 @@
 Promoted entities and edges read back equal (provenance included); entity
 full-text matches type and name, ranks better matches first and never
 returns an entity outside the ``visible`` spaces; mentions and edges are
-found from either end; organisations never see each other's graph.
+found from either end; organisations never see each other's graph. Vectors
+attached to entities and edges rank them by cosine similarity, only among
+records of the query's model in the ``visible`` spaces, and go with them.
 
 Usage: subclass it and provide a ``graph`` fixture (an adapter whose
 organisations ``org-a`` and ``org-b`` exist where that matters)::
@@ -26,6 +28,7 @@ from application.reflection.records import (
     Provenance,
     Supersession,
 )
+from application.reflection.vector_records import DerivedKind, DerivedVector
 from domain.reflection.candidates import CandidateType, Span
 from domain.scopes import MemoryScope, ScopeRef
 
@@ -249,3 +252,97 @@ class GraphStoreContract:
         assert await graph.supersessions("org-a", ["e2"]) == [link]
         await graph.forget_source("org-a", "s1")  # both cite s1: the link goes with them
         assert await graph.supersessions("org-a", ["e1", "e2"]) == []
+
+    async def test_vectors_attach_and_rank_by_cosine_in_visible_spaces(
+        self, graph: GraphStore
+    ) -> None:
+        maya = sample_entity("p1", "Maya", CandidateType.PERSON)
+        lee = sample_entity("p2", "Lee", CandidateType.PERSON, scope=ALPHA)
+        edges = [_edge("p1", "e1"), _edge("p2", "e1", "r2", "Lee decided: go", ALPHA)]
+        await graph.promote([maya, sample_entity(), lee], edges, [])
+        assert await graph.entity_vector("org-a", [1.0, 0.0, 0.0], 10, None, "m1") == []
+        todo = await graph.unembedded("org-a", "m1", 10)
+        assert [(t.kind, t.record_id) for t in todo] == [
+            (DerivedKind.ENTITY, "e1"),
+            (DerivedKind.ENTITY, "p1"),
+            (DerivedKind.ENTITY, "p2"),
+            (DerivedKind.EDGE, "r1"),
+            (DerivedKind.EDGE, "r2"),
+        ]
+        assert todo[1].text == "person: Maya" and todo[3].text == "Maya decided: go with SurrealDB"
+        assert len(await graph.unembedded("org-a", "m1", 2)) == 2
+        await graph.attach_vectors(
+            "org-a",
+            "m1",
+            [
+                DerivedVector(kind=DerivedKind.ENTITY, record_id="e1", vector=[1.0, 0.0, 0.0]),
+                DerivedVector(kind=DerivedKind.ENTITY, record_id="p1", vector=[0.6, 0.8, 0.0]),
+                DerivedVector(kind=DerivedKind.ENTITY, record_id="p2", vector=[0.8, 0.6, 0.0]),
+                DerivedVector(kind=DerivedKind.EDGE, record_id="r1", vector=[0.0, 1.0, 0.0]),
+                DerivedVector(kind=DerivedKind.EDGE, record_id="r2", vector=[0.0, 0.8, 0.6]),
+                DerivedVector(kind=DerivedKind.ENTITY, record_id="ghost", vector=[1.0, 0.0, 0.0]),
+            ],
+        )
+        near = await graph.entity_vector("org-a", [1.0, 0.0, 0.0], 10, None, "m1")
+        assert [h.item_id for h in near] == ["e1", "p2", "p1"]
+        assert [round(h.score, 4) for h in near] == [1.0, 0.8, 0.6]
+        mine = await graph.entity_vector("org-a", [1.0, 0.0, 0.0], 10, frozenset({ANA}), "m1")
+        assert [h.item_id for h in mine] == ["e1", "p1"]
+        assert len(await graph.entity_vector("org-a", [1.0, 0.0, 0.0], 1, None, "m1")) == 1
+        assert await graph.entity_vector("org-a", [1.0, 0.0, 0.0], 10, frozenset(), "m1") == []
+        assert await graph.entity_vector("org-a", [1.0, 0.0, 0.0], 10, None, "m2") == []
+        assert await graph.entity_vector("org-b", [1.0, 0.0, 0.0], 10, None, "m1") == []
+        facts = await graph.edge_vector("org-a", [0.0, 1.0, 0.0], 10, None, "m1")
+        assert [h.item_id for h in facts] == ["r1", "r2"]
+        alpha = await graph.edge_vector("org-a", [0.0, 1.0, 0.0], 10, frozenset({ALPHA}), "m1")
+        assert [h.item_id for h in alpha] == ["r2"]
+        assert await graph.unembedded("org-a", "m1", 10) == []
+        # another model's vectors do not count: everything is to embed again
+        assert len(await graph.unembedded("org-a", "m2", 10)) == 5
+        assert await graph.unembedded("org-b", "m1", 10) == []
+
+    async def test_vectors_go_with_their_records(self, graph: GraphStore) -> None:
+        other = msgspec.structs.replace(
+            sample_entity("e9", "Kept: another source."),
+            provenance=msgspec.structs.replace(
+                _provenance(), source_ids=("s2",), source_hashes={"s2": "h2"}
+            ),
+        )
+        await graph.promote([sample_entity(), other], [], [])
+        await graph.attach_vectors(
+            "org-a",
+            "m1",
+            [
+                DerivedVector(kind=DerivedKind.ENTITY, record_id=e, vector=[1.0, 0.0])
+                for e in ("e1", "e9")
+            ],
+        )
+        await graph.forget_source("org-a", "s1")
+        near = await graph.entity_vector("org-a", [1.0, 0.0], 10, None, "m1")
+        assert [h.item_id for h in near] == ["e9"]
+        await graph.promote([other], [], [])  # promoted again: embedded again
+        assert await graph.entity_vector("org-a", [1.0, 0.0], 10, None, "m1") == []
+        assert [t.record_id for t in await graph.unembedded("org-a", "m1", 10)] == ["e9"]
+
+    async def test_an_entity_is_found_by_its_normalised_name_type_and_space(
+        self, graph: GraphStore
+    ) -> None:
+        maya = sample_entity("p2", "Maya  Lin", CandidateType.PERSON)
+        await graph.promote(
+            [
+                maya,
+                sample_entity("p3", "maya lin", CandidateType.PERSON),
+                sample_entity("p1", "Maya Lin", CandidateType.PROJECT),
+                sample_entity("p4", "Maya Lin", CandidateType.PERSON, scope=ALPHA),
+            ],
+            [],
+            [],
+        )
+        person = CandidateType.PERSON
+        assert await graph.entity_named("org-a", person, " MAYA lin ", ANA) == maya
+        found = await graph.entity_named("org-a", person, "Maya Lin", ALPHA)
+        assert found is not None and found.entity_id == "p4"
+        found = await graph.entity_named("org-a", CandidateType.PROJECT, "maya lin", ANA)
+        assert found is not None and found.entity_id == "p1"
+        assert await graph.entity_named("org-a", person, "Maya", ANA) is None
+        assert await graph.entity_named("org-b", person, "Maya Lin", ANA) is None

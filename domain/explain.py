@@ -15,6 +15,7 @@ SIGNAL_LABELS: Mapping[str, str] = {
     "window": "inside a window of turns that matched",
     "graph": "reached from a matching promoted record through a relationship",
     "relation": "supports a promoted relationship whose fact matches the query",
+    "entity_vector": "supports a promoted record that matched the query by meaning",
 }
 
 

@@ -15,6 +15,7 @@ from application.reembed.service import EmbedderCatalog
 from application.reembed.switchable import switchable
 from application.reflection.derived import DerivedRecall
 from application.reflection.ports import CandidateStore, GraphStore
+from application.reflection.vectors import DerivedVectors
 from application.rerank import Reranker
 from application.retrieval.options import ConversationRecall
 from application.retrieval.pipeline import RetrievalMode
@@ -240,7 +241,9 @@ def make_services(
 
     candidates, graph = make_derived_stores(store)
     embedder = switchable(embedder)  # recall and every use case share the one that switches
+    vectors = DerivedVectors(graph=graph, store=store, embedder=embedder)
     services = Services(
+
         store=store,
         index=index,
         embedder=embedder,
@@ -258,7 +261,7 @@ def make_services(
             retrieval_mode=retrieval_mode,
             reranker=reranker,
             rerank_top_n=rerank_top_n,
-            derived=DerivedRecall(store=store, graph=graph),
+            derived=DerivedRecall(store=store, graph=graph, vectors=vectors),
             conversation=conversation,
         ),
         synthesis_runs=make_synthesis_runs(store),
@@ -267,6 +270,7 @@ def make_services(
         candidates=candidates,
         graph=graph,
         embedders=embedders,
+        derived_vectors=vectors,
     )
     if reflect_on_write:
         services.reflect_on_write()

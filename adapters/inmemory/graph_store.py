@@ -4,6 +4,8 @@ Entity and relationship-fact full-text are BM25 (k1 = 1.2, b = 0.75) over
 the same analyzer as the in-process index (``type: name``; an edge's fact),
 computed per query over the organisation's records: a reference, not a fast
 path.
+Entity and edge vectors are compared by exact cosine similarity over every
+record of the organisation holding a vector of the query's model.
 """
 
 import math
@@ -11,8 +13,11 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from adapters.inprocess.analyzer import analyze
-from application.records import ScoredId
+from application.records import ScoredId, Vector
+from application.reflection.merging import name_key
 from application.reflection.records import DerivedEdge, DerivedEntity, Mention, Supersession
+from application.reflection.vector_records import DerivedKind, DerivedText, DerivedVector
+from application.reflection.vector_records import entity_text as _text
 from domain.reflection.candidates import CandidateType
 from domain.scopes import ScopeRef
 
@@ -21,7 +26,14 @@ __all__ = ["InMemoryGraphStore", "entity_text"]
 
 def entity_text(entity: DerivedEntity) -> str:
     """What entity full-text indexes: its type and its name."""
-    return f"{entity.type}: {entity.name}"
+    return _text(entity.type, entity.name)
+
+
+def _cosine(a: Vector, b: Vector) -> float:
+    if len(a) != len(b):
+        return 0.0
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return sum(x * y for x, y in zip(a, b, strict=True)) / norm if norm else 0.0
 
 
 def _bm25(texts: Mapping[str, str], query: str, limit: int) -> list[ScoredId]:
@@ -48,6 +60,8 @@ class InMemoryGraphStore:
         self._edges: dict[tuple[str, str], DerivedEdge] = {}
         self._mentions: dict[tuple[str, str], list[str]] = {}
         self._supersedes: dict[tuple[str, str], Supersession] = {}
+        #: (org, kind, record id) -> (model, vector)
+        self._vectors: dict[tuple[str, DerivedKind, str], tuple[str, Vector]] = {}
 
     async def promote(
         self,
@@ -62,8 +76,10 @@ class InMemoryGraphStore:
                     raise ValueError("an edge joins entities that exist")
         for entity in entities:
             self._entities[(entity.org_id, entity.entity_id)] = entity
+            self._vectors.pop((entity.org_id, DerivedKind.ENTITY, entity.entity_id), None)
         for edge in edges:
             self._edges[(edge.org_id, edge.edge_id)] = edge
+            self._vectors.pop((edge.org_id, DerivedKind.EDGE, edge.edge_id), None)
         orgs = {e.entity_id: e.org_id for e in entities}
         for mention in mentions:
             org = orgs.get(mention.entity_id)
@@ -77,6 +93,17 @@ class InMemoryGraphStore:
         self, org_id: str, entity_ids: Sequence[str]
     ) -> dict[str, DerivedEntity]:
         return {i: self._entities[(org_id, i)] for i in entity_ids if (org_id, i) in self._entities}
+
+    async def entity_named(
+        self, org_id: str, kind: CandidateType, name: str, scope: ScopeRef
+    ) -> DerivedEntity | None:
+        key = name_key(name)
+        same = [
+            e
+            for (org, _), e in sorted(self._entities.items())
+            if org == org_id and e.type is kind and e.scope == scope and name_key(e.name) == key
+        ]
+        return same[0] if same else None
 
     async def entity_lexical(
         self, org_id: str, query: str, limit: int, visible: frozenset[ScopeRef] | None
@@ -97,6 +124,73 @@ class InMemoryGraphStore:
             if org == org_id and (visible is None or e.scope in visible)
         }
         return _bm25(texts, query, limit)
+
+    def _nearest(
+        self,
+        org_id: str,
+        kind: DerivedKind,
+        scopes: Mapping[str, ScopeRef],
+        vector: Vector,
+        limit: int,
+        visible: frozenset[ScopeRef] | None,
+        model: str,
+    ) -> list[ScoredId]:
+        scored = [
+            (rid, _cosine(found[1], vector))
+            for rid, scope in scopes.items()
+            if (visible is None or scope in visible)
+            and (found := self._vectors.get((org_id, kind, rid))) is not None
+            and found[0] == model
+        ]
+        scored.sort(key=lambda kv: (-kv[1], kv[0]))
+        return [ScoredId(rid, score) for rid, score in scored[: max(limit, 0)]]
+
+    async def entity_vector(
+        self,
+        org_id: str,
+        vector: Vector,
+        limit: int,
+        visible: frozenset[ScopeRef] | None,
+        model: str,
+    ) -> list[ScoredId]:
+        scopes = {eid: e.scope for (org, eid), e in self._entities.items() if org == org_id}
+        return self._nearest(org_id, DerivedKind.ENTITY, scopes, vector, limit, visible, model)
+
+    async def edge_vector(
+        self,
+        org_id: str,
+        vector: Vector,
+        limit: int,
+        visible: frozenset[ScopeRef] | None,
+        model: str,
+    ) -> list[ScoredId]:
+        scopes = {rid: e.scope for (org, rid), e in self._edges.items() if org == org_id}
+        return self._nearest(org_id, DerivedKind.EDGE, scopes, vector, limit, visible, model)
+
+    async def unembedded(self, org_id: str, model: str, limit: int) -> list[DerivedText]:
+        def missing(kind: DerivedKind, rid: str) -> bool:
+            found = self._vectors.get((org_id, kind, rid))
+            return found is None or found[0] != model
+
+        texts = [
+            DerivedText(kind=DerivedKind.ENTITY, record_id=eid, text=entity_text(e))
+            for (org, eid), e in sorted(self._entities.items())
+            if org == org_id and missing(DerivedKind.ENTITY, eid)
+        ]
+        texts += [
+            DerivedText(kind=DerivedKind.EDGE, record_id=rid, text=e.fact)
+            for (org, rid), e in sorted(self._edges.items())
+            if org == org_id and missing(DerivedKind.EDGE, rid)
+        ]
+        return texts[: max(limit, 0)]
+
+    async def attach_vectors(
+        self, org_id: str, model: str, vectors: Sequence[DerivedVector]
+    ) -> None:
+        for v in vectors:
+            table = self._entities if v.kind is DerivedKind.ENTITY else self._edges
+            if (org_id, v.record_id) in table:
+                self._vectors[(org_id, v.kind, v.record_id)] = (model, list(v.vector))
 
     async def get_edges(self, org_id: str, edge_ids: Sequence[str]) -> dict[str, DerivedEdge]:
         return {i: self._edges[(org_id, i)] for i in edge_ids if (org_id, i) in self._edges}
@@ -193,9 +287,17 @@ class InMemoryGraphStore:
             if k[0] == org_id and (link.newer_id in gone or link.older_id in gone)
         ]:
             del self._supersedes[key]
+        self._drop_stale_vectors(org_id)
         return len(gone)
+
+    def _drop_stale_vectors(self, org_id: str) -> None:
+        for key in [k for k in self._vectors if k[0] == org_id]:
+            table = self._entities if key[1] is DerivedKind.ENTITY else self._edges
+            if (org_id, key[2]) not in table:
+                del self._vectors[key]
 
     async def drop_graph(self, org_id: str) -> None:
         for table in (self._entities, self._edges, self._mentions, self._supersedes):
             for key in [k for k in table if k[0] == org_id]:
                 del table[key]
+        self._drop_stale_vectors(org_id)

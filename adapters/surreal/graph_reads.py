@@ -14,6 +14,7 @@ from adapters.surreal import codec
 from adapters.surreal.connection import SurrealConnection
 from adapters.surreal.derived_tables import TableDefiner
 from application.records import ScoredId
+from application.reflection.merging import name_key
 from application.reflection.records import DerivedEdge, DerivedEntity, Supersession
 from domain.reflection.candidates import CandidateType
 from domain.scopes import ScopeRef
@@ -41,6 +42,12 @@ DEFINE FIELD IF NOT EXISTS space ON relates_to TYPE option<string>;
 DEFINE INDEX IF NOT EXISTS relates_fact ON relates_to FIELDS fact FULLTEXT ANALYZER tx BM25;
 DEFINE TABLE IF NOT EXISTS supersedes TYPE RELATION FROM entity TO entity SCHEMAFULL;
 DEFINE FIELD IF NOT EXISTS body ON supersedes TYPE string;
+DEFINE FIELD IF NOT EXISTS vector ON entity TYPE option<array<float>>;
+DEFINE FIELD IF NOT EXISTS vector_model ON entity TYPE option<string>;
+DEFINE FIELD IF NOT EXISTS vector ON relates_to TYPE option<array<float>>;
+DEFINE FIELD IF NOT EXISTS vector_model ON relates_to TYPE option<string>;
+DEFINE FIELD IF NOT EXISTS key ON entity TYPE option<string>;
+DEFINE INDEX IF NOT EXISTS entity_key ON entity FIELDS key, type, space;
 """
 _LEXICAL_ALL = (
     "SELECT meta::id(id) AS id, search::score(1) AS s FROM entity WHERE text @1,OR@ $q "
@@ -93,6 +100,21 @@ class SurrealGraphReads:
         )
         found = [decode_entity(r["body"]) for r in rows or []]
         return {e.entity_id: e for e in found}
+
+    async def entity_named(
+        self, org_id: str, kind: CandidateType, name: str, scope: ScopeRef
+    ) -> DerivedEntity | None:
+        namespace = codec.namespace_for(org_id)
+        if not await self._tables.exists(namespace):
+            return None
+        rows = await self._tables.read(
+            namespace,
+            "SELECT id, body FROM entity WHERE key = $key AND type = $type AND space = $space "
+            "ORDER BY id LIMIT 1;",
+            {"key": name_key(name), "type": str(kind), "space": codec.ref_code(scope)},
+            "finding an entity by name",
+        )
+        return decode_entity(rows[0]["body"]) if rows else None
 
     async def entity_lexical(
         self, org_id: str, query: str, limit: int, visible: frozenset[ScopeRef] | None

@@ -5,7 +5,9 @@ analyzer as chunks) and the ``space`` code the candidate filter uses;
 ``relates_to`` (entity to entity, typed by ``kind``, with the fact it states,
 itself full-text indexed), ``mentions`` (entity to chunk) and ``supersedes``
 (newer entity to older) are relation tables written with ``RELATE``, so the
-graph can be walked natively (``->relates_to->entity``).
+graph can be walked natively (``->relates_to->entity``). Entities and edges
+carry their vectors (``graph_vectors``); promoting a record again drops its
+vector (``UPSERT ... CONTENT``), so the embedding pass gives it a fresh one.
 Each record also keeps its JSON encoding (``body``) so every provenance
 field reads back exactly.
 """
@@ -18,7 +20,8 @@ import msgspec
 from surrealdb import RecordID
 
 from adapters.surreal import codec
-from adapters.surreal.graph_reads import SurrealGraphReads
+from adapters.surreal.graph_vectors import SurrealGraphVectors
+from application.reflection.merging import name_key
 from application.reflection.records import DerivedEdge, DerivedEntity, Mention, Supersession
 
 __all__ = ["SurrealGraphStore"]
@@ -44,7 +47,7 @@ def _text(entity: DerivedEntity) -> str:
     return f"{entity.type}: {entity.name}"
 
 
-class SurrealGraphStore(SurrealGraphReads):
+class SurrealGraphStore(SurrealGraphVectors):
     async def promote(
         self,
         entities: Sequence[DerivedEntity],
@@ -62,6 +65,7 @@ class SurrealGraphStore(SurrealGraphReads):
             variables[f"r{n}"] = {
                 "type": str(e.type),
                 "text": _text(e),
+                "key": name_key(e.name),
                 "space": codec.ref_code(e.scope),
                 "source_ids": list(e.source_ids),
                 "body": msgspec.json.encode(e).decode(),
@@ -92,6 +96,7 @@ class SurrealGraphStore(SurrealGraphReads):
             operation="promoting derived records",
             write=True,
         )
+        self._matrices.forget(namespace)
 
     async def forget_source(self, org_id: str, source_id: str) -> int:
         namespace = codec.namespace_for(org_id)
@@ -104,6 +109,7 @@ class SurrealGraphStore(SurrealGraphReads):
             operation="forgetting a source's derived records",
             write=True,
         )
+        self._matrices.forget(namespace)
         return len(results[-1] or [])
 
     async def supersede(self, links: Sequence[Supersession]) -> None:
@@ -150,3 +156,4 @@ class SurrealGraphStore(SurrealGraphReads):
                 operation="dropping the derived graph",
                 write=True,
             )
+        self._matrices.forget(namespace)

@@ -8,6 +8,13 @@ joins the fused signals as ``entity``, and the records themselves come back
 beside the raw hits, each with its raw source ids. ``lists`` adds graph
 expansion and relationship facts (``application.reflection.expansion``).
 
+By meaning: entities whose vector is near the query's (``meaning``: the
+vector the pipeline embedded, never a second embedding) join those matched
+by words, in fused order, through the same gate. Their mentions form the
+``entity_vector`` list, so a chunk says in words that it supports a record
+matched by meaning; ``separate_vector_list=False`` folds them into
+``entity`` instead (measured in benchmarks/RESULTS.md, "Derived vectors").
+
 ``SUPERSEDES``: a matched record that a newer one replaces, where the reader
 may see the newer one, gives its place to the newer record (fetched if the
 query did not match it) and follows the others, marked ``superseded_by``;
@@ -16,15 +23,17 @@ cannot see the replacement, the older record stands as it is.
 """
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import msgspec
 
 from application.ports import MemoryStore
 from application.reflection.expansion import GraphExpansion
+from application.reflection.meaning import Meaning, by_meaning, fused_order
 from application.reflection.ports import GraphStore
 from application.reflection.reading import all_readable
 from application.reflection.records import DerivedEntity
+from application.reflection.vectors import DerivedVectors
 from domain.policy import MemoryPolicyContext, readable_spaces
 from domain.query_terms import meaningful_query
 from domain.reflection.candidates import CandidateType
@@ -48,22 +57,38 @@ class DerivedHit(msgspec.Struct, frozen=True, kw_only=True):
     rank: int
     superseded_by: str | None = None
     supersedes: list[str] = msgspec.field(default_factory=list)
+    #: it (or a record it replaces) matched the query by meaning, not (only) by words
+    by_meaning: bool = False
 
 
 class DerivedRecall:
     def __init__(
-        self, *, store: MemoryStore, graph: GraphStore, expansion: GraphExpansion | None = None
+        self,
+        *,
+        store: MemoryStore,
+        graph: GraphStore,
+        expansion: GraphExpansion | None = None,
+        vectors: DerivedVectors | None = None,
+        separate_vector_list: bool = True,
+        by_meaning: bool = True,
     ) -> None:
         self._store = store
         self._graph = graph
         #: the ``graph`` and ``relation`` lists (k = 1 hop unless the root says otherwise)
         self._expansion = expansion or GraphExpansion(store=store, graph=graph)
+        #: asked once per organisation and process to embed what was left without a vector
+        self._vectors = vectors
+        self._resumed: set[str] = set()
+        self._separate = separate_vector_list
+        #: False: records and facts by words only (a benchmark's ablation)
+        self._by_meaning = by_meaning
 
     async def relation_list(
-        self, org_id: str, query: str, policy: MemoryPolicyContext
+        self, org_id: str, query: str, policy: MemoryPolicyContext, meaning: Meaning | None = None
     ) -> list[str]:
         """The ``relation`` list (needs no matched record: it runs beside ``hits``)."""
-        return await self._expansion.relation_chunks(org_id, query, policy)
+        meaning = meaning if self._by_meaning else None
+        return await self._expansion.relation_chunks(org_id, query, policy, meaning=meaning)
 
     async def hits(
         self, org_id: str, query: str, policy: MemoryPolicyContext, limit: int = _DEPTH
@@ -72,17 +97,29 @@ class DerivedRecall:
         return (await self.signals(org_id, query, policy, limit))[0]
 
     async def signals(
-        self, org_id: str, query: str, policy: MemoryPolicyContext, limit: int = _DEPTH
+        self,
+        org_id: str,
+        query: str,
+        policy: MemoryPolicyContext,
+        limit: int = _DEPTH,
+        meaning: Meaning | None = None,
     ) -> tuple[list[DerivedHit], dict[str, list[str]]]:
         """The matching records, and the ranked chunk-id lists they add to the fused
-        signals: ``entity`` (their mentions) and ``graph`` (expansion from the strongest of
-        them, walked while their supersessions and mentions are read)."""
-        scored = await self._graph.entity_lexical(
-            org_id, meaningful_query(query), limit, readable_spaces(policy)
+        signals: ``entity`` (their mentions), ``entity_vector`` (those of the records
+        matched by meaning) and ``graph`` (expansion from the strongest of them, walked
+        while their supersessions and mentions are read)."""
+        if self._vectors is not None and org_id not in self._resumed:
+            self._resumed.add(org_id)
+            self._vectors.schedule(org_id)
+        visible = readable_spaces(policy)
+        meaning = meaning if self._by_meaning else None
+        words, near = await asyncio.gather(
+            self._graph.entity_lexical(org_id, meaningful_query(query), limit, visible),
+            by_meaning(self._graph.entity_vector, org_id, meaning, limit, visible),
         )
-        if not scored:
+        if not words and not near:
             return [], {}
-        ids = [s.item_id for s in scored]
+        ids = fused_order(words, near)
         entities = await self._graph.get_entities(org_id, ids)
         kept = await self._readable(org_id, policy, [entities[i] for i in ids if i in entities])
         if not kept:
@@ -91,6 +128,13 @@ class DerivedRecall:
             self._prefer_newer(org_id, policy, kept),
             self._expansion.chunks(org_id, policy, kept),
         )
+        # a record's place, and how it matched, go to the newest visible record replacing it
+        by_words, close = {h.item_id for h in words}, {h.item_id for h in near}
+        for e in kept:
+            newest = _newest(e.entity_id, newer_of)
+            for matched in (by_words, close):
+                if e.entity_id in matched:
+                    matched.add(newest)
         hits = [
             DerivedHit(
                 entity_id=e.entity_id,
@@ -103,10 +147,17 @@ class DerivedRecall:
                 rank=rank,
                 superseded_by=newer_of.get(e.entity_id),
                 supersedes=older_of.get(e.entity_id, []),
+                by_meaning=e.entity_id in close,
             )
             for rank, e in enumerate(ordered, start=1)
         ]
-        return hits, {"entity": chunk_list(hits), "graph": graph}
+        if not self._separate:
+            return hits, {"entity": chunk_list(hits), "graph": graph}
+        return hits, {
+            "entity": chunk_list(h for h in hits if h.entity_id in by_words),
+            "entity_vector": chunk_list(h for h in hits if h.by_meaning),
+            "graph": graph,
+        }
 
     async def _readable(
         self, org_id: str, policy: MemoryPolicyContext, entities: Sequence[DerivedEntity]
@@ -142,15 +193,21 @@ class DerivedRecall:
                 older_of.setdefault(x.newer_id, []).append(x.older_id)
         placed: dict[str, DerivedEntity] = {}
         for e in kept:  # each record's place goes to the newest visible record of its chain
-            newest, seen = e.entity_id, {e.entity_id}
-            while newest in newer_of and newer_of[newest] not in seen:
-                newest = newer_of[newest]
-                seen.add(newest)
+            newest = _newest(e.entity_id, newer_of)
             placed.setdefault(newest, by_id[newest])
         trail = [e for e in kept if e.entity_id not in placed]
         return [*placed.values(), *trail], newer_of, older_of, mentions
 
 
-def chunk_list(hits: Sequence[DerivedHit]) -> list[str]:
+def _newest(entity_id: str, newer_of: dict[str, str]) -> str:
+    """The end of the record's chain of replacements (each link followed once)."""
+    newest, seen = entity_id, {entity_id}
+    while newest in newer_of and newer_of[newest] not in seen:
+        newest = newer_of[newest]
+        seen.add(newest)
+    return newest
+
+
+def chunk_list(hits: Iterable[DerivedHit]) -> list[str]:
     """The chunks the records mention, in the records' order: the ``entity`` signal."""
     return list(dict.fromkeys(c for h in hits for c in h.chunk_ids))

@@ -3,14 +3,16 @@
 ``graph``: from the strongest matched records (the seeds), k hops (1 by
 default) through ``relates_to`` edges to the records at their other ends,
 and through identity: a person, project or artifact named exactly alike in
-another promoted record is the same node (promotion does not merge them
-yet). The chunks those records mention, in the order they were reached,
-are the list. It brings back what a question reaches only through a
-relationship ("Orion is led by Priya" + "Priya owns the rollback runbook"
-answers "what does Orion's lead own" though the runbook never names Orion).
+another promoted record is the same node (promotion merges namesakes of one
+type within one space; across spaces and types they stay apart). The chunks
+those records mention, in the order they were reached, are the list. It
+brings back what a question reaches only through a relationship ("Orion is
+led by Priya" + "Priya owns the rollback runbook" answers "what does Orion's
+lead own" though the runbook never names Orion).
 
-``relation``: BM25 over the relationship facts; the chunks their two ends
-mention.
+``relation``: BM25 over the relationship facts, fused with the facts nearest
+the query's meaning (``application.reflection.meaning``); the chunks their
+two ends mention.
 
 Bounded: at most ``seeds`` seeds, ``fan_out`` edges per hop, and namesakes
 looked up for at most ``seeds`` records per hop (``fan_out`` each).
@@ -25,6 +27,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from application.ports import MemoryStore
+from application.reflection.meaning import Meaning, by_meaning, fused_order
 from application.reflection.ports import GraphStore
 from application.reflection.reading import all_readable
 from application.reflection.records import DerivedEdge, DerivedEntity
@@ -166,7 +169,12 @@ class GraphExpansion:
         return list(dict.fromkeys(c for e in reached for c in mentions.get(e.entity_id, [])))
 
     async def relation_chunks(
-        self, org_id: str, query: str, policy: MemoryPolicyContext, limit: int = 20
+        self,
+        org_id: str,
+        query: str,
+        policy: MemoryPolicyContext,
+        limit: int = 20,
+        meaning: Meaning | None = None,
     ) -> list[str]:
         """The ``relation`` list: chunks mentioned by the ends of matching, readable facts.
 
@@ -176,12 +184,22 @@ class GraphExpansion:
         if not self._relations:
             return []
         visible = readable_spaces(policy)
-        scored = await self._graph.edge_lexical(org_id, meaningful_query(query), limit, visible)
-        if not scored:
+        words, near = await asyncio.gather(
+            self._graph.edge_lexical(org_id, meaningful_query(query), limit, visible),
+            by_meaning(self._graph.edge_vector, org_id, meaning, limit, visible),
+        )
+        if not words and not near:
             return []
-        found = await self._graph.get_edges(org_id, [s.item_id for s in scored])
-        ordered = [found[s.item_id] for s in scored if s.item_id in found]
+        ids = fused_order(words, near)
+        found = await self._graph.get_edges(org_id, ids)
+        ordered = [found[i] for i in ids if i in found]
         _, edges = await self._gate(org_id, policy, visible, [], ordered)
         ends = list(dict.fromkeys(end for e in edges for end in (e.from_id, e.to_id)))
         mentions = await self._graph.mentions_of(org_id, ends)
-        return list(dict.fromkeys(c for end in ends for c in mentions.get(end, [])))
+        chunks: list[str] = []
+        for edge in edges:
+            # what both ends mention first: where the fact is stated (an end merged from
+            # several promotions also mentions the other sessions it came from)
+            one, other = mentions.get(edge.from_id, []), mentions.get(edge.to_id, [])
+            chunks += [c for c in one if c in other] + one + other
+        return list(dict.fromkeys(chunks))

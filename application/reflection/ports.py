@@ -7,8 +7,9 @@ Each store has a contract suite in ``contracts/`` (``candidate_store.py``,
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from application.records import ScoredId
+from application.records import ScoredId, Vector
 from application.reflection.records import DerivedEdge, DerivedEntity, Mention, Supersession
+from application.reflection.vector_records import DerivedText, DerivedVector
 from domain.models import Source
 from domain.reflection.candidates import (
     CandidateType,
@@ -68,6 +69,13 @@ class GraphStore(Protocol):
         self, org_id: str, entity_ids: Sequence[str]
     ) -> dict[str, DerivedEntity]: ...
 
+    async def entity_named(
+        self, org_id: str, kind: CandidateType, name: str, scope: ScopeRef
+    ) -> DerivedEntity | None:
+        """The entity of this type in this space whose name equals ``name`` once case and
+        spacing are set aside (``merging.name_key``), the smallest id if several; None."""
+        ...
+
     async def entity_lexical(
         self, org_id: str, query: str, limit: int, visible: frozenset[ScopeRef] | None
     ) -> list[ScoredId]:
@@ -121,6 +129,42 @@ class GraphStore(Protocol):
         self, org_id: str, entity_ids: Sequence[str]
     ) -> list[Supersession]:
         """The ``SUPERSEDES`` edges from or to any of the entities, in edge-id order."""
+        ...
+
+    async def entity_vector(
+        self,
+        org_id: str,
+        vector: Vector,
+        limit: int,
+        visible: frozenset[ScopeRef] | None,
+        model: str,
+    ) -> list[ScoredId]:
+        """Entities by cosine similarity of their ``model`` vector to ``vector`` (the score),
+        best first (then id), only in ``visible`` spaces; records without one are absent."""
+        ...
+
+    async def edge_vector(
+        self,
+        org_id: str,
+        vector: Vector,
+        limit: int,
+        visible: frozenset[ScopeRef] | None,
+        model: str,
+    ) -> list[ScoredId]:
+        """``relates_to`` edges by cosine similarity of their fact's ``model`` vector, as
+        ``entity_vector``."""
+        ...
+
+    async def unembedded(self, org_id: str, model: str, limit: int) -> list[DerivedText]:
+        """At most ``limit`` records with no vector of ``model`` (entities first, then edges,
+        each in id order) and the text each is embedded from."""
+        ...
+
+    async def attach_vectors(
+        self, org_id: str, model: str, vectors: Sequence[DerivedVector]
+    ) -> None:
+        """Give the records their ``model`` vectors (replacing any other); a record gone
+        meanwhile is skipped. Promoting an entity again drops its vector."""
         ...
 
     async def forget_source(self, org_id: str, source_id: str) -> int:

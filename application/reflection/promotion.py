@@ -4,9 +4,11 @@ A statement (a decision, a task, a person ...) becomes one ``entity``; a
 relationship becomes two entities (its subject and object) joined by a
 ``relates_to`` edge of its predicate. Each entity ``mentions`` the chunks its
 spans overlap, so retrieval can go from a derived record to the raw text
-that supports it. Entity resolution across candidates (one "Maya" for every
-session) is not done yet: each candidate makes its own records, so a
-record's sources are exactly its candidate's, and so is who may read it.
+that supports it. Entity resolution across candidates: an entity named like
+an existing one of the same type in the same space merges into it at accept
+(``application.reflection.merging``: union of sources, mentions and edges;
+the trail of candidates kept), so one "Maya" per space gathers every session;
+its sources are then the union, and so is who may read it.
 """
 
 from collections.abc import Mapping, Sequence

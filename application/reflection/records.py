@@ -33,6 +33,8 @@ class Provenance(msgspec.Struct, frozen=True, kw_only=True):
     promoted_at: datetime
     valid_from: datetime
     confidence: float
+    #: later candidates merged into this record (``application.reflection.merging``)
+    merged_from: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.source_ids or set(self.source_hashes) != set(self.source_ids):

@@ -26,11 +26,13 @@ from application.reflection.commands import (
     ReviewRequest,
     ReviewResult,
 )
+from application.reflection.merging import merged_records
 from application.reflection.ports import CandidateStore, GraphStore
 from application.reflection.promotion import NativeRecords, native_records, promoted_records
 from application.reflection.reading import all_readable, read_sources
 from application.reflection.records import Supersession
 from application.reflection.superseding import Superseding
+from application.reflection.vectors import DerivedVectors
 from application.trust.audit import AuditTrail
 from application.trust.guard import denied, require_org, write_target
 from domain.errors import ConflictError, InvalidInputError, NotFoundError, PolicyDeniedError
@@ -61,12 +63,15 @@ class Reviewer:
         audit: AuditTrail,
         clock: Clock,
         tokens: PreviewTokens | None = None,
+        vectors: DerivedVectors | None = None,
     ) -> None:
         #: checks the token of a promotion preview, when an accept carries one
         self._tokens = tokens
         self._store = store
         self._candidates = candidates
         self._graph = graph
+        #: embeds what a promotion wrote, in the background (an accept never waits for it)
+        self._vectors = vectors
         self._audit = audit
         self._clock = clock
         self._superseding = Superseding(store=store, graph=graph)
@@ -276,7 +281,13 @@ class Reviewer:
             decision_reason=decision.reason,
             now=self._clock.now(),
         )
+        org_id = candidate.org_id
+        records = await merged_records(
+            self._graph, records, lambda ids: all_readable(self._store, policy, org_id, ids)
+        )
         await self._graph.promote(records.entities, records.edges, records.mentions)
+        if self._vectors is not None:
+            self._vectors.schedule(candidate.org_id)
         links: list[Supersession] = []
         if candidate.relation is None:  # a statement: its one entity may replace older ones
             links = await self._superseding.accepted(candidate, records.entities[0], named, policy)

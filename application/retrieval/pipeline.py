@@ -168,12 +168,15 @@ class RetrievalPipeline:
         where: CandidateFilter,
         as_of: datetime | None = None,
         extra: Awaitable[Mapping[str, Sequence[str]]] | None = None,
+        on_vector: Callable[[Vector], None] | None = None,
     ) -> list[Found]:
         """At most ``limit`` chunk ids, best first; every candidate was admitted by ``where``.
 
         ``extra``: more ranked chunk-id lists computed outside the index (the ``entity``
         signal of derived memory), awaited beside the index searches; they join the turn
         signals, filtered by ``where`` too. The fused modes only (HYBRID, RANKED).
+        ``on_vector``: told the query vector as soon as it is made (``extra``'s vector legs
+        reuse it rather than embed the query again).
         """
         depth = max(limit, _MIN_CANDIDATES)
         if self._mode in (RetrievalMode.BM25, RetrievalMode.VECTOR):
@@ -183,6 +186,8 @@ class RetrievalPipeline:
         unnamed = self._conversation.unnamed_vector
         guess = self._unnamed.guess(org_id, where, query) if unnamed else None
         vector = await self._query_vector(query if guess is None else guess)
+        if on_vector is not None:
+            on_vector(vector)
         shape = profile_question(query)
         # a counted thing is often mentioned in passing, without the question's frame
         # ("how many ... did I"): the subject's meaning alone is one more turn signal

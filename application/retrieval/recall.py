@@ -19,7 +19,9 @@ import msgspec
 from application.embedding import QueryVectorCache
 from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.readiness import OrgReadiness
+from application.records import Vector
 from application.reflection.derived import DerivedHit, DerivedRecall
+from application.reflection.vector_records import QueryMeaning
 from application.rerank import Reranker
 from application.retrieval.lifecycle import LifecycleNote, honour_corrections
 from application.retrieval.options import ConversationRecall
@@ -67,6 +69,7 @@ class Recall:
         self._store = store
         #: promoted records as one more signal (``entity``); None: raw memory only
         self._derived = derived
+        self._embedder = embedder
         #: shared with the write path: an organisation is prepared once per process
         self.readiness = readiness or OrgReadiness(store, index, embedder)
         self.query_vectors = QueryVectorCache(embedder)
@@ -145,8 +148,19 @@ class Recall:
         # the records' queries run beside the index searches (the store's I/O overlaps
         # the in-process index's CPU work), not before them
         derived = self._derived
-        hits = asyncio.ensure_future(derived.signals(request.org_id, request.query, policy))
-        facts = asyncio.ensure_future(derived.relation_list(request.org_id, request.query, policy))
+        # the records' vector legs wait for the query vector the pipeline makes anyway
+        meaning: asyncio.Future[QueryMeaning | None] = asyncio.get_running_loop().create_future()
+
+        def heard(vector: Vector) -> None:
+            if not meaning.done():
+                meaning.set_result(QueryMeaning(vector=vector, model=self._embedder.space.model))
+
+        hits = asyncio.ensure_future(
+            derived.signals(request.org_id, request.query, policy, meaning=meaning)
+        )
+        facts = asyncio.ensure_future(
+            derived.relation_list(request.org_id, request.query, policy, meaning=meaning)
+        )
 
         async def entity_signal() -> dict[str, list[str]]:
             return {**(await hits)[1], "relation": await facts}
@@ -154,9 +168,17 @@ class Recall:
         signal = entity_signal()
         try:
             found = await self._pipeline.run(
-                request.org_id, request.query, limit, where, request.as_of, extra=signal
+                request.org_id,
+                request.query,
+                limit,
+                where,
+                request.as_of,
+                extra=signal,
+                on_vector=heard,
             )
         finally:
+            if not meaning.done():  # the pipeline failed before embedding: no vector legs
+                meaning.set_result(None)
             signal.close()  # a no-op once awaited; if the pipeline failed first, never awaited
             for pending in (hits, facts):
                 if not pending.done():

@@ -19,6 +19,7 @@ from adapters.system.clock import FixedClock
 from adapters.system.ids import TimeOrderedIds
 from adapters.tokenizers.tiktoken_counter import TiktokenCounter
 from application.commands import ContextRequest, RememberRequest, SearchRequest
+from application.ports import Embedder
 from application.reembed.service import EmbedderCatalog
 from application.results import ContextPack, RememberResult, SearchResults
 from application.services import Services
@@ -37,10 +38,11 @@ class World:
         home_org_id: str = "home",
         trusted_extractors: frozenset[str] = frozenset(),
         embedders: EmbedderCatalog | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
         self.store = InMemoryMemoryStore()
         self.index = InProcessIndex()
-        self.embedder = HashingEmbedder()
+        self.embedder = embedder or HashingEmbedder()
         self.clock = FixedClock(START)
         self.control_store = InMemoryControlStore()
         self.audit_log = InMemoryAuditLog()

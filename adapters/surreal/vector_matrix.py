@@ -1,0 +1,87 @@
+"""Derived records' vectors held in process for a short while, as one matrix per table.
+
+Why: SurrealDB's brute-force ``vector::similarity::cosine`` decodes every
+row's vector on every search; at 400 entities of 384 dimensions that was
+the costliest read of a derived search (``benchmarks/reflection.py``, see
+RESULTS "Derived records by meaning"). The rows change only when records
+are promoted, embedded or forgotten, so this process keeps them as a numpy
+matrix and answers with one product.
+
+Fresh enough: an entry is dropped at any write this process makes to the
+organisation's graph, and in any case after ``ttl`` seconds (another
+process writing the same store, or an organisation dropped behind the
+graph's back, is seen within that time; the cache holds vectors and ids
+only, never text). A hit is still only a candidate: derived recall reads
+every record back from the store and gates it on its sources.
+"""
+
+import time
+from collections.abc import Awaitable, Callable, Sequence
+
+import numpy as np
+
+from application.records import ScoredId, Vector
+
+__all__ = ["Matrix", "VectorMatrices"]
+
+
+class Matrix:
+    """The rows of one table and model: ids, space codes, unit vectors."""
+
+    __slots__ = ("ids", "made", "spaces", "vectors")
+
+    def __init__(self, rows: Sequence[tuple[str, str, Vector]], made: float) -> None:
+        self.ids = [r[0] for r in rows]
+        self.spaces = np.array([r[1] for r in rows], dtype=object)
+        dims = len(rows[0][2]) if rows else 0
+        matrix = np.array([r[2] for r in rows], dtype=np.float32).reshape(len(rows), dims)
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        self.vectors = matrix / np.where(norms == 0, 1.0, norms)
+        self.made = made
+
+    def nearest(self, vector: Vector, limit: int, spaces: frozenset[str] | None) -> list[ScoredId]:
+        if not self.ids or len(vector) != self.vectors.shape[1]:
+            return []
+        query = np.asarray(vector, dtype=np.float32)
+        norm = float(np.linalg.norm(query))
+        if norm == 0:
+            return []
+        scores = self.vectors @ (query / norm)
+        keep = np.ones(len(self.ids), dtype=bool)
+        if spaces is not None:
+            keep = np.isin(self.spaces, list(spaces))
+        rows = np.flatnonzero(keep)
+        ranked = sorted(rows.tolist(), key=lambda i: (-float(scores[i]), self.ids[i]))
+        return [ScoredId(self.ids[i], float(scores[i])) for i in ranked[: max(limit, 0)]]
+
+
+class VectorMatrices:
+    def __init__(self, ttl: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self._ttl = ttl
+        self._clock = clock
+        self._held: dict[tuple[str, str, str], Matrix] = {}
+        #: bumped by every ``forget``: a load that a write overtook is used once, not kept
+        self._generation: dict[str, int] = {}
+
+    async def get(
+        self,
+        key: tuple[str, str, str],
+        load: Callable[[], Awaitable[list[tuple[str, str, Vector]]]],
+    ) -> Matrix:
+        """The matrix of (namespace, table, model), loaded when missing or too old."""
+        now = self._clock()
+        for stale in [k for k, m in self._held.items() if now - m.made > self._ttl]:
+            del self._held[stale]
+        held = self._held.get(key)
+        if held is None:
+            generation = self._generation.get(key[0], 0)
+            held = Matrix(await load(), now)
+            if self._generation.get(key[0], 0) == generation:
+                self._held[key] = held
+        return held
+
+    def forget(self, namespace: str) -> None:
+        """The organisation's graph changed: its matrices are read again next time."""
+        self._generation[namespace] = self._generation.get(namespace, 0) + 1
+        for key in [k for k in self._held if k[0] == namespace]:
+            del self._held[key]
