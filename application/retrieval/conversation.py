@@ -64,12 +64,21 @@ def window_list(
 
 
 def spread_turns(
-    ranked: Sequence[T], chunk_of: Callable[[T], IndexedText], per_episode: int, by_runs: bool
+    ranked: Sequence[T],
+    chunk_of: Callable[[T], IndexedText],
+    per_episode: int,
+    by_runs: bool,
+    run_turns: int = 2,
 ) -> list[T]:
-    """The per-episode spread, counting runs of neighbouring turns or (as before) single turns."""
+    """The per-episode spread, counting runs of neighbouring turns (at most ``run_turns``
+    each) or (as before) single turns."""
     if by_runs:
         return spread_over_runs(
-            ranked, lambda r: chunk_of(r).source_id, lambda r: chunk_of(r).turn_index, per_episode
+            ranked,
+            lambda r: chunk_of(r).source_id,
+            lambda r: chunk_of(r).turn_index,
+            per_episode,
+            run_turns,
         )
     return spread_over_episodes(ranked, lambda r: chunk_of(r).source_id, per_episode)
 

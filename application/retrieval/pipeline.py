@@ -253,7 +253,9 @@ class RetrievalPipeline:
             item_lists["window"] = [cid for cid in windows if cid in chunks]
         # a request for suggestions fitting the person ("can you suggest ... I'd enjoy") is
         # answered by what they said across a whole talk: its episode counts in full
-        whole_talk = self._ranks and shape.preference and self._conversation.preference_talks
+        whole_talk = (self._ranks and shape.preference and self._conversation.preference_talks) or (
+            shape.multi_episode and self._conversation.counting_talks
+        )
         pooled = self._conversation.pool_context and not whole_talk
         fused = fuse_with_episodes(
             item_lists,
@@ -269,9 +271,15 @@ class RetrievalPipeline:
         # a question whose answer spans episodes ("how many", "which first") gets one
         # turn per episode first, so the list shows as many of them as it can
         listing = shape.listing and self._conversation.list_spread and self._ranks
-        per_episode = 1 if shape.multi_episode or listing else _TURNS_BEFORE_SPREAD
+        by_runs = self._conversation.run_spread
+        per_turns = self._conversation.spread_runs if by_runs else _TURNS_BEFORE_SPREAD
+        per_episode = 1 if shape.multi_episode or listing else per_turns
         spread = spread_turns(
-            found, lambda f: chunks[f.chunk_id], per_episode, self._conversation.run_spread
+            found,
+            lambda f: chunks[f.chunk_id],
+            per_episode,
+            by_runs,
+            self._conversation.run_turns,
         )
         if self._reranker is not None and self._ranks:
             # after the ranker, over the first top-N it shows: may lift one past ``limit``

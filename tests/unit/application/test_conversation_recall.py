@@ -235,3 +235,55 @@ async def test_a_preference_request_fuses_whole_talks_and_other_questions_pool(
         parts, ConversationRecall(preference_talks=False), plain
     )
     assert not ConversationRecall.off().preference_talks
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "ranked"])
+async def test_a_counting_question_fuses_whole_talks_and_other_questions_pool(
+    parts: Parts, mode: str
+) -> None:
+    from application.retrieval.pipeline import RetrievalMode
+
+    await _talks(parts)
+    unpooled = ConversationRecall(episode_weight=1.0, pool_context=False, counting_talks=False)
+
+    async def scores(conversation: ConversationRecall, query: str) -> list[float]:
+        recall = Recall(
+            store=parts.store,
+            index=parts.index,
+            embedder=parts.embedder,
+            conversation=conversation,
+            retrieval_mode=RetrievalMode(mode),
+        )
+        service = MemoryService(
+            store=parts.store,
+            index=parts.index,
+            embedder=parts.embedder,
+            tokens=parts.service._tokens,
+            clock=parts.clock,
+            ids=parts.service._ids,
+            audit=parts.service._audit,
+            recall=recall,
+        )
+        found = await service.search(SearchRequest(org_id=ORG, query=query), parts.ctx)
+        return [round(h.score, 6) for h in found.results]
+
+    counting = "How many times did I mention the mountains or my camera?"
+    assert await scores(ConversationRecall(), counting) == await scores(unpooled, counting)
+    assert await scores(ConversationRecall(), counting) != await scores(
+        ConversationRecall(counting_talks=False), counting
+    )
+    plain = "When is the quarterly report due?"
+    assert await scores(ConversationRecall(), plain) == await scores(
+        ConversationRecall(counting_talks=False), plain
+    )
+    assert not ConversationRecall.off().counting_talks
+
+
+def test_the_spread_parts_are_checked() -> None:
+    with pytest.raises(ValueError):
+        ConversationRecall(run_turns=0)
+    with pytest.raises(ValueError):
+        ConversationRecall(spread_runs=0)
+    assert parse_conversation("run_turns=3,spread_runs=4") == ConversationRecall(
+        run_turns=3, spread_runs=4
+    )

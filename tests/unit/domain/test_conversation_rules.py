@@ -72,6 +72,23 @@ def test_the_spread_counts_runs_of_neighbouring_turns_not_single_turns() -> None
         spread_over_runs(ranked, lambda t: t[0], lambda t: t[1], per_episode=0)
 
 
+def test_a_run_holds_a_question_and_its_reply_not_a_whole_talk() -> None:
+    # a user/assistant talk: every turn is next to another speaker's
+    ranked = [("e1", 4), ("e1", 5), ("e1", 6), ("e1", 3), ("e2", 1), ("e1", 7)]
+    paired = spread_over_runs(ranked, lambda t: t[0], lambda t: t[1], per_episode=1)
+    # 4 and 5 are one run; 6 would make it three turns, so it is a second run: it waits
+    assert paired[:3] == [("e1", 4), ("e1", 5), ("e2", 1)]
+    unbounded = spread_over_runs(
+        ranked, lambda t: t[0], lambda t: t[1], per_episode=1, max_run=10
+    )
+    assert unbounded[:5] == [("e1", 4), ("e1", 5), ("e1", 6), ("e1", 3), ("e2", 1)]
+    # two runs of two: 6 opens the second run, 7 joins it; 3 waits
+    two = spread_over_runs(ranked, lambda t: t[0], lambda t: t[1], per_episode=2)
+    assert two == [("e1", 4), ("e1", 5), ("e1", 6), ("e2", 1), ("e1", 7), ("e1", 3)]
+    with pytest.raises(ValueError):
+        spread_over_runs(ranked, lambda t: t[0], lambda t: t[1], max_run=0)
+
+
 def _cands(*turns: tuple[str, str, str, float]) -> list[Candidate]:
     return [
         Candidate(
