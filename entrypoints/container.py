@@ -199,16 +199,21 @@ def make_services(
     reranker: Reranker | None = None,
     rerank_top_n: int = 20,
     conversation: ConversationRecall | None = None,
+    derived_stores: tuple[CandidateStore, GraphStore] | None = None,
+    trusted_extractors: frozenset[str] = frozenset(),
 ) -> Services:
     """Every use case over the given ports, with the system clock, ids and token counter.
 
     ``retrieval_mode`` lets a benchmark measure each retrieval stage; serving uses the default.
+    ``derived_stores`` lets several services over one in-memory store share the candidates
+    and the graph (a benchmark reflects through one and searches through another);
+    ``trusted_extractors`` turns on the documented auto-accept rule for those extractors.
     """
     from adapters.system.clock import SystemClock
     from adapters.system.ids import TimeOrderedIds
     from adapters.tokenizers.tiktoken_counter import TiktokenCounter
 
-    candidates, graph = make_derived_stores(store)
+    candidates, graph = derived_stores or make_derived_stores(store)
     return Services(
         store=store,
         index=index,
@@ -235,6 +240,7 @@ def make_services(
         imports=imports,
         candidates=candidates,
         graph=graph,
+        trusted_extractors=trusted_extractors,
     )
 
 
@@ -246,6 +252,7 @@ def make_service(
     reranker: Reranker | None = None,
     rerank_top_n: int = 20,
     conversation: ConversationRecall | None = None,
+    derived_stores: tuple[CandidateStore, GraphStore] | None = None,
 ) -> MemoryService:
     """The memory use cases alone, auditing to memory (benchmarks and tools)."""
     from adapters.inmemory.audit_log import InMemoryAuditLog
@@ -262,6 +269,7 @@ def make_service(
         reranker=reranker,
         rerank_top_n=rerank_top_n,
         conversation=conversation,
+        derived_stores=derived_stores,
     ).memory
 
 
