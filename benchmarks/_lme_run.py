@@ -8,6 +8,7 @@ appearance of any of their turns in the search results.
 import time
 import uuid
 import zlib
+from collections import Counter
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -140,6 +141,7 @@ async def run_question(
                 # promoted records that matched, and top-10 hits a derived signal supported
                 "derived_hits": len(results.derived),
                 "derived_top10": sum(1 for h in results.results[:10] if _derived_signal(h)),
+                "derived_types": dict(Counter(str(h.type) for h in results.derived[:10])),
                 "sessions": sessions[:20],
                 "turns": [[s, t, (s, t) in gold_turns] for s, t in turns[:10]],
                 "metrics": question_metrics(

@@ -108,7 +108,9 @@ def test_auto_promotes_by_the_documented_rule_and_only_the_sharing_searcher_find
     assert derived["records"] >= 2 and derived["derive_ms"] >= derived["reflect_ms"] > 0
     assert record["modes"]["ranked"]["derived_hits"] >= 1
     assert record["modes"]["ranked"]["derived_top10"] >= 1
+    assert record["modes"]["ranked"]["derived_types"].get("decision") == 1
     assert record["modes"]["ranked-raw"]["derived_hits"] == 0
+    assert record["modes"]["ranked-raw"]["derived_types"] == {}
     assert record["modes"]["ranked-raw"]["derived_top10"] == 0
     assert record["modes"]["ranked"]["sessions"][0] == "s-tiles"
 
