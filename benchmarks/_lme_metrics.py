@@ -74,6 +74,10 @@ def aggregate(records: Sequence[dict[str, Any]], mode: str) -> dict[str, Any]:
         by_type[qtype] = {key: _mean(typed, key) for key in keys if key.endswith(("@5", "@10"))}
         by_type[qtype]["questions"] = len(typed)
     overall["by_type"] = by_type
+    tagged = [r["modes"][mode] for r in records if "derived_top10" in r["modes"][mode]]
+    if tagged:  # top-10 hits a derived signal supported, and matched records, per question
+        for key in ("derived_top10", "derived_hits"):
+            overall[f"{key}_mean"] = round(sum(m[key] for m in tagged) / len(tagged), 2)
     latencies = sorted(r["modes"][mode]["search_ms"] for r in records)
     if latencies:
         overall["search_p50_ms"] = round(_percentile(latencies, 50), 2)

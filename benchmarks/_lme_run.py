@@ -7,11 +7,14 @@ appearance of any of their turns in the search results.
 
 import time
 import uuid
+import zlib
+from collections import Counter
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from application.commands import ContextRequest, RememberRequest, SearchRequest
 from application.memory_service import MemoryService
+from application.results import SearchHit
 from benchmarks._embed_cache import CachedEmbedder
 from benchmarks._lme_data import chunk_texts
 from benchmarks._lme_metrics import question_metrics
@@ -19,6 +22,9 @@ from domain.models import Principal, Turn
 from domain.policy import MemoryPolicyContext, OrgRole, Surface
 from domain.scopes import SourceType
 from domain.visible_text import has_visible_text
+
+if TYPE_CHECKING:
+    from benchmarks._lme_derived import DerivedPhase
 
 __all__ = ["owner_context", "parse_when", "run_question"]
 
@@ -91,7 +97,12 @@ async def run_question(
     embedder: CachedEmbedder,
     pack: bool,
     limit: int,
+    derived: "DerivedPhase | None" = None,
+    rotate: bool = False,
 ) -> dict[str, Any]:
+    """``derived``: reflect and promote after the haystack is remembered (``_lme_derived``).
+    ``rotate``: the searchers take turns going first, question by question (a paired
+    comparison's arms then share the first search's costs alike)."""
     org = f"lme-{item['question_id']}-{uuid.uuid4().hex[:8]}"
     started = time.perf_counter()
     await embedder.prefill(chunk_texts(item))
@@ -107,7 +118,13 @@ async def run_question(
         "modes": {},
     }
     try:
-        for mode, service in searchers.items():
+        if derived is not None:
+            record["derived"] = await derived.run(org, list(session_of))
+        order = list(searchers.items())
+        if rotate:
+            turn = zlib.crc32(str(item["question_id"]).encode()) % len(order)
+            order = order[turn:] + order[:turn]
+        for mode, service in order:
             request = SearchRequest(org_id=org, query=item["question"], limit=limit, as_of=as_of)
             t0 = time.perf_counter()
             results = await service.search(request, owner_context(org))
@@ -121,6 +138,10 @@ async def run_question(
             )
             record["modes"][mode] = {
                 "search_ms": round(search_ms, 3),
+                # promoted records that matched, and top-10 hits a derived signal supported
+                "derived_hits": len(results.derived),
+                "derived_top10": sum(1 for h in results.results[:10] if _derived_signal(h)),
+                "derived_types": dict(Counter(str(h.type) for h in results.derived[:10])),
                 "sessions": sessions[:20],
                 "turns": [[s, t, (s, t) in gold_turns] for s, t in turns[:10]],
                 "metrics": question_metrics(
@@ -146,4 +167,11 @@ async def run_question(
             }
     finally:
         await ingest.drop_organization(org)
+        if derived is not None:
+            await derived.forget(org)
     return record
+
+
+def _derived_signal(hit: SearchHit) -> bool:
+    s = hit.signals
+    return any(r is not None for r in (s.entity_rank, s.graph_rank, s.relation_rank))

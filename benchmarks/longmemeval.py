@@ -2,6 +2,7 @@
 
     python -m benchmarks.longmemeval --data PATH --out RESULTS.json \\
         [--limit N] [--types T,...] [--workers N] [--mode bm25,vector,hybrid,ranked]
+        [--derived off|on|paired] [--accept auto|all]
 
 For each question: a throwaway organisation; every haystack session is
 remembered as one conversation (an episode dated with the session's date,
@@ -13,6 +14,14 @@ Metrics follow LongMemEval's official session-level semantics (see
 ``benchmarks/out/`` (filled on a miss); query vectors are always computed
 live, so the timed search includes the model. Progress goes to stderr; the
 last stdout line is one JSON object (the last mode's metrics at top level).
+
+``--derived on`` reflects on each haystack with the rules extractor and
+promotes candidates (``--accept auto``: the documented auto-accept rule;
+``all``: every candidate) before searching, so the ranked mode's derived
+signals have records to find (``_lme_derived``); off (the default) searches
+raw memory only, as every earlier figure did; ``paired`` runs both arms in
+one pass (``ranked`` with the records, ``ranked-raw`` without), so that
+their latencies share the machine's load.
 """
 
 import argparse
@@ -27,9 +36,18 @@ from typing import Any
 from application.commands import RememberRequest, SearchRequest
 from application.memory_service import MemoryService
 from application.ports import Embedder, MemoryStore, RetrievalIndex
+from application.reflection.ports import CandidateStore, GraphStore
 from application.retrieval.pipeline import RetrievalMode
 from benchmarks._embed_cache import CachedEmbedder, DiskEmbeddingCache
 from benchmarks._lme_data import DEFAULT_LME, load_questions, stratified
+from benchmarks._lme_derived import (
+    ACCEPT_MODES,
+    DERIVED_SWITCH,
+    RAW_SUFFIX,
+    DerivedPhase,
+    derived_ingest,
+    summarize_derived,
+)
 from benchmarks._lme_metrics import aggregate
 from benchmarks._lme_run import owner_context, run_question
 from benchmarks._stats import machine_info
@@ -81,6 +99,18 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         default=SEARCH_LIMIT,
         help="results read per search; sessions rank by first appearance",
     )
+    p.add_argument(
+        "--derived",
+        choices=DERIVED_SWITCH,
+        default="off",
+        help="reflect and promote each haystack before searching (rules extractor)",
+    )
+    p.add_argument(
+        "--accept",
+        choices=ACCEPT_MODES,
+        default="auto",
+        help="with --derived on: the auto-accept rule, or accept every candidate",
+    )
     return p.parse_args(argv)
 
 
@@ -100,6 +130,7 @@ def _service(
     embedder: Embedder,
     mode: RetrievalMode,
     conversation: str = "on",
+    derived_stores: tuple[CandidateStore, GraphStore] | None = None,
 ) -> MemoryService:
     from benchmarks.conversations._options import parse_conversation
     from entrypoints.container import make_service
@@ -110,6 +141,7 @@ def _service(
         embedder,
         retrieval_mode=mode,
         conversation=parse_conversation(conversation),
+        derived_stores=derived_stores,
     )
 
 
@@ -157,8 +189,22 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     before = len(cached._cache)
     store = _store(args.store)
     index = make_index(args.index, store)
-    ingest = _service(store, index, cached, RetrievalMode.RANKED)
-    searchers = {m.value: _service(store, index, model, m, args.conversation) for m in modes}
+    phase: DerivedPhase | None = None
+    stores: tuple[CandidateStore, GraphStore] | None = None
+    searchers: dict[str, MemoryService] = {}
+    if args.derived == "off":
+        ingest = _service(store, index, cached, RetrievalMode.RANKED)
+    else:
+        ingest, phase = derived_ingest(store, index, cached, args.accept)
+        stores = phase.stores
+    if args.derived == "paired":  # its own (empty) derived stores: raw memory only
+        searchers = {
+            m.value + RAW_SUFFIX: _service(store, index, model, m, args.conversation)
+            for m in modes
+        }
+    searchers |= {
+        m.value: _service(store, index, model, m, args.conversation, stores) for m in modes
+    }
     await _warm_up(searchers)
     progress = _Progress(len(items))
     gate = asyncio.Semaphore(max(args.workers, 1))
@@ -167,7 +213,14 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     async def one(item: dict[str, Any]) -> dict[str, Any]:
         async with gate:
             record = await run_question(
-                item, ingest, searchers, cached, not args.no_pack, args.search_limit
+                item,
+                ingest,
+                searchers,
+                cached,
+                not args.no_pack,
+                args.search_limit,
+                phase,
+                rotate=args.derived == "paired",
             )
             hit = record["modes"][modes[-1].value]["metrics"]["recall_all@5"]
             progress.step(f"{item['question_type'][:22]:22} all@5={hit:.0f}")
@@ -184,14 +237,17 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
         "store": args.store,
         "index": args.index,
         "conversation": args.conversation,
+        "derived": args.derived if phase is None else f"{args.derived} ({args.accept})",
         "workers": args.workers,
         "wall_s": round(wall, 1),
         "ingest_s": round(sum(r["ingest_s"] for r in records), 1),
         "embedded_new": cached.model_texts,
         "cache_size_before": before,
         "machine": machine_info(),
-        "modes": {m.value: aggregate(records, m.value) for m in modes},
+        "modes": {name: aggregate(records, name) for name in searchers},
     }
+    if phase is not None:
+        summary["derived_stats"] = summarize_derived(records)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"summary": summary, "questions": records}, indent=1))
     return summary

@@ -229,21 +229,25 @@ def make_services(
     conversation: ConversationRecall | None = None,
     embedders: EmbedderCatalog | None = None,
     reflect_on_write: bool = False,
+    derived_stores: tuple[CandidateStore, GraphStore] | None = None,
+    trusted_extractors: frozenset[str] = frozenset(),
 ) -> Services:
     """Every use case over the given ports, with the system clock, ids and token counter.
 
     ``retrieval_mode`` lets a benchmark measure each retrieval stage; serving uses the default.
     ``embedders``: the models ``tessera reembed`` may switch to, by name.
+    ``derived_stores`` lets several services over one in-memory store share the candidates
+    and the graph (a benchmark reflects through one and searches through another);
+    ``trusted_extractors`` turns on the documented auto-accept rule for those extractors.
     """
     from adapters.system.clock import SystemClock
     from adapters.system.ids import TimeOrderedIds
     from adapters.tokenizers.tiktoken_counter import TiktokenCounter
 
-    candidates, graph = make_derived_stores(store)
+    candidates, graph = derived_stores or make_derived_stores(store)
     embedder = switchable(embedder)  # recall and every use case share the one that switches
     vectors = DerivedVectors(graph=graph, store=store, embedder=embedder)
     services = Services(
-
         store=store,
         index=index,
         embedder=embedder,
@@ -271,6 +275,7 @@ def make_services(
         graph=graph,
         embedders=embedders,
         derived_vectors=vectors,
+        trusted_extractors=trusted_extractors,
     )
     if reflect_on_write:
         services.reflect_on_write()
@@ -285,6 +290,7 @@ def make_service(
     reranker: Reranker | None = None,
     rerank_top_n: int = 20,
     conversation: ConversationRecall | None = None,
+    derived_stores: tuple[CandidateStore, GraphStore] | None = None,
 ) -> MemoryService:
     """The memory use cases alone, auditing to memory (benchmarks and tools)."""
     from adapters.inmemory.audit_log import InMemoryAuditLog
@@ -301,6 +307,7 @@ def make_service(
         reranker=reranker,
         rerank_top_n=rerank_top_n,
         conversation=conversation,
+        derived_stores=derived_stores,
     ).memory
 
 
