@@ -1,5 +1,7 @@
 """Derived records by meaning: vectors made after promotion, the vector signals, the gate."""
 
+import logging
+
 import pytest
 
 from application.reflection.derived import DerivedRecall
@@ -141,7 +143,9 @@ async def test_a_failed_pass_leaves_the_records_for_the_next(
     embedder = ConceptEmbedder()
     world, ana, _, _, entity = await _promoted(embedder)
     embedder.fail = True
-    await _vectors(world).drain()
+    # the level set here: an earlier test of the session may have raised the logger's level
+    with caplog.at_level(logging.WARNING, logger="tessera.embedding"):
+        await _vectors(world).drain()
     model = embedder.space.model
     assert [t.record_id for t in await world.graph.unembedded(ana.org_id, model, 10)] == [entity]
     assert "derived vectors" in caplog.text and "the model is down" not in caplog.text
