@@ -1,7 +1,5 @@
 """Derived records by meaning: vectors made after promotion, the vector signals, the gate."""
 
-import logging
-
 import pytest
 
 from application.reflection.derived import DerivedRecall
@@ -11,6 +9,7 @@ from application.trust.records import PrincipalRecord
 from domain.policy import SpaceRole
 from domain.scopes import MemoryScope
 from tests.support.concept_embedder import ConceptEmbedder
+from tests.support.logs import captured
 from tests.support.reflection import reflect, review, seed_session
 from tests.support.world import World
 
@@ -143,8 +142,7 @@ async def test_a_failed_pass_leaves_the_records_for_the_next(
     embedder = ConceptEmbedder()
     world, ana, _, _, entity = await _promoted(embedder)
     embedder.fail = True
-    # the level set here: an earlier test of the session may have raised the logger's level
-    with caplog.at_level(logging.WARNING, logger="tessera.embedding"):
+    with captured(caplog, "tessera.embedding"):  # whatever earlier tests did to logging
         await _vectors(world).drain()
     model = embedder.space.model
     assert [t.record_id for t in await world.graph.unembedded(ana.org_id, model, 10)] == [entity]
