@@ -27,7 +27,7 @@ from domain.visible_text import has_visible_text
 #: one space each per organisation
 UNKEYED_SCOPES = frozenset({MemoryScope.ORGANIZATION, MemoryScope.PUBLIC})
 
-__all__ = ["ContextRequest", "RememberRequest", "SearchRequest"]
+__all__ = ["ContextRequest", "RememberRequest", "SearchRequest", "check_scope_key"]
 
 
 def _check_query(query: str) -> None:
@@ -78,6 +78,24 @@ def _check_turns(turns: list[Turn]) -> None:
         )
 
 
+
+def check_scope_key(scope: MemoryScope, scope_key: str | None) -> None:
+    """A keyed scope names its space (``team``/``project`` + key); the others take none.
+
+    One rule for every request that names a target space (remember, share)."""
+    if scope in KEYED_SCOPES and not scope_key:
+        raise InvalidInputError(ReasonCode.MISSING_SCOPE_KEY, f"scope '{scope}' needs a scope_key")
+    if scope in UNKEYED_SCOPES and scope_key is not None:
+        raise InvalidInputError(
+            ReasonCode.INVALID_SCOPE_KEY,
+            f"scope '{scope}' is one space per organisation and takes no scope_key",
+        )
+    if scope_key is not None and (not scope_key.strip() or len(scope_key) > MAX_SCOPE_KEY_CHARS):
+        raise InvalidInputError(
+            ReasonCode.INVALID_SCOPE_KEY,
+            f"scope_key must be 1 to {MAX_SCOPE_KEY_CHARS} non-blank characters",
+        )
+
 class RememberRequest(msgspec.Struct, frozen=True, kw_only=True):
     """Raw text (``content``) or a conversation (``turns``: one episode), never both."""
 
@@ -112,22 +130,7 @@ class RememberRequest(msgspec.Struct, frozen=True, kw_only=True):
                 ReasonCode.CONTENT_TOO_LARGE,
                 f"content is {len(self.content)} characters; the maximum is {MAX_CONTENT_CHARS}",
             )
-        if self.scope in KEYED_SCOPES and not self.scope_key:
-            raise InvalidInputError(
-                ReasonCode.MISSING_SCOPE_KEY, f"scope '{self.scope}' needs a scope_key"
-            )
-        if self.scope in UNKEYED_SCOPES and self.scope_key is not None:
-            raise InvalidInputError(
-                ReasonCode.INVALID_SCOPE_KEY,
-                f"scope '{self.scope}' is one space per organisation and takes no scope_key",
-            )
-        if self.scope_key is not None and (
-            not self.scope_key.strip() or len(self.scope_key) > MAX_SCOPE_KEY_CHARS
-        ):
-            raise InvalidInputError(
-                ReasonCode.INVALID_SCOPE_KEY,
-                f"scope_key must be 1 to {MAX_SCOPE_KEY_CHARS} non-blank characters",
-            )
+        check_scope_key(self.scope, self.scope_key)
         if len(self.metadata) > MAX_METADATA_KEYS:
             raise InvalidInputError(
                 ReasonCode.INVALID_REQUEST, f"metadata has more than {MAX_METADATA_KEYS} keys"

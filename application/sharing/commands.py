@@ -5,14 +5,13 @@ from enum import StrEnum
 
 import msgspec
 
-from application.commands import UNKEYED_SCOPES
-from application.limits import MAX_SCOPE_KEY_CHARS
+from application.commands import check_scope_key
 from domain.errors import InvalidInputError
 from domain.lifecycle import Mark
 from domain.models import PrincipalKind
 from domain.policy.reach import ReachCounts
 from domain.reasons import ReasonCode
-from domain.scopes import KEYED_SCOPES, MemoryScope, ScopeRef
+from domain.scopes import MemoryScope, ScopeRef
 
 __all__ = [
     "ReaderView",
@@ -46,22 +45,7 @@ class ShareRequest(msgspec.Struct, frozen=True, kw_only=True):
     def validate(self) -> None:
         if not self.subject_id.strip():
             raise InvalidInputError(ReasonCode.INVALID_REQUEST, "name the record to share")
-        if self.scope in KEYED_SCOPES and not self.scope_key:
-            raise InvalidInputError(
-                ReasonCode.MISSING_SCOPE_KEY, f"scope '{self.scope}' needs a scope_key"
-            )
-        if self.scope in UNKEYED_SCOPES and self.scope_key is not None:
-            raise InvalidInputError(
-                ReasonCode.INVALID_SCOPE_KEY,
-                f"scope '{self.scope}' is one space per organisation and takes no scope_key",
-            )
-        if self.scope_key is not None and (
-            not self.scope_key.strip() or len(self.scope_key) > MAX_SCOPE_KEY_CHARS
-        ):
-            raise InvalidInputError(
-                ReasonCode.INVALID_SCOPE_KEY,
-                f"scope_key must be 1 to {MAX_SCOPE_KEY_CHARS} non-blank characters",
-            )
+        check_scope_key(self.scope, self.scope_key)
 
     def digest(self) -> str:
         """What a preview token is bound to besides the caller and the record's state."""

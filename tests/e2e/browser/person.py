@@ -5,6 +5,7 @@ Watches what the issue asks of every browser test: every request stays on
 test can check that a canary never reached this person.
 """
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -12,7 +13,7 @@ from urllib.parse import quote, urlsplit
 from tests.e2e.browser.conftest import SCREENSHOTS, WIDTHS, Server
 from tests.support.web_pages import Page, read_page
 
-__all__ = ["Person"]
+__all__ = ["People", "Person", "signed_in_people"]
 
 #: axe-core impacts that fail the check
 _SERIOUS = {"serious", "critical"}
@@ -125,3 +126,28 @@ class Person:
 
     def close(self) -> None:
         self.context.close()
+
+
+#: a module's people, by name, each made and signed in on first use
+People = Callable[[str], Person]
+
+
+def signed_in_people(browser: Any, server: Server) -> Iterator[People]:
+    """People made on demand for a module, each signing in once (the service allows 10
+    sign-ins a minute per client, and every person here is 127.0.0.1); when the module is
+    done, each is checked clean (no console error, no request off loopback), then closed."""
+    made: dict[str, Person] = {}
+
+    def make(name: str) -> Person:
+        if name not in made:
+            made[name] = Person(browser, server, name)
+            made[name].sign_in()
+        return made[name]
+
+    yield make
+    try:
+        for person in made.values():
+            person.check_clean()
+    finally:
+        for person in made.values():
+            person.close()

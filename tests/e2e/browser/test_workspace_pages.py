@@ -9,39 +9,24 @@ requests stay on 127.0.0.1, with no console error and no dialog.
 """
 
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 
 from tests.e2e.browser.conftest import Server
-from tests.e2e.browser.person import Person
+from tests.e2e.browser.person import People, Person, signed_in_people
 
 pytestmark = pytest.mark.slow
 
-People = Callable[[str], Person]
 
 
 @pytest.fixture(scope="module")
 def people(browser: Any, server: Server) -> Iterator[People]:
     """Each person signs in once for the module: the service allows 10 sign-ins a minute
     per client, and every person here is 127.0.0.1."""
-    made: dict[str, Person] = {}
-
-    def make(name: str) -> Person:
-        if name not in made:
-            made[name] = Person(browser, server, name)
-            made[name].sign_in()
-        return made[name]
-
-    yield make
-    try:
-        for person in made.values():
-            person.check_clean()
-    finally:
-        for person in made.values():
-            person.close()
+    yield from signed_in_people(browser, server)
 
 
 def _word() -> str:

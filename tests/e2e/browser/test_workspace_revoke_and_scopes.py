@@ -14,18 +14,17 @@ security module asserts that a fresh word finds nothing.
 """
 
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
 
 import pytest
 
 from tests.e2e.browser.conftest import Server
-from tests.e2e.browser.person import Person
+from tests.e2e.browser.person import People, Person, signed_in_people
 
 pytestmark = pytest.mark.slow
 
-People = Callable[[str], Person]
 
 
 @pytest.fixture(scope="module")
@@ -38,21 +37,7 @@ def people(browser: Any, server: Server) -> Iterator[People]:
         for name in ("cai", "cai-helper"):
             issued = server.api("POST", "/api/admin/keys", json={"principal": name})
             server.keys[name] = issued["key"]
-    made: dict[str, Person] = {}
-
-    def make(name: str) -> Person:
-        if name not in made:
-            made[name] = Person(browser, server, name)
-            made[name].sign_in()
-        return made[name]
-
-    yield make
-    try:
-        for person in made.values():
-            person.check_clean()
-    finally:
-        for person in made.values():
-            person.close()
+    yield from signed_in_people(browser, server)
 
 
 def _word() -> str:
