@@ -29,10 +29,11 @@ from application.reflection.records import (
     Supersession,
 )
 from application.reflection.vector_records import DerivedKind, DerivedVector
+from contracts.graph_walk import GraphWalkContract
 from domain.reflection.candidates import CandidateType, Span
 from domain.scopes import MemoryScope, ScopeRef
 
-__all__ = ["GraphStoreContract", "sample_entity", "supersession"]
+__all__ = ["GraphStoreContract", "sample_edge", "sample_entity", "supersession"]
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 ANA = ScopeRef(MemoryScope.PRIVATE, "ana")
@@ -73,7 +74,7 @@ def sample_entity(
     )
 
 
-def _edge(
+def sample_edge(
     from_id: str,
     to_id: str,
     edge_id: str = "r1",
@@ -104,13 +105,14 @@ def supersession(newer: str, older: str, edge_id: str = "x1") -> Supersession:
     )
 
 
-class GraphStoreContract:
-    """Subclass (as ``Test...``) and provide a ``graph`` fixture."""
+class GraphStoreContract(GraphWalkContract):
+    """Subclass (as ``Test...``) and provide a ``graph`` fixture (``neighbourhood``: see
+    ``contracts.graph_walk``)."""
 
     async def test_promoted_records_read_back_equal(self, graph: GraphStore) -> None:
         maya = sample_entity("p1", "Maya", CandidateType.PERSON)
         decision = sample_entity()
-        edge = _edge("p1", "e1")
+        edge = sample_edge("p1", "e1")
         await graph.promote([maya, decision], [edge], [Mention(entity_id="e1", chunk_id="k1")])
         found = await graph.get_entities("org-a", ["e1", "p1", "nope"])
         assert found == {"e1": decision, "p1": maya}
@@ -152,7 +154,7 @@ class GraphStoreContract:
         )
         await graph.promote(
             [sample_entity("p1", "Maya", CandidateType.PERSON), sample_entity(), other],
-            [_edge("p1", "e1")],
+            [sample_edge("p1", "e1")],
             [Mention(entity_id="e1", chunk_id="k1"), Mention(entity_id="e9", chunk_id="k2")],
         )
         assert await graph.forget_source("org-a", "s1") == 2
@@ -215,9 +217,9 @@ class GraphStoreContract:
         guide = sample_entity("t1", "the migration guide", CandidateType.TASK)
         alpha = sample_entity("p2", "Lee", CandidateType.PERSON, scope=ALPHA)
         edges = [
-            _edge("p1", "e1"),
-            _edge("p1", "t1", "r2", "Maya committed to writing the migration guide"),
-            _edge("p2", "t1", "r3", "Lee reviews the migration guide", ALPHA),
+            sample_edge("p1", "e1"),
+            sample_edge("p1", "t1", "r2", "Maya committed to writing the migration guide"),
+            sample_edge("p2", "t1", "r3", "Lee reviews the migration guide", ALPHA),
         ]
         await graph.promote([maya, sample_entity(), guide, alpha], edges, [])
         hits = await graph.edge_lexical("org-a", "migration guide", 10, None)
@@ -258,7 +260,7 @@ class GraphStoreContract:
     ) -> None:
         maya = sample_entity("p1", "Maya", CandidateType.PERSON)
         lee = sample_entity("p2", "Lee", CandidateType.PERSON, scope=ALPHA)
-        edges = [_edge("p1", "e1"), _edge("p2", "e1", "r2", "Lee decided: go", ALPHA)]
+        edges = [sample_edge("p1", "e1"), sample_edge("p2", "e1", "r2", "Lee decided: go", ALPHA)]
         await graph.promote([maya, sample_entity(), lee], edges, [])
         assert await graph.entity_vector("org-a", [1.0, 0.0, 0.0], 10, None, "m1") == []
         todo = await graph.unembedded("org-a", "m1", 10)

@@ -8,14 +8,19 @@ Entity and edge vectors are compared by exact cosine similarity over every
 record of the organisation holding a vector of the query's model.
 """
 
-import math
-from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from adapters.inprocess.analyzer import analyze
+from adapters.inmemory.graph_scoring import bm25 as _bm25
+from adapters.inmemory.graph_scoring import cosine as _cosine
 from application.records import ScoredId, Vector
 from application.reflection.merging import name_key
-from application.reflection.records import DerivedEdge, DerivedEntity, Mention, Supersession
+from application.reflection.records import (
+    DerivedEdge,
+    DerivedEntity,
+    Mention,
+    Neighbourhood,
+    Supersession,
+)
 from application.reflection.vector_records import DerivedKind, DerivedText, DerivedVector
 from application.reflection.vector_records import entity_text as _text
 from domain.reflection.candidates import CandidateType
@@ -27,31 +32,6 @@ __all__ = ["InMemoryGraphStore", "entity_text"]
 def entity_text(entity: DerivedEntity) -> str:
     """What entity full-text indexes: its type and its name."""
     return _text(entity.type, entity.name)
-
-
-def _cosine(a: Vector, b: Vector) -> float:
-    if len(a) != len(b):
-        return 0.0
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return sum(x * y for x, y in zip(a, b, strict=True)) / norm if norm else 0.0
-
-
-def _bm25(texts: Mapping[str, str], query: str, limit: int) -> list[ScoredId]:
-    docs = {key: Counter(analyze(text)) for key, text in texts.items()}
-    terms = set(analyze(query))
-    if not docs or not terms:
-        return []
-    average = max(sum(sum(d.values()) for d in docs.values()) / len(docs), 1.0)
-    scores: dict[str, float] = {}
-    for term in terms:
-        having = [key for key, d in docs.items() if term in d]
-        idf = math.log(1 + (len(docs) - len(having) + 0.5) / (len(having) + 0.5))
-        for key in having:
-            tf, length = docs[key][term], sum(docs[key].values())
-            norm = tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / average))
-            scores[key] = scores.get(key, 0.0) + idf * norm
-    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
-    return [ScoredId(key, score) for key, score in ranked]
 
 
 class InMemoryGraphStore:
@@ -232,6 +212,27 @@ class InMemoryGraphStore:
             if org == org_id and (e.from_id in ends or e.to_id in ends)
         ]
         return sorted(found, key=lambda e: e.edge_id)[: max(limit, 0)]
+
+    async def neighbourhood(
+        self,
+        org_id: str,
+        entity_ids: Sequence[str],
+        limit: int,
+        visible: frozenset[ScopeRef] | None,
+    ) -> Neighbourhood:
+        edges = await self.neighbours(org_id, entity_ids, limit)
+        ends = await self.get_entities(
+            org_id, list(dict.fromkeys(i for e in edges for i in (e.from_id, e.to_id)))
+        )
+        keys = list(dict.fromkeys(name_key(e.name) for e in ends.values()))
+        named: dict[str, list[str]] = {key: [] for key in keys}
+        for (org, eid), e in sorted(self._entities.items()):
+            if org == org_id and (visible is None or e.scope in visible):
+                named.get(name_key(e.name), []).append(eid)
+        namesakes = [eid for ids in named.values() for eid in ids[: max(limit, 0)]]
+        entities = ends | await self.get_entities(org_id, namesakes)
+        mentions = await self.mentions_of(org_id, list(entities))
+        return Neighbourhood(edges=edges, entities=entities, namesakes=namesakes, mentions=mentions)
 
     async def supersede(self, links: Sequence[Supersession]) -> None:
         for link in links:

@@ -70,6 +70,20 @@ class TableDefiner:
             return []
         return list(rows or [])
 
+    async def read_last(
+        self, namespace: str, sql: str, variables: dict[str, Any], operation: str
+    ) -> Any:
+        """What the last statement of several returns (``LET`` ... ``RETURN``); None when a
+        table is missing, as ``read``."""
+        try:
+            results = await self._conn.query(namespace, sql, variables, operation=operation)
+        except UpstreamError as exc:
+            if not isinstance(exc.__cause__, SurrealNotFound):
+                raise
+            self.forget(namespace)
+            return None
+        return results[-1] if results else None
+
     def forget(self, namespace: str) -> None:
         """The namespace was dropped: ask the root again next time."""
         self._defined.discard(namespace)

@@ -15,11 +15,15 @@ from adapters.surreal.connection import SurrealConnection
 from adapters.surreal.derived_tables import TableDefiner
 from application.records import ScoredId
 from application.reflection.merging import name_key
-from application.reflection.records import DerivedEdge, DerivedEntity, Supersession
+from application.reflection.records import (
+    DerivedEdge,
+    DerivedEntity,
+    Supersession,
+)
 from domain.reflection.candidates import CandidateType
 from domain.scopes import ScopeRef
 
-__all__ = ["SCHEMA", "SurrealGraphReads", "decode_entity"]
+__all__ = ["SCHEMA", "SurrealGraphReads", "decode_edge", "decode_entity", "grouped"]
 
 SCHEMA = """
 DEFINE ANALYZER IF NOT EXISTS tx TOKENIZERS class FILTERS lowercase, snowball(english);
@@ -75,8 +79,18 @@ _RECENT = (
 )
 
 decode_entity = msgspec.json.Decoder(DerivedEntity).decode
-_decode_edge = msgspec.json.Decoder(DerivedEdge).decode
+decode_edge = msgspec.json.Decoder(DerivedEdge).decode
 _decode_link = msgspec.json.Decoder(Supersession).decode
+
+
+def grouped(rows: Sequence[dict[str, Any]]) -> dict[str, list[str]]:
+    """``mentions`` rows (``e``: entity, ``c``: chunk) as each entity's chunk ids."""
+    found: dict[str, list[str]] = {}
+    for row in rows:
+        chunks = found.setdefault(str(row["e"]), [])
+        if str(row["c"]) not in chunks:
+            chunks.append(str(row["c"]))
+    return found
 
 
 class SurrealGraphReads:
@@ -141,12 +155,7 @@ class SurrealGraphReads:
             {"ids": [RecordID("entity", i) for i in dict.fromkeys(entity_ids)]},
             "reading mentions",
         )
-        found: dict[str, list[str]] = {}
-        for row in rows or []:
-            chunks = found.setdefault(str(row["e"]), [])
-            if str(row["c"]) not in chunks:
-                chunks.append(str(row["c"]))
-        return found
+        return grouped(rows or [])
 
     async def edges_of(self, org_id: str, entity_id: str) -> list[DerivedEdge]:
         namespace = codec.namespace_for(org_id)
@@ -158,7 +167,7 @@ class SurrealGraphReads:
             {"e": RecordID("entity", entity_id)},
             "reading relationships",
         )
-        return [_decode_edge(r["body"]) for r in rows or []]
+        return [decode_edge(r["body"]) for r in rows or []]
 
     async def edge_lexical(
         self, org_id: str, query: str, limit: int, visible: frozenset[ScopeRef] | None
@@ -184,7 +193,7 @@ class SurrealGraphReads:
             {"ids": [RecordID("relates_to", i) for i in dict.fromkeys(edge_ids)]},
             "reading relationships",
         )
-        found = [_decode_edge(r["body"]) for r in rows or []]
+        found = [decode_edge(r["body"]) for r in rows or []]
         return {e.edge_id: e for e in found}
 
     async def recent_entities(
@@ -235,7 +244,7 @@ class SurrealGraphReads:
             },
             "walking relationships",
         )
-        return [_decode_edge(r["body"]) for r in rows or []]
+        return [decode_edge(r["body"]) for r in rows or []]
 
     async def supersessions(self, org_id: str, entity_ids: Sequence[str]) -> list[Supersession]:
         namespace = codec.namespace_for(org_id)

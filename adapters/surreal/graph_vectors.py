@@ -21,7 +21,7 @@ from surrealdb import RecordID
 
 from adapters.surreal import codec
 from adapters.surreal.connection import SurrealConnection
-from adapters.surreal.graph_reads import SurrealGraphReads
+from adapters.surreal.graph_walk import SurrealGraphWalk
 from adapters.surreal.vector_matrix import VectorMatrices
 from application.records import ScoredId, Vector
 from application.reflection.vector_records import DerivedKind, DerivedText, DerivedVector
@@ -40,7 +40,7 @@ _MISSING = (
 )
 
 
-class SurrealGraphVectors(SurrealGraphReads):
+class SurrealGraphVectors(SurrealGraphWalk):
     def __init__(self, connection: SurrealConnection) -> None:
         super().__init__(connection)
         self._matrices = VectorMatrices()

@@ -30,7 +30,7 @@ from application.ports import MemoryStore
 from application.reflection.meaning import Meaning, by_meaning, fused_order
 from application.reflection.ports import GraphStore
 from application.reflection.reading import all_readable
-from application.reflection.records import DerivedEdge, DerivedEntity
+from application.reflection.records import DerivedEdge, DerivedEntity, Neighbourhood
 from domain.policy import MemoryPolicyContext, readable_spaces
 from domain.query_terms import meaningful_query
 from domain.reflection.candidates import CandidateType
@@ -81,56 +81,55 @@ class GraphExpansion:
         #: False: no relationship-fact list (a benchmark's ablation)
         self._relations = relations
 
-    async def _gate(
+    async def _readable(
         self,
         org_id: str,
         policy: MemoryPolicyContext,
         visible: frozenset[ScopeRef],
-        entities: Sequence[DerivedEntity],
-        edges: Sequence[DerivedEdge] = (),
-    ) -> tuple[list[DerivedEntity], list[DerivedEdge]]:
-        """The records in a space the caller may read whose every source it may read now
-        (one lifecycle read for all of them), order kept."""
-        inside = [e for e in entities if e.scope in visible]
-        paths = [e for e in edges if e.scope in visible]
-        cited = [s for e in inside for s in e.provenance.source_ids]
-        cited += [s for e in paths for s in e.provenance.source_ids]
-        readable = await all_readable(self._store, policy, org_id, cited)
+        records: Sequence[DerivedEntity | DerivedEdge],
+    ) -> set[str]:
+        """The sources the records in readable spaces cite that the caller may read now
+        (one lifecycle read for all of them)."""
+        cited = [s for r in records if r.scope in visible for s in r.provenance.source_ids]
+        return await all_readable(self._store, policy, org_id, cited) if cited else set()
 
-        def ok(record: DerivedEntity | DerivedEdge) -> bool:
-            return all(s in readable for s in record.provenance.source_ids)
+    @staticmethod
+    def _passes(
+        visible: frozenset[ScopeRef], readable: set[str], record: DerivedEntity | DerivedEdge
+    ) -> bool:
+        """In a space the caller may read, and every source it cites readable now."""
+        return record.scope in visible and all(
+            s in readable for s in record.provenance.source_ids
+        )
 
-        return [e for e in inside if ok(e)], [e for e in paths if ok(e)]
-
-    async def _namesakes(
+    def _namesakes(
         self,
-        org_id: str,
-        policy: MemoryPolicyContext,
+        hood: Neighbourhood,
         visible: frozenset[ScopeRef],
+        readable: set[str],
         nodes: Sequence[Node],
     ) -> list[DerivedEntity]:
-        """Readable records named exactly like the first few named ``nodes``."""
+        """Readable records named exactly like the first few named ``nodes``, name by name
+        (the neighbourhood read them with the hop)."""
         named = [n for n in nodes if n.type in _NAMED][: self._seeds]
-        if not named:
-            return []
-        found = await asyncio.gather(
-            *(
-                self._graph.entity_lexical(org_id, meaningful_query(n.name), self._fan_out, visible)
-                for n in named
-            )
-        )
         own = {n.entity_id for n in nodes}
-        ids = list(dict.fromkeys(s.item_id for hits in found for s in hits if s.item_id not in own))
-        same = {_key(n) for n in named}
-        fetched = await self._graph.get_entities(org_id, ids)
-        alike = [fetched[i] for i in ids if i in fetched and _key(fetched[i]) in same]
-        return (await self._gate(org_id, policy, visible, alike))[0]
+        alike: dict[str, list[DerivedEntity]] = {}
+        for i in hood.namesakes:
+            found = hood.entities.get(i)
+            if found is not None and i not in own:
+                alike.setdefault(_key(found), []).append(found)
+        keys = dict.fromkeys(_key(n) for n in named)
+        same = [e for k in keys for e in alike.get(k, [])]
+        return [e for e in same if self._passes(visible, readable, e)]
 
     async def chunks(
         self, org_id: str, policy: MemoryPolicyContext, seeds: Sequence[Node]
     ) -> list[str]:
         """The ``graph`` list: chunks of the records reached from the seeds, nearest first.
-        ``seeds`` must be records the caller may see already (derived hits are)."""
+        ``seeds`` must be records the caller may see already (derived hits are).
+
+        Two round trips a hop: the neighbourhood (edges, ends, namesakes, mentions) and
+        one lifecycle read for every source they cite."""
         if not self._hops or not seeds:
             return []
         visible = readable_spaces(policy)
@@ -138,26 +137,29 @@ class GraphExpansion:
         frontier: list[Node] = list(seeds[: self._seeds])
         seen = {n.entity_id for n in frontier}
         reached: list[DerivedEntity] = []
+        mentions: dict[str, list[str]] = {}
         for _ in range(self._hops):
-            edges = await self._graph.neighbours(
-                org_id, [n.entity_id for n in frontier], self._fan_out
+            hood = await self._graph.neighbourhood(
+                org_id, [n.entity_id for n in frontier], self._fan_out, visible
             )
-            ends = [end for e in edges for end in (e.from_id, e.to_id) if end not in seen]
-            fetched = await self._graph.get_entities(org_id, list(dict.fromkeys(ends)))
-            entities, paths = await self._gate(
-                org_id, policy, visible, list(fetched.values()), edges
+            mentions |= hood.mentions
+            readable = await self._readable(
+                org_id, policy, visible, [*hood.edges, *hood.entities.values()]
             )
-            allowed = {e.entity_id: e for e in entities}
+            ends = [end for e in hood.edges for end in (e.from_id, e.to_id) if end not in seen]
+            fetched = [hood.entities[i] for i in dict.fromkeys(ends) if i in hood.entities]
+            allowed = {e.entity_id: e for e in fetched if self._passes(visible, readable, e)}
             step = [
                 allowed[end]
-                for e in paths
+                for e in hood.edges
+                if self._passes(visible, readable, e)
                 for end in (e.from_id, e.to_id)
                 if end in allowed and end not in seen
             ]
             step = list({e.entity_id: e for e in step}.values())
             step += [
                 e
-                for e in await self._namesakes(org_id, policy, visible, step)
+                for e in self._namesakes(hood, visible, readable, step)
                 if e.entity_id not in seen
             ]
             frontier = list({e.entity_id: e for e in step if e.entity_id not in seen}.values())
@@ -165,7 +167,6 @@ class GraphExpansion:
             reached += [e for e in frontier if isinstance(e, DerivedEntity)]
             if not frontier:
                 break
-        mentions = await self._graph.mentions_of(org_id, [e.entity_id for e in reached])
         return list(dict.fromkeys(c for e in reached for c in mentions.get(e.entity_id, [])))
 
     async def relation_chunks(
@@ -193,9 +194,14 @@ class GraphExpansion:
         ids = fused_order(words, near)
         found = await self._graph.get_edges(org_id, ids)
         ordered = [found[i] for i in ids if i in found]
-        _, edges = await self._gate(org_id, policy, visible, [], ordered)
-        ends = list(dict.fromkeys(end for e in edges for end in (e.from_id, e.to_id)))
-        mentions = await self._graph.mentions_of(org_id, ends)
+        # the gate's lifecycle read and the ends' mentions side by side (the mentions of
+        # an edge the gate refuses are read for nothing, and never used)
+        ends = list(dict.fromkeys(end for e in ordered for end in (e.from_id, e.to_id)))
+        readable, mentions = await asyncio.gather(
+            self._readable(org_id, policy, visible, ordered),
+            self._graph.mentions_of(org_id, ends),
+        )
+        edges = [e for e in ordered if self._passes(visible, readable, e)]
         chunks: list[str] = []
         for edge in edges:
             # what both ends mention first: where the fact is stated (an end merged from

@@ -8,7 +8,13 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from application.records import ScoredId, Vector
-from application.reflection.records import DerivedEdge, DerivedEntity, Mention, Supersession
+from application.reflection.records import (
+    DerivedEdge,
+    DerivedEntity,
+    Mention,
+    Neighbourhood,
+    Supersession,
+)
 from application.reflection.vector_records import DerivedText, DerivedVector
 from domain.models import Source
 from domain.reflection.candidates import (
@@ -118,6 +124,18 @@ class GraphStore(Protocol):
     ) -> list[DerivedEdge]:
         """``relates_to`` edges from or to any of the entities, in edge-id order, at most
         ``limit``: one hop of graph expansion."""
+        ...
+
+    async def neighbourhood(
+        self,
+        org_id: str,
+        entity_ids: Sequence[str],
+        limit: int,
+        visible: frozenset[ScopeRef] | None,
+    ) -> Neighbourhood:
+        """One hop in one read: ``neighbours(entity_ids, limit)``, the entities at both ends
+        of those edges, the entities in ``visible`` spaces named like an end (any type; at
+        most ``limit`` per name, in id order) and what all of them mention."""
         ...
 
     async def supersede(self, links: Sequence[Supersession]) -> None:

@@ -15,7 +15,14 @@ import msgspec
 from domain.reflection.candidates import CandidateType, Span
 from domain.scopes import ScopeRef
 
-__all__ = ["DerivedEdge", "DerivedEntity", "Mention", "Provenance", "Supersession"]
+__all__ = [
+    "DerivedEdge",
+    "DerivedEntity",
+    "Mention",
+    "Neighbourhood",
+    "Provenance",
+    "Supersession",
+]
 
 
 class Provenance(msgspec.Struct, frozen=True, kw_only=True):
@@ -108,3 +115,21 @@ class Supersession(msgspec.Struct, frozen=True, kw_only=True):
             raise ValueError("a supersession cites its sources")
         if not self.reason.strip():
             raise ValueError("a supersession says why")
+
+
+class Neighbourhood(msgspec.Struct, frozen=True, kw_only=True):
+    """One hop of graph expansion in one read (``GraphStore.neighbourhood``).
+
+    Why one value: a hop used to be four or more round trips one after another
+    (the edges, their ends, each end's namesakes, the mentions). Nothing here is
+    gated yet: the caller still checks every record's space and sources.
+    """
+
+    #: ``relates_to`` edges from or to the starting entities, edge-id order, at most ``limit``
+    edges: list[DerivedEdge]
+    #: the edges' ends, and the entities in ``visible`` spaces named like one of them
+    entities: dict[str, DerivedEntity]
+    #: those namesakes' ids: per name (``merging.name_key``) in id order, at most ``limit`` each
+    namesakes: list[str]
+    #: the chunk ids each of ``entities`` mentions (absent: none)
+    mentions: dict[str, list[str]]

@@ -1,0 +1,68 @@
+"""One hop of graph expansion in one SurrealDB round trip (``GraphStore.neighbourhood``).
+
+Why a query of its own: expansion used to read the edges, then their ends, then
+each named end's namesakes through full-text (one BM25 search per name), then
+the mentions, each waiting for the one before; on the embedded engine that chain
+was most of what the derived signals cost a search (benchmarks/RESULTS.md,
+"One graph read per hop"). Here the namesakes are an equality lookup on the
+indexed ``key`` (``merging.name_key``), and everything comes back together.
+Nothing is gated here: the caller checks each record's space and sources.
+"""
+
+from collections.abc import Sequence
+from typing import Any
+
+from surrealdb import RecordID
+
+from adapters.surreal import codec
+from adapters.surreal.graph_reads import SurrealGraphReads, decode_edge, decode_entity, grouped
+from application.reflection.records import Neighbourhood
+from domain.scopes import ScopeRef
+
+__all__ = ["SurrealGraphWalk"]
+
+_HOOD = """
+LET $edges = SELECT id, body, in, out FROM relates_to WHERE in IN $ids OR out IN $ids
+    ORDER BY id LIMIT $limit;
+LET $ends = array::distinct(array::flatten($edges.map(|$e| [$e.in, $e.out])));
+LET $keys = array::distinct(SELECT VALUE key FROM $ends WHERE key != NONE);
+LET $alike = array::flatten($keys.map(|$k| (SELECT VALUE id FROM entity
+    WHERE key = $k<SPACES> ORDER BY id LIMIT $limit)));
+LET $all = array::distinct(array::concat($ends, $alike));
+RETURN {
+    edges: $edges.body,
+    entities: (SELECT VALUE body FROM $all),
+    namesakes: $alike.map(|$r| meta::id($r)),
+    mentions: (SELECT meta::id(in) AS e, meta::id(out) AS c FROM mentions WHERE in IN $all)
+};
+"""
+
+
+class SurrealGraphWalk(SurrealGraphReads):
+    async def neighbourhood(
+        self,
+        org_id: str,
+        entity_ids: Sequence[str],
+        limit: int,
+        visible: frozenset[ScopeRef] | None,
+    ) -> Neighbourhood:
+        namespace = codec.namespace_for(org_id)
+        if not entity_ids or limit < 1 or not await self._tables.exists(namespace):
+            return Neighbourhood(edges=[], entities={}, namesakes=[], mentions={})
+        variables: dict[str, Any] = {
+            "ids": [RecordID("entity", i) for i in dict.fromkeys(entity_ids)],
+            "limit": int(limit),
+        }
+        sql = _HOOD.replace("<SPACES>", "")
+        if visible is not None:
+            sql = _HOOD.replace("<SPACES>", " AND space IN $spaces")
+            variables["spaces"] = sorted(codec.ref_code(ref) for ref in visible)
+        results = await self._tables.read_last(namespace, sql, variables, "walking one hop")
+        found = results or {}
+        entities = [decode_entity(body) for body in found.get("entities") or []]
+        return Neighbourhood(
+            edges=[decode_edge(body) for body in found.get("edges") or []],
+            entities={e.entity_id: e for e in entities},
+            namesakes=[str(i) for i in found.get("namesakes") or []],
+            mentions=grouped(found.get("mentions") or []),
+        )

@@ -1,0 +1,98 @@
+"""The one-read hop every ``GraphStore`` adapter owes graph expansion (``neighbourhood``).
+
+Part of ``GraphStoreContract``: the edges are ``neighbours``' (edge-id order,
+at most ``limit``), the entities are both ends of those edges and every entity
+in a ``visible`` space named like an end (any type; case and spacing aside;
+at most ``limit`` per name, in id order), and the mentions are those of all of
+them. Nothing is gated: an end outside ``visible`` still comes back (the
+caller gates it); a namesake outside ``visible`` does not.
+"""
+
+from application.reflection.ports import GraphStore
+from application.reflection.records import DerivedEdge, DerivedEntity, Mention
+from domain.reflection.candidates import CandidateType
+from domain.scopes import MemoryScope, ScopeRef
+
+__all__ = ["GraphWalkContract"]
+
+ANA = ScopeRef(MemoryScope.PRIVATE, "ana")
+ALPHA = ScopeRef(MemoryScope.PROJECT, "alpha")
+
+
+class GraphWalkContract:
+    """Mixed into ``GraphStoreContract``; the subclass provides a ``graph`` fixture."""
+
+    async def _world(
+        self, graph: GraphStore
+    ) -> tuple[dict[str, DerivedEntity], list[DerivedEdge]]:
+        from contracts.graph_store import sample_edge, sample_entity
+
+        person, project, task = CandidateType.PERSON, CandidateType.PROJECT, CandidateType.TASK
+        made = [
+            sample_entity("p1", "Priya", person),
+            sample_entity("o1", "Orion", project),
+            sample_entity("t1", "the rollback runbook", task, scope=ALPHA),
+            # Priya again: another type, odd case and spacing, another space, another org
+            sample_entity("p2", "  priya ", CandidateType.ENTITY),
+            sample_entity("p3", "PRIYA", person, scope=ALPHA),
+            sample_entity("p4", "Priya", CandidateType.ARTIFACT),
+            sample_entity("z9", "Zed", person),
+        ]
+        edges = [
+            sample_edge("o1", "p1", "r1", "Orion is led by Priya"),
+            sample_edge("p1", "t1", "r2", "Priya owns the rollback runbook", ALPHA),
+            sample_edge("p4", "z9", "r3", "Zed uses the Priya artifact"),
+        ]
+        mentions = [
+            Mention(entity_id="p1", chunk_id="k1"),
+            Mention(entity_id="t1", chunk_id="k2"),
+            Mention(entity_id="p2", chunk_id="k3"),
+            Mention(entity_id="z9", chunk_id="k9"),
+        ]
+        await graph.promote(made, edges, mentions)
+        other = sample_entity("p1", "Priya", person, org_id="org-b")
+        await graph.promote([other], [], [Mention(entity_id="p1", chunk_id="kb")])
+        return {e.entity_id: e for e in made}, edges
+
+    async def test_one_hop_brings_edges_ends_namesakes_and_mentions(
+        self, graph: GraphStore
+    ) -> None:
+        made, edges = await self._world(graph)
+        hood = await graph.neighbourhood("org-a", ["o1"], 10, None)
+        assert hood.edges == await graph.neighbours("org-a", ["o1"], 10) == edges[:1]
+        # the ends (o1, p1) and every entity named like one of them, whatever its type
+        assert {k: hood.entities[k] for k in sorted(hood.entities)} == {
+            k: made[k] for k in ("o1", "p1", "p2", "p3", "p4")
+        }
+        assert sorted(hood.namesakes) == ["o1", "p1", "p2", "p3", "p4"]
+        assert [i for i in hood.namesakes if i.startswith("p")] == ["p1", "p2", "p3", "p4"]
+        assert hood.mentions == {"p1": ["k1"], "p2": ["k3"]}
+
+    async def test_namesakes_stay_in_visible_spaces_and_within_the_limit(
+        self, graph: GraphStore
+    ) -> None:
+        _, edges = await self._world(graph)
+        hood = await graph.neighbourhood("org-a", ["p1"], 10, frozenset({ANA}))
+        # the edges and their ends are not gated here (t1 is in alpha): the caller does it
+        assert hood.edges == edges[:2]
+        assert set(hood.entities) == {"o1", "p1", "t1", "p2", "p4"}
+        assert sorted(hood.namesakes) == ["o1", "p1", "p2", "p4"]
+        assert hood.mentions == {"p1": ["k1"], "t1": ["k2"], "p2": ["k3"]}
+        # at most ``limit`` edges, and at most ``limit`` namesakes per name, in id order
+        one = await graph.neighbourhood("org-a", ["p1"], 1, None)
+        assert one.edges == edges[:1]
+        assert sorted(one.namesakes) == ["o1", "p1"]
+        assert set(one.entities) == {"o1", "p1"}
+        # no readable space: the ends still come back, no namesake does
+        hidden = await graph.neighbourhood("org-a", ["p1"], 10, frozenset())
+        assert (set(hidden.entities), hidden.namesakes) == ({"o1", "p1", "t1"}, [])
+
+    async def test_an_empty_start_or_another_org_walks_nowhere(self, graph: GraphStore) -> None:
+        await self._world(graph)
+        for hood in (
+            await graph.neighbourhood("org-a", [], 10, None),
+            await graph.neighbourhood("org-a", ["nope"], 10, None),
+            await graph.neighbourhood("org-b", ["p1"], 10, None),
+            await graph.neighbourhood("org-c", ["p1"], 10, None),
+        ):
+            assert (hood.edges, hood.entities, hood.namesakes, hood.mentions) == ([], {}, [], {})
