@@ -26,6 +26,8 @@ import asyncio
 from collections.abc import Sequence
 from typing import Protocol
 
+import msgspec
+
 from application.ports import MemoryStore
 from application.reflection.meaning import Meaning, by_meaning, fused_order
 from application.reflection.ports import GraphStore
@@ -36,7 +38,7 @@ from domain.query_terms import meaningful_query
 from domain.reflection.candidates import CandidateType
 from domain.scopes import ScopeRef
 
-__all__ = ["GraphExpansion", "Node"]
+__all__ = ["FirstHop", "GraphExpansion", "Node"]
 
 #: kinds whose name identifies the thing (two records saying "Priya" mean one person)
 _NAMED = frozenset(
@@ -60,6 +62,23 @@ class Node(Protocol):
 
 def _key(node: Node) -> str:
     return " ".join(node.name.casefold().split())
+
+
+class FirstHop(msgspec.Struct, frozen=True, kw_only=True):
+    """The first hop read from the records the seeds will be if the gate keeps the first
+    few matches (it usually does): read beside the matches themselves, one round trip
+    earlier. Used only when the gated seeds are exactly ``start``; never trusted ungated."""
+
+    start: tuple[str, ...]
+    hood: Neighbourhood
+
+    def cited(self, visible: frozenset[ScopeRef]) -> list[str]:
+        """The sources its records in readable spaces cite (for the caller's one gate)."""
+        records: list[DerivedEntity | DerivedEdge] = [
+            *self.hood.edges,
+            *self.hood.entities.values(),
+        ]
+        return [s for r in records if r.scope in visible for s in r.provenance.source_ids]
 
 
 class GraphExpansion:
@@ -122,14 +141,32 @@ class GraphExpansion:
         same = [e for k in keys for e in alike.get(k, [])]
         return [e for e in same if self._passes(visible, readable, e)]
 
+    async def first_hop(
+        self, org_id: str, matched: Sequence[str], visible: frozenset[ScopeRef]
+    ) -> FirstHop | None:
+        """The first hop from the first few ``matched`` records, before they are gated
+        (None: no expansion). ``chunks`` uses it only if they are the seeds after all."""
+        if not self._hops or not matched:
+            return None
+        start = tuple(matched[: self._seeds])
+        hood = await self._graph.neighbourhood(org_id, start, self._fan_out, visible)
+        return FirstHop(start=start, hood=hood)
+
     async def chunks(
-        self, org_id: str, policy: MemoryPolicyContext, seeds: Sequence[Node]
+        self,
+        org_id: str,
+        policy: MemoryPolicyContext,
+        seeds: Sequence[Node],
+        first: FirstHop | None = None,
+        readable: set[str] | None = None,
     ) -> list[str]:
         """The ``graph`` list: chunks of the records reached from the seeds, nearest first.
         ``seeds`` must be records the caller may see already (derived hits are).
 
         Two round trips a hop: the neighbourhood (edges, ends, namesakes, mentions) and
-        one lifecycle read for every source they cite."""
+        one lifecycle read for every source they cite; none for the first hop when
+        ``first`` started from these seeds and ``readable`` (the sources readable now)
+        answers for every source it cites."""
         if not self._hops or not seeds:
             return []
         visible = readable_spaces(policy)
@@ -139,13 +176,16 @@ class GraphExpansion:
         reached: list[DerivedEntity] = []
         mentions: dict[str, list[str]] = {}
         for _ in range(self._hops):
-            hood = await self._graph.neighbourhood(
-                org_id, [n.entity_id for n in frontier], self._fan_out, visible
-            )
+            start = tuple(n.entity_id for n in frontier)
+            if first is not None and readable is not None and first.start == start:
+                hood = first.hood
+            else:
+                hood = await self._graph.neighbourhood(org_id, start, self._fan_out, visible)
+                readable = await self._readable(
+                    org_id, policy, visible, [*hood.edges, *hood.entities.values()]
+                )
+            first = None
             mentions |= hood.mentions
-            readable = await self._readable(
-                org_id, policy, visible, [*hood.edges, *hood.entities.values()]
-            )
             ends = [end for e in hood.edges for end in (e.from_id, e.to_id) if end not in seen]
             fetched = [hood.entities[i] for i in dict.fromkeys(ends) if i in hood.entities]
             allowed = {e.entity_id: e for e in fetched if self._passes(visible, readable, e)}
