@@ -33,6 +33,7 @@ import argparse
 import asyncio
 import json
 import random
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -111,11 +112,17 @@ async def _fill(services: Services, who: PrincipalRecord, n: int, rng: random.Ra
     return ids
 
 
-async def _search(services: Services, who: PrincipalRecord, query: str) -> float:
+async def _search(
+    services: Services, who: PrincipalRecord, query: str, trips: Any
+) -> tuple[float, float, int]:
+    """Wall ms, CPU ms (every thread of the process: the embedded engine's too) and the
+    store round trips of one search."""
     ctx = await _ctx(services, who)
-    began = time.perf_counter()
+    sent = trips.round_trips
+    began, cpu = time.perf_counter(), time.process_time()
     await services.memory.search(SearchRequest(org_id=who.org_id, query=query, limit=10), ctx)
-    return (time.perf_counter() - began) * 1000
+    wall, cpu = (time.perf_counter() - began) * 1000, (time.process_time() - cpu) * 1000
+    return wall, cpu, trips.round_trips - sent
 
 
 async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
@@ -167,6 +174,9 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         # none, interleaved query by query (rotating which goes first) so that machine
         # noise hits every arm alike
         arms: dict[str, list[float]] = {"all": [], "words": [], "entity": [], "raw": []}
+        cpu: dict[str, list[float]] = {arm: [] for arm in arms}
+        trips: dict[str, list[int]] = {arm: [] for arm in arms}
+        connection = store.connection  # type: ignore[attr-defined]
         derived = services.recall._derived  # the A/B switch of this benchmark
         assert derived is not None
         entity_only = DerivedRecall(
@@ -181,8 +191,12 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         for n, query in enumerate(queries * 2):
             for arm in order[n % len(order) :] + order[: n % len(order)]:
                 services.recall._derived = choice[arm]
-                arms[arm].append(await _search(services, who, query))
+                wall, used, sent = await _search(services, who, query, connection)
+                arms[arm].append(wall)
+                cpu[arm].append(used)
+                trips[arm].append(sent)
         services.recall._derived = derived
+        timed = len(queries)
         wakes: list[float] = []
         progress(f"waking {len(queries)} times")
         for _ in range(len(queries) + 10):
@@ -210,6 +224,15 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
             "search_with_entity_signal_only": summarize(arms["entity"][len(queries) :]),
             "search_with_all_derived_signals_by_words": summarize(arms["words"][len(queries) :]),
             "search_with_all_derived_signals": summarize(arms["all"][len(queries) :]),
+            # the timed pass only: CPU is the whole process's (a loaded machine's wall
+            # times are noise; CPU and round trips are not)
+            "per_search": {  # (timed: the first pass of each arm is its warm-up)
+                arm: {
+                    "cpu_ms_mean": round(statistics.fmean(cpu[arm][timed:]), 2),
+                    "store_round_trips_mean": round(statistics.fmean(trips[arm][timed:]), 2),
+                }
+                for arm in arms
+            },
             "derived_vectors": {"left_after_drain": embedded, "drain_seconds": round(vectors_s, 3)},
             "wake": summarize(wakes[10:]),
             "wake_pack": {"items": len(pack.items), "tokens": pack.token_count},

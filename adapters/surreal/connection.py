@@ -84,6 +84,8 @@ class SurrealConnection:
         self._active = 0
         #: engine reopens so far (observability; see checkpoint)
         self.checkpoints = 0
+        #: queries sent so far, each one round trip to the engine (a benchmark counts them)
+        self.round_trips = 0
 
     @property
     def url_kind(self) -> str:
@@ -243,6 +245,7 @@ class SurrealConnection:
         operation: str,
     ) -> list[Any]:
         await self._enter()
+        self.round_trips += 1
         try:
             return await self._run(namespace, sql, variables, operation=operation)
         finally:
