@@ -15,11 +15,18 @@ the query's meaning (``application.reflection.meaning``); the chunks their
 two ends mention.
 
 Bounded: at most ``seeds`` seeds, ``fan_out`` edges per hop, and namesakes
-looked up for at most ``seeds`` records per hop (``fan_out`` each).
+taken for at most ``seeds`` records per hop (``fan_out`` each).
 Policy on every hop: an edge is followed only if the caller may read every
 source it cites, a record is reached only if it may read every source of
 that record; the chunks then pass the pipeline's candidate filter and the
 final re-check like every other signal.
+
+Round trips (each waits for the one before on the search path): a hop is one
+graph read (``GraphStore.neighbourhood``: edges, ends, namesakes by name key,
+mentions) and one lifecycle read for every source those records cite; the
+first hop is read beside the matched records themselves (``first_hop``) and
+gated with them. It used to be about seven a hop (benchmarks/RESULTS.md, "One
+graph read per hop").
 """
 
 import asyncio
