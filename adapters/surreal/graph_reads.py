@@ -13,6 +13,7 @@ from surrealdb import RecordID
 from adapters.surreal import codec
 from adapters.surreal.connection import SurrealConnection
 from adapters.surreal.derived_tables import TableDefiner
+from adapters.surreal.store_base import AS_RECORDS
 from application.records import ScoredId
 from application.reflection.merging import name_key
 from application.reflection.records import (
@@ -100,17 +101,29 @@ class SurrealGraphReads:
         self._conn = connection
         self._tables = TableDefiner(connection, SCHEMA, "defining the derived graph")
 
+    async def _by_ids(
+        self,
+        namespace: str,
+        sql: str,
+        table: str,
+        ids: Sequence[str],
+        operation: str,
+        more: dict[str, Any] | None = None,
+    ) -> list[Any]:
+        """The rows of ``sql`` over ``$ids``, records of ``table`` made in the engine from
+        the ids sent as text (``store_base.AS_RECORDS``: far cheaper to encode)."""
+        variables = {"keys": list(dict.fromkeys(ids)), "table": table, **(more or {})}
+        rows = await self._tables.read_last(namespace, AS_RECORDS + sql, variables, operation)
+        return list(rows or [])
+
     async def get_entities(
         self, org_id: str, entity_ids: Sequence[str]
     ) -> dict[str, DerivedEntity]:
         namespace = codec.namespace_for(org_id)
         if not entity_ids or not await self._tables.exists(namespace):
             return {}
-        rows = await self._tables.read(
-            namespace,
-            "SELECT body FROM $ids;",
-            {"ids": [RecordID("entity", i) for i in dict.fromkeys(entity_ids)]},
-            "reading derived entities",
+        rows = await self._by_ids(
+            namespace, "SELECT body FROM $ids;", "entity", entity_ids, "reading derived entities"
         )
         found = [decode_entity(r["body"]) for r in rows or []]
         return {e.entity_id: e for e in found}
@@ -149,10 +162,11 @@ class SurrealGraphReads:
         namespace = codec.namespace_for(org_id)
         if not entity_ids or not await self._tables.exists(namespace):
             return {}
-        rows = await self._tables.read(
+        rows = await self._by_ids(
             namespace,
             "SELECT meta::id(in) AS e, meta::id(out) AS c FROM mentions WHERE in IN $ids;",
-            {"ids": [RecordID("entity", i) for i in dict.fromkeys(entity_ids)]},
+            "entity",
+            entity_ids,
             "reading mentions",
         )
         return grouped(rows or [])
@@ -187,11 +201,8 @@ class SurrealGraphReads:
         namespace = codec.namespace_for(org_id)
         if not edge_ids or not await self._tables.exists(namespace):
             return {}
-        rows = await self._tables.read(
-            namespace,
-            "SELECT body FROM $ids;",
-            {"ids": [RecordID("relates_to", i) for i in dict.fromkeys(edge_ids)]},
-            "reading relationships",
+        rows = await self._by_ids(
+            namespace, "SELECT body FROM $ids;", "relates_to", edge_ids, "reading relationships"
         )
         found = [decode_edge(r["body"]) for r in rows or []]
         return {e.edge_id: e for e in found}
@@ -234,15 +245,14 @@ class SurrealGraphReads:
         namespace = codec.namespace_for(org_id)
         if not entity_ids or limit < 1 or not await self._tables.exists(namespace):
             return []
-        rows = await self._tables.read(
+        rows = await self._by_ids(
             namespace,
             "SELECT id, body FROM relates_to WHERE in IN $ids OR out IN $ids "
             "ORDER BY id LIMIT $limit;",
-            {
-                "ids": [RecordID("entity", i) for i in dict.fromkeys(entity_ids)],
-                "limit": int(limit),
-            },
+            "entity",
+            entity_ids,
             "walking relationships",
+            {"limit": int(limit)},
         )
         return [decode_edge(r["body"]) for r in rows or []]
 
@@ -250,10 +260,11 @@ class SurrealGraphReads:
         namespace = codec.namespace_for(org_id)
         if not entity_ids or not await self._tables.exists(namespace):
             return []
-        rows = await self._tables.read(
+        rows = await self._by_ids(
             namespace,
             "SELECT id, body FROM supersedes WHERE in IN $ids OR out IN $ids ORDER BY id;",
-            {"ids": [RecordID("entity", i) for i in dict.fromkeys(entity_ids)]},
+            "entity",
+            entity_ids,
             "reading supersessions",
         )
         return [_decode_link(r["body"]) for r in rows or []]

@@ -12,10 +12,9 @@ Nothing is gated here: the caller checks each record's space and sources.
 from collections.abc import Sequence
 from typing import Any
 
-from surrealdb import RecordID
-
 from adapters.surreal import codec
 from adapters.surreal.graph_reads import SurrealGraphReads, decode_edge, decode_entity, grouped
+from adapters.surreal.store_base import AS_RECORDS
 from application.reflection.records import Neighbourhood
 from domain.scopes import ScopeRef
 
@@ -50,14 +49,17 @@ class SurrealGraphWalk(SurrealGraphReads):
         if not entity_ids or limit < 1 or not await self._tables.exists(namespace):
             return Neighbourhood(edges=[], entities={}, namesakes=[], mentions={})
         variables: dict[str, Any] = {
-            "ids": [RecordID("entity", i) for i in dict.fromkeys(entity_ids)],
+            "keys": list(dict.fromkeys(entity_ids)),
+            "table": "entity",
             "limit": int(limit),
         }
         sql = _HOOD.replace("<SPACES>", "")
         if visible is not None:
             sql = _HOOD.replace("<SPACES>", " AND space IN $spaces")
             variables["spaces"] = sorted(codec.ref_code(ref) for ref in visible)
-        results = await self._tables.read_last(namespace, sql, variables, "walking one hop")
+        results = await self._tables.read_last(
+            namespace, AS_RECORDS + sql, variables, "walking one hop"
+        )
         found = results or {}
         entities = [decode_entity(body) for body in found.get("entities") or []]
         return Neighbourhood(

@@ -13,8 +13,6 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from surrealdb import RecordID
-
 from adapters.surreal import codec
 from adapters.surreal.compaction import directory_bytes
 from adapters.surreal.connection import SurrealConnection
@@ -24,13 +22,16 @@ from application.records import EmbeddingSpace, StoreInfo
 from domain.errors import ConflictError, UpstreamError
 from domain.reasons import ReasonCode
 
-__all__ = ["CHECKPOINT_EVERY_CHUNKS", "SurrealStoreBase"]
+__all__ = ["AS_RECORDS", "CHECKPOINT_EVERY_CHUNKS", "SurrealStoreBase"]
 
 #: rows written between engine checkpoints (see SurrealConnection.checkpoint): the
 #: embedded engine stalled at ~74k chunks without one; 25k-chunk checkpoints kept a
 #: 100k fill going, and a checkpoint's pause grows with the rows written before it
 CHECKPOINT_EVERY_CHUNKS = 20_000
 
+
+#: ``$ids`` made in the engine from ``$keys`` (text) and ``$table``, ahead of a query over them
+AS_RECORDS = "LET $ids = $keys.map(|$k| type::record($table, $k));\n"
 
 class SurrealStoreBase:
     """The connection and the organisations' namespaces; one connection, safe to share."""
@@ -125,13 +126,16 @@ class SurrealStoreBase:
         namespace = await self._readable(org_id)
         if namespace is None:
             return []
-        (rows,) = await self._conn.query(
+        # the keys go as text and become records in the engine: the SDK's pure-Python
+        # CBOR encoding of a RecordID cost ~15 µs each, ~4.7 ms for 300 (a search's
+        # lifecycle gate), and text ~0.3 µs (benchmarks/RESULTS.md, "One graph read per hop")
+        results = await self._conn.query(
             namespace,
-            sql,
-            {"ids": [RecordID(table, key) for key in wanted]},
+            AS_RECORDS + sql,
+            {"keys": wanted, "table": table},
             operation=operation,
         )
-        return list(rows or [])
+        return list(results[-1] or [])
 
     async def close(self) -> None:
         await self._conn.close()
