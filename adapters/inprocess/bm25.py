@@ -75,6 +75,9 @@ class Bm25Postings:
         self._lengths: list[int] = []
         self._total_length = 0
         self._lengths_array: np.ndarray | None = None
+        #: the packed arrays a restore mapped from its snapshot (file-backed, not counted
+        #: as held memory); each posting's arrays are views into them until it grows
+        self._packed: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def size(self) -> int:
@@ -202,10 +205,17 @@ class Bm25Postings:
     def memory_bytes(self) -> int:
         """What the postings hold: arrays exactly, list tails and the term table estimated."""
         total = 8 * len(self._lengths)
+        packed = () if self._packed is None else self._packed
         for term, posting in self._postings.items():
-            total += posting.base_docs.nbytes + posting.base_tfs.nbytes
+            for array in (posting.base_docs, posting.base_tfs):
+                if not any(array.base is p for p in packed):
+                    total += array.nbytes
             total += 48 * len(posting.docs) + len(term) + 49 + 80 + 120  # key, dict slot, object
         return total
+
+    def mapped_bytes(self) -> int:
+        """The packed arrays mapped from a snapshot (resident only as far as read)."""
+        return 0 if self._packed is None else sum(int(p.nbytes) for p in self._packed)
 
     def lengths(self, size: int) -> list[int]:
         return self._lengths[:size]
@@ -220,12 +230,15 @@ class Bm25Postings:
         tfs: np.ndarray,
     ) -> "Bm25Postings":
         """Postings as ``parts`` gave them, packed: term n owns ``offsets[n]:offsets[n+1]``.
-        Each term's arrays are views into one int32 and one float32 array (no copy each)."""
+        Each term's arrays are views into one int32 and one float32 array (no copy each:
+        arrays mapped from a file stay mapped)."""
         out = cls()
         out._lengths = lengths.tolist()
         out._total_length = int(lengths.sum())
         docs32 = np.ascontiguousarray(docs, dtype=np.int32)
-        tfs32 = tfs.astype(np.float32)
+        tfs32 = np.ascontiguousarray(tfs, dtype=np.float32)
+        if isinstance(docs, np.memmap) and isinstance(tfs, np.memmap):
+            out._packed = (docs32, tfs32)
         bounds = offsets.tolist()
         for n, term in enumerate(terms):
             start, end = bounds[n], bounds[n + 1]
