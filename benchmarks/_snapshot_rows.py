@@ -6,6 +6,7 @@ are made (varied turns, perturbed vectors) and how the vector leg is checked
 against the exact scan are documented in the benchmark's docstring and kept here.
 """
 
+from pathlib import Path
 from typing import Any
 
 __all__ = ["chunk_texts", "recall_vs_exact", "row_vectors"]
@@ -44,16 +45,20 @@ def row_vectors(pool: Any, start: int, end: int, sigma: float) -> Any:
 
 
 async def recall_vs_exact(
-    index: Any, org: Any, queries: list[list[float]], org_id: str
+    index: Any, org: Any, queries: list[list[float]], org_id: str, vectors_file: Path
 ) -> dict[str, Any]:
     """recall@10 of the vector leg against an exact product over the f32 matrix; how far
-    its returned scores are from the f32 cosines; how often its top 10 is in exact order."""
+    its returned scores are from the f32 cosines; how often its top 10 is in exact order.
+
+    The exact product reads the snapshot's ``vectors_file`` through a mapping of its own,
+    dropped at the end, so it leaves the index's resident memory as it found it (an index
+    just restored: its rows are the file's)."""
     import numpy as np
 
     from application.records import CandidateFilter
 
     size = org.size
-    matrix = org.vectors[:size]
+    matrix = np.load(vectors_file, mmap_mode="r")[:size]
     with_vector = org.has_vector[:size]
     found, in_order, drift = 0, 0, 0.0
     for vector in queries:

@@ -193,6 +193,11 @@ async def _open(args: argparse.Namespace) -> dict[str, Any]:
         await index.vector(_ORG, vector, 50, where)
         ms.append((time.process_time() - start) * 1000)
     after_queries = _memory()
+    from adapters.inprocess.snapshot_files import SnapshotFiles
+
+    live = SnapshotFiles(args.root).live(_ORG)
+    assert live is not None
+    versus_exact = await recall_vs_exact(index, org, queries, _ORG, live / "vectors.npy")
     # writes after the restore: 1,000 rows (copies of the first rows' entries, new ids)
     from application.records import IndexEntry
 
@@ -215,7 +220,7 @@ async def _open(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "memory_mb_after_queries": after_queries,
         "memory_mb_after_1000_writes": after_writes,
-        "vector_leg_vs_exact": await recall_vs_exact(index, org, queries, _ORG),
+        "vector_leg_vs_exact": versus_exact,
         "write_1000_rows_s": round(write_s, 2),
         "outcome": str(load.outcome),
         "restore_wall_s": round(wall, 2),
