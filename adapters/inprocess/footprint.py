@@ -12,6 +12,7 @@ what was read is resident (clean file pages the kernel can take back).
 """
 
 import sys
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -51,8 +52,10 @@ def _text_bytes(org: "_OrgIndex") -> int:
     """The rows held as objects (written since the restore, or emptied), sampled; the
     rows decoded from the mapped blob cost their offset only."""
     texts = org.texts
-    held = [*range(texts.base_rows, len(texts)), *texts.cleared]
-    sample = [held[r] for r in _rows_sample(len(held))]
+    tail = len(texts) - texts.base_rows
+    sample = [texts.base_rows + r for r in _rows_sample(tail)]
+    sample += islice(texts.cleared, _SAMPLE)
+    held = tail + len(texts.cleared)
     per_row = []
     for row in sample:
         t = texts[row]
@@ -61,7 +64,7 @@ def _text_bytes(org: "_OrgIndex") -> int:
             size += sys.getsizeof(t.occurred_at)
         # the chunk id string is shared with ``ids``: counted there
         per_row.append(size)
-    return int(len(held) * (_SLOT + _mean(per_row))) + texts.offsets_bytes()
+    return int(held * (_SLOT + _mean(per_row))) + texts.offsets_bytes()
 
 
 def footprint(org: "_OrgIndex") -> dict[str, int]:
