@@ -26,8 +26,14 @@ Exactness where it matters:
   their vector: the graph stops at the first pending row until the tail grows
   past ``_TAIL_MAX``) and rows whose vector changed after they joined
   (``stale``) are scanned exactly and merged;
-- the graph's f16 scores only choose candidates: every returned score is the
-  f32 cosine from the index's own matrix, as the exact scan computes it.
+- the graph's candidates are scored with the graph's own f16 copy of their
+  vectors (``scores``), so that a walk never reads the f32 matrix: past the
+  threshold the matrix is mapped from the snapshot, and reading ~150 scattered
+  rows per query paged in the whole file over a few hundred queries (the
+  kernel maps 64 KB around each fault whatever ``madvise`` says), a second
+  resident copy of every vector. An f16 cosine differs from the f32 one by
+  ~1e-4 (``benchmarks/snapshot_open.py`` measures it); rows the graph does not
+  hold current (the tail, stale rows) are scored from the matrix.
 Removed rows lose their vector flag, so the bitmap never admits them.
 """
 
@@ -155,6 +161,26 @@ class VectorGraph:
         for row in inside:
             codes[row * width : (row + 1) * width] = 0
 
+    def _codes(self) -> np.ndarray:
+        """The graph's f16 vectors, row by row (a view: valid until the graph grows)."""
+        storage = self._faiss.downcast_index(self._index.storage)
+        raw = self._faiss.rev_swig_ptr(storage.codes.data(), storage.codes.size())
+        return np.asarray(raw).view(np.float16).reshape(int(storage.ntotal), -1)
+
+    def scores(self, matrix: np.ndarray, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """Cosines of ``rows`` (ascending) with ``query``: from the graph's f16 copy where
+        it holds the row current, else from ``matrix``."""
+        inside = rows < self.labelled
+        if self.stale:
+            stale = np.fromiter(self.stale, dtype=np.int64, count=len(self.stale))
+            inside &= ~np.isin(rows, stale)
+        out = np.empty(len(rows), dtype=np.float32)
+        if inside.any():
+            out[inside] = self._codes()[rows[inside]].astype(np.float32) @ query
+        if not inside.all():
+            out[~inside] = matrix[rows[~inside]] @ query
+        return out
+
     def _admitted(self, live: np.ndarray) -> np.ndarray:
         inside = np.array(live[: self.labelled], dtype=bool)
         if self.stale:
@@ -192,7 +218,7 @@ class VectorGraph:
             stale = np.fromiter(self.stale, dtype=np.int64, count=len(self.stale))
             extra.append(stale[live[stale]])
         rows = np.unique(np.concatenate([graph_rows.astype(np.int64), *extra]))
-        return rows, matrix[rows] @ query
+        return rows, self.scores(matrix, rows, query)
 
 
 def episode_rows(

@@ -8,6 +8,7 @@ Okapi BM25 with k1 = 1.2, b = 0.75 and the Lucene idf, like the native one.
 
 from collections import Counter
 from collections.abc import Sequence
+from itertools import pairwise
 
 import numpy as np
 
@@ -75,6 +76,13 @@ class Bm25Postings:
         self._lengths: list[int] = []
         self._total_length = 0
         self._lengths_array: np.ndarray | None = None
+        #: the packed arrays a restore mapped from its snapshot (file-backed, not counted
+        #: as held memory); each posting's arrays are views into them until it grows
+        self._packed: tuple[np.ndarray, np.ndarray] | None = None
+        #: restored terms not read or written since, by their bounds in the packed arrays:
+        #: a term's ``_Posting`` is made when first used (an open makes none of them)
+        self._bounds: dict[str, tuple[int, int]] = {}
+        self._mapped = False
 
     @property
     def size(self) -> int:
@@ -88,10 +96,18 @@ class Bm25Postings:
         self._total_length += len(terms)
         self._lengths_array = None
         for term, tf in Counter(terms).items():
-            posting = self._postings.get(term)
+            posting = self._posting(term)
             if posting is None:
                 posting = self._postings[term] = _Posting()
             posting.append(row, tf)
+
+    def _posting(self, term: str) -> _Posting | None:
+        posting = self._postings.get(term)
+        if posting is None and term in self._bounds and self._packed is not None:
+            start, end = self._bounds.pop(term)
+            docs, tfs = self._packed
+            posting = self._postings[term] = _Posting(docs[start:end], tfs[start:end])
+        return posting
 
     def scores(self, query: str, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(rows, scores) of rows that match a query term and are ``live``, unsorted."""
@@ -105,7 +121,7 @@ class Bm25Postings:
         total = np.zeros(n, dtype=np.float32)
         matched = np.zeros(n, dtype=bool)
         for term in set(analyze(query)):
-            posting = self._postings.get(term)
+            posting = self._posting(term)
             if posting is None:
                 continue
             docs, tfs = posting.arrays()
@@ -163,7 +179,7 @@ class Bm25Postings:
         total = np.zeros(n_groups, dtype=np.float64)
         matched = np.zeros(n_groups, dtype=bool)
         for term in set(analyze(query)):
-            posting = self._postings.get(term)
+            posting = self._posting(term)
             if posting is None:
                 continue
             docs, tfs = posting.arrays()
@@ -189,7 +205,13 @@ class Bm25Postings:
         """Each term's arrays and tail lists, by reference: a snapshot reads them in a
         worker thread (snapshot_format); the arrays are never changed in place and rows
         added later only append to a tail, so a reader cuts the tail at its row count."""
-        return [(t, p.base_docs, p.base_tfs, p.docs, p.tfs) for t, p in self._postings.items()]
+        out = [(t, p.base_docs, p.base_tfs, p.docs, p.tfs) for t, p in self._postings.items()]
+        if self._bounds and self._packed is not None:
+            docs, tfs = self._packed
+            no_tail: list[int] = []
+            for term, (a, b) in self._bounds.items():
+                out.append((term, docs[a:b], tfs[a:b], no_tail, no_tail))
+        return out
 
     def postings(self) -> list[tuple[str, list[int], list[int]]]:
         """Each term's rows and term frequencies as lists (tests, small indexes)."""
@@ -202,10 +224,20 @@ class Bm25Postings:
     def memory_bytes(self) -> int:
         """What the postings hold: arrays exactly, list tails and the term table estimated."""
         total = 8 * len(self._lengths)
+        packed = () if self._packed is None or not self._mapped else self._packed
+        total += sum(len(term) + 49 + 80 + 64 for term in self._bounds)  # key, slot, bounds
         for term, posting in self._postings.items():
-            total += posting.base_docs.nbytes + posting.base_tfs.nbytes
+            for array in (posting.base_docs, posting.base_tfs):
+                if not any(array.base is p for p in packed):
+                    total += array.nbytes
             total += 48 * len(posting.docs) + len(term) + 49 + 80 + 120  # key, dict slot, object
         return total
+
+    def mapped_bytes(self) -> int:
+        """The packed arrays mapped from a snapshot (resident only as far as read)."""
+        if self._packed is None or not self._mapped:
+            return 0
+        return sum(int(p.nbytes) for p in self._packed)
 
     def lengths(self, size: int) -> list[int]:
         return self._lengths[:size]
@@ -220,14 +252,17 @@ class Bm25Postings:
         tfs: np.ndarray,
     ) -> "Bm25Postings":
         """Postings as ``parts`` gave them, packed: term n owns ``offsets[n]:offsets[n+1]``.
-        Each term's arrays are views into one int32 and one float32 array (no copy each)."""
+        Each term's arrays are views into one int32 and one float32 array (no copy each:
+        arrays mapped from a file stay mapped)."""
         out = cls()
         out._lengths = lengths.tolist()
         out._total_length = int(lengths.sum())
         docs32 = np.ascontiguousarray(docs, dtype=np.int32)
-        tfs32 = tfs.astype(np.float32)
+        tfs32 = np.ascontiguousarray(tfs, dtype=np.float32)
+        out._packed = (docs32, tfs32)
+        out._mapped = isinstance(docs, np.memmap) and isinstance(tfs, np.memmap)
         bounds = offsets.tolist()
-        for n, term in enumerate(terms):
-            start, end = bounds[n], bounds[n + 1]
-            out._postings[term] = _Posting(docs32[start:end], tfs32[start:end])
+        if len(bounds) != len(terms) + 1 or (bounds and bounds[-1] > len(docs32)):
+            raise ValueError("the postings' offsets do not fit their terms and arrays")
+        out._bounds = dict(zip(terms, pairwise(bounds), strict=True))
         return out

@@ -6,10 +6,13 @@ process, which the process's RSS cannot split. Arrays count their bytes
 exactly; Python objects (texts, ids, postings lists, episode members) are
 sized from a sample of rows with ``sys.getsizeof`` and scaled, so a status
 read stays cheap at a million rows. ``benchmarks/snapshot_open.py`` compares
-the sum with the resident memory a restore really added.
+the sum with the resident memory a restore really added. Parts named
+``*_mapped`` are files mapped from the snapshot: their size, of which only
+what was read is resident (clean file pages the kernel can take back).
 """
 
 import sys
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -45,16 +48,23 @@ def _graph_bytes(graph: Any) -> int:
     return codes + links + int(hnsw.levels.size()) * 4 + int(hnsw.assign_probas.size()) * 8
 
 
-def _text_bytes(org: "_OrgIndex", rows: list[int]) -> float:
+def _text_bytes(org: "_OrgIndex") -> int:
+    """The rows held as objects (written since the restore, or emptied), sampled; the
+    rows decoded from the mapped blob cost their offset only."""
+    texts = org.texts
+    tail = len(texts) - texts.base_rows
+    sample = [texts.base_rows + r for r in _rows_sample(tail)]
+    sample += islice(texts.cleared, _SAMPLE)
+    held = tail + len(texts.cleared)
     per_row = []
-    for row in rows:
-        t = org.texts[row]
+    for row in sample:
+        t = texts[row]
         size = sys.getsizeof(t) + sys.getsizeof(t.text) + sys.getsizeof(t.source_id)
         if t.occurred_at is not None:
             size += sys.getsizeof(t.occurred_at)
         # the chunk id string is shared with ``ids``: counted there
         per_row.append(size)
-    return _mean(per_row)
+    return int(held * (_SLOT + _mean(per_row))) + texts.offsets_bytes()
 
 
 def footprint(org: "_OrgIndex") -> dict[str, int]:
@@ -71,7 +81,9 @@ def footprint(org: "_OrgIndex") -> dict[str, int]:
         "vectors_mapped": int(org.vectors.nbytes) if org.vectors is not None and mapped else 0,
         "graph": _graph_bytes(org.graph),
         "lexical": org.lexical.memory_bytes(),
-        "texts": int(size * (_SLOT + _text_bytes(org, rows))),
+        "lexical_mapped": org.lexical.mapped_bytes(),
+        "texts": _text_bytes(org),
+        "texts_mapped": org.texts.mapped_bytes(),
         "ids": int(size * (_SLOT + id_bytes + _DICT_ENTRY)),
         "episodes": int(size * (_PAIR + _SLOT + 32) + len(org.source_ids) * (_DICT_ENTRY + 64)),
         "columns": sum(int(c.nbytes) for c in columns),

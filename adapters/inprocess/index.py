@@ -16,6 +16,7 @@ from adapters.inprocess import ann
 from adapters.inprocess.bm25 import Bm25Postings
 from adapters.inprocess.facets import FacetColumns
 from adapters.inprocess.query_cache import QueryCache
+from adapters.inprocess.row_texts import RowTexts
 from application.index_residency import IndexResidency, VectorLeg
 from application.records import (
     CandidateFilter,
@@ -52,8 +53,8 @@ class _OrgIndex:
         self.source_code_of: dict[str, int] = {}
         self.members: dict[int, list[tuple[int, int]]] = {}
         #: what the ranker reads of each row (the accelerator holds it so ranking
-        #: candidates needs no store round trip)
-        self.texts: list[IndexedText] = []
+        #: candidates needs no store round trip); a restored index decodes them on demand
+        self.texts = RowTexts()
         self.lexical = Bm25Postings()
         #: what search ``filters`` narrow by (the caller's, beside the policy's)
         self.facets = FacetColumns()
@@ -193,8 +194,7 @@ class _OrgIndex:
             self.has_vector[row] = False
             if self.vectors is not None:
                 self.vectors[row] = 0.0
-            old = self.texts[row]
-            self.texts[row] = IndexedText(chunk_id=old.chunk_id, source_id=old.source_id, text="")
+            self.texts.clear(row)
         if self.graph is not None:
             self.graph.forget(self.rows_of(source_id))
 
@@ -265,7 +265,7 @@ class _OrgIndex:
             )
             if found is not None and whole_episodes:
                 rows = ann.episode_rows(found[0], with_vector, self.source_codes, self.members)
-                return rows, self.vectors[rows] @ query
+                return rows, self.graph.scores(self.vectors, rows, query)
             if found is not None:
                 return found
         return self.cache.product(where, query, lambda: self._scan(query, live))

@@ -31,7 +31,7 @@ from application.records import EmbeddingSpace
 __all__ = ["FORMAT_VERSION", "Manifest", "SnapshotFiles", "SnapshotRefused"]
 
 #: bump when the files' layout or what the index derives from an entry changes
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 _READ_BLOCK = 1 << 22
 
 

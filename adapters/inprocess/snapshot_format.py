@@ -7,11 +7,15 @@ spare capacity after the last (an eighth more): rows written after a restore
 land in that capacity, so only their pages become private memory and the
 rest stay file-backed (clean, paged in as read, given back under pressure)
 instead of the whole matrix being copied at the first write; ``postings_docs.npy``
-and ``postings_tfs.npy`` pack the BM25 postings of every term end to end;
-``state.msgpack`` holds the rest (ids, code tables, texts, facets, the small
-per-row columns as raw arrays); ``graph.faiss``, where the organisation has an
-HNSW graph (past ``AnnPolicy.min_rows``), the graph itself (``graph_file``), so
-that an open does not rebuild it. No pickle: every file is numpy, msgspec or
+(int32) and ``postings_tfs.npy`` (float32, as the index scores them) pack the
+BM25 postings of every term end to end, mapped read-only on open (the postings
+are replaced on a write, never changed in place); ``texts.bin`` holds what the
+ranker reads of each row as one blob of records (``row_texts``), mapped
+read-only and decoded per candidate; ``state.msgpack`` holds the rest (ids,
+code tables, facets, the small per-row columns and offsets as raw arrays);
+``graph.faiss``, where the organisation has an HNSW graph (past
+``AnnPolicy.min_rows``), the graph itself (``graph_file``), so that an open
+does not rebuild it. No pickle: every file is numpy, msgspec or
 faiss's own format.
 
 ``freeze`` runs on the event loop and copies what writes may change under a
@@ -31,7 +35,6 @@ import logging
 import zlib
 from bisect import bisect_left
 from collections.abc import Iterable
-from datetime import datetime
 from itertools import chain
 from pathlib import Path
 from typing import BinaryIO
@@ -50,7 +53,8 @@ from adapters.inprocess.graph_file import (
     write_graph,
 )
 from adapters.inprocess.index import _OrgIndex
-from application.records import IndexedText, ScopeRef
+from adapters.inprocess.row_texts import RowTexts, read_blob
+from application.records import ScopeRef
 from domain.scopes import MemoryScope
 
 __all__ = ["FILES", "OPTIONAL_FILES", "Frozen", "freeze", "read_index", "write_files"]
@@ -58,7 +62,7 @@ __all__ = ["FILES", "OPTIONAL_FILES", "Frozen", "freeze", "read_index", "write_f
 _log = logging.getLogger("tessera.index")
 
 #: the files of one snapshot, each checked against its manifest entry on open
-FILES = ("vectors.npy", "postings_docs.npy", "postings_tfs.npy", "state.msgpack")
+FILES = ("vectors.npy", "postings_docs.npy", "postings_tfs.npy", "texts.bin", "state.msgpack")
 #: files a snapshot may hold besides (checked the same way when listed)
 OPTIONAL_FILES = (GRAPH_FILE,)
 _BLOCK_ROWS = 8_192
@@ -74,10 +78,6 @@ def _zeros(rows: int, dim: int) -> Iterable[np.ndarray]:
     for start in range(0, rows, _BLOCK_ROWS):
         yield np.zeros((min(_BLOCK_ROWS, rows - start), dim), dtype=np.float32)
 
-#: texts as tuples: chunk id, source id, text, role, turn index, occurred (ISO: offset kept),
-#: speaker
-_Text = tuple[str, str, str, str | None, int | None, str | None, str | None]
-
 
 class _State(msgspec.Struct, frozen=True, kw_only=True):
     size: int
@@ -86,7 +86,6 @@ class _State(msgspec.Struct, frozen=True, kw_only=True):
     recall_table: dict[str, int]
     scope_table: list[tuple[str, str | None, int]]
     source_ids: list[str]
-    texts: list[_Text]
     removed: list[int]
     terms: list[str]
     sources_with: dict[str, list[int]]
@@ -105,7 +104,7 @@ class Frozen:
         self.vectors = org.vectors  # by reference: read in blocks, rows < size only
         self.dimension = None if org.vectors is None else int(org.vectors.shape[1])
         self.ids = org.ids[:size]
-        self.texts = org.texts[:size]
+        self.texts = org.texts.frozen(size)
         self.recall_table = dict(org.recall_table)
         self.scope_table = [(str(r.scope), r.scope_key, c) for r, c in org.scope_table.items()]
         self.source_ids = org.source_ids[: len(org.source_ids)]
@@ -139,11 +138,6 @@ def freeze(org: _OrgIndex) -> Frozen:
 
 def _raw(array: np.ndarray) -> tuple[str, bytes]:
     return (array.dtype.str, np.ascontiguousarray(array).tobytes())
-
-
-def _text_row(t: IndexedText) -> _Text:
-    moment = None if t.occurred_at is None else t.occurred_at.isoformat()
-    return (t.chunk_id, t.source_id, t.text, t.role, t.turn_index, moment, t.speaker)
 
 
 class _Checked:
@@ -206,10 +200,21 @@ def write_files(frozen: Frozen, folder: Path) -> dict[str, dict[str, int]]:
         tfs = np.concatenate([base_tfs, np.asarray(tail_tfs[:n], dtype=np.float32)])
         terms.append(term)
         doc_parts.append(rows[kept])
-        tf_parts.append(tfs[kept].astype(np.int32))
+        tf_parts.append(tfs[kept])
         offsets.append(offsets[-1] + int(kept.sum()))
-    for name, parts in (("postings_docs.npy", doc_parts), ("postings_tfs.npy", tf_parts)):
-        checks[name] = _write_npy(folder / name, parts, (offsets[-1],), "<i4")
+    checks["postings_docs.npy"] = _write_npy(
+        folder / "postings_docs.npy", doc_parts, (offsets[-1],), "<i4"
+    )
+    checks["postings_tfs.npy"] = _write_npy(
+        folder / "postings_tfs.npy", tf_parts, (offsets[-1],), "<f4"
+    )
+    text_offsets = np.zeros(size + 1, dtype=np.int64)
+    with (folder / "texts.bin").open("wb") as raw:
+        out = _Checked(raw)
+        for row, record in enumerate(frozen.texts.records(size)):
+            out.write(record)
+            text_offsets[row + 1] = out.size
+        checks["texts.bin"] = {"bytes": out.size, "crc32": out.crc}
     orders = np.full(size, -1, dtype=np.int64)
     for _, members in frozen.members:
         for order, row in list(members):
@@ -219,6 +224,7 @@ def write_files(frozen: Frozen, folder: Path) -> dict[str, dict[str, int]]:
     columns["orders"] = _raw(orders)
     columns["lengths"] = _raw(np.asarray(frozen.lengths, dtype=np.int32))
     columns["offsets"] = _raw(np.asarray(offsets, dtype=np.int64))
+    columns["text_offsets"] = _raw(text_offsets)
     state = _State(
         size=size,
         dimension=frozen.dimension,
@@ -226,7 +232,6 @@ def write_files(frozen: Frozen, folder: Path) -> dict[str, dict[str, int]]:
         recall_table=frozen.recall_table,
         scope_table=frozen.scope_table,
         source_ids=frozen.source_ids,
-        texts=[_text_row(t) for t in frozen.texts],
         removed=[r for r in frozen.removed if r < size],
         terms=terms,
         sources_with=frozen.sources_with,
@@ -252,19 +257,6 @@ def _padded(column: np.ndarray, capacity: int) -> np.ndarray:
     out = np.zeros(capacity, dtype=column.dtype)
     out[: len(column)] = column
     return out
-
-
-def _text(row: _Text) -> IndexedText:
-    chunk_id, source_id, text, role, turn_index, moment, speaker = row
-    return IndexedText(
-        chunk_id=chunk_id,
-        source_id=source_id,
-        text=text,
-        role=role,
-        turn_index=turn_index,
-        occurred_at=None if moment is None else datetime.fromisoformat(moment),
-        speaker=speaker,
-    )
 
 
 def read_index(folder: Path, ann_policy: AnnPolicy | None = None) -> _OrgIndex:
@@ -298,9 +290,11 @@ def read_index(folder: Path, ann_policy: AnnPolicy | None = None) -> _OrgIndex:
     ):
         members.setdefault(code, []).append((order, row))
     org.members = members
-    org.texts = [_text(t) for t in state.texts]
-    docs = np.load(folder / "postings_docs.npy")
-    tfs = np.load(folder / "postings_tfs.npy")
+    org.texts = RowTexts(read_blob(folder / "texts.bin"), _column(state, "text_offsets"))
+    docs = np.load(folder / "postings_docs.npy", mmap_mode="r")
+    tfs = np.load(folder / "postings_tfs.npy", mmap_mode="r")
+    if docs.dtype != np.int32 or tfs.dtype != np.float32 or docs.shape != tfs.shape:
+        raise ValueError("the postings files do not match the snapshot's state")
     org.lexical = Bm25Postings.restored(
         _column(state, "lengths"), state.terms, _column(state, "offsets"), docs, tfs
     )

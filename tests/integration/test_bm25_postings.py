@@ -100,3 +100,12 @@ def test_restored_postings_answer_as_the_live_ones() -> None:
     restored.extend(1500, [f"{_WORDS[1]} {_WORDS[1]}"])  # a restored index keeps taking rows
     rows, _ = restored.scores(_WORDS[1], np.ones(1501, dtype=bool))
     assert 1500 in rows.tolist()
+    # terms never read are not made into postings, yet every term is in what a save reads
+    assert len(restored._postings) < len(terms) / 2
+    assert sorted(t for t, *_ in restored.parts()) == sorted({*terms})
+    live_index.extend(1500, [f"{_WORDS[1]} {_WORDS[1]}"])
+    assert sorted(restored.postings()) == sorted(live_index.postings())
+    for query in (" ".join(_WORDS[5:9]), _WORDS[1]):
+        a_rows, a = live_index.scores(query, np.ones(1501, dtype=bool))
+        b_rows, b = restored.scores(query, np.ones(1501, dtype=bool))
+        assert np.array_equal(a_rows, b_rows) and np.allclose(a, b)

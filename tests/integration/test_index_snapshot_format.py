@@ -14,6 +14,7 @@ import pytest
 
 from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inmemory.memory_store import InMemoryMemoryStore
+from adapters.inprocess.footprint import footprint
 from adapters.inprocess.persistent import PersistentInProcessIndex
 from adapters.inprocess.snapshot_files import SnapshotFiles, SnapshotRefused
 from adapters.inprocess.snapshot_format import FILES, freeze, read_index, write_files
@@ -53,7 +54,7 @@ async def test_the_files_round_trip_the_index_exactly(tmp_path: Path) -> None:
     assert set(checks) == set(FILES)
     copy = read_index(folder)
     assert copy.ids == org.ids and copy.row_of == org.row_of and copy.removed == org.removed
-    assert copy.texts == org.texts and copy.members == org.members
+    assert list(copy.texts) == list(org.texts) and copy.members == org.members
     assert copy.recall_table == org.recall_table and copy.scope_table == org.scope_table
     assert copy.source_ids == org.source_ids
     assert copy.facets.sources_with == org.facets.sources_with
@@ -67,6 +68,11 @@ async def test_the_files_round_trip_the_index_exactly(tmp_path: Path) -> None:
         assert not org.removed.intersection(docs), term
     kept = [(t, [d for d in docs if d not in org.removed]) for t, docs, _ in org.lexical.postings()]
     assert {t: d for t, d in kept if d} == {t: docs for t, docs, _ in copy.lexical.postings()}
+    held, mapped = footprint(org), footprint(copy)
+    # the copy decodes its texts from the mapped blob and reads its postings from the file
+    assert held["texts_mapped"] == held["lexical_mapped"] == 0
+    assert mapped["texts_mapped"] > 0 and mapped["lexical_mapped"] > 0
+    assert mapped["texts"] < held["texts"] / 4 and mapped["lexical"] < held["lexical"]
     restored = PersistentInProcessIndex(tmp_path / "unused")
     restored._orgs[ORG] = copy
     # the same answers; chunk BM25 idf differs where removed rows held the term

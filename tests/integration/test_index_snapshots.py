@@ -215,7 +215,7 @@ async def test_a_redaction_takes_its_text_off_the_disk_at_the_next_use(data: Pat
     def on_disk() -> bytes:
         live = files.live(ORG)
         assert live is not None
-        return (live / "state.msgpack").read_bytes()
+        return b"".join((live / name).read_bytes() for name in ("state.msgpack", "texts.bin"))
 
     text = (await first.store.chunks_of_source(ORG, "s00005"))[0].text.encode()
     assert text in on_disk()
@@ -235,12 +235,12 @@ async def test_a_redaction_in_a_process_that_never_loaded_the_index_is_saved_at_
     second = Process(data)  # a correction needs no warm index: this one never loads it
     text = (await second.store.chunks_of_source(ORG, "s00007"))[0].text.encode()
     live = files.live(ORG)
-    assert live is not None and text in (live / "state.msgpack").read_bytes()
+    assert live is not None and text in (live / "texts.bin").read_bytes()
     await World(second.store, second.index).correct("s00007", LifecycleState.DELETED)
     assert not second.index.is_ready(ORG)
     await second.close()
     live = files.live(ORG)
-    assert live is not None and text not in (live / "state.msgpack").read_bytes()
+    assert live is not None and text not in (live / "texts.bin").read_bytes()
     third, outcomes = await _reopened_outcome(data)
     assert outcomes == [SnapshotOutcome.LOADED] and third.keeper.caught_up[ORG] == 0
     await third.close()

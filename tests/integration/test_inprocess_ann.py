@@ -82,11 +82,20 @@ async def test_graph_answers_equal_the_exact_scan_with_filters(where: CandidateF
         probe = query.tolist()
         want = await exact.vector(ORG, probe, 10, where)
         got = await graph.vector(ORG, probe, 10, where)
-        assert [h.item_id for h in got] == [h.item_id for h in want]
-        assert [h.score for h in got] == pytest.approx([h.score for h in want], abs=1e-6)
+        # the walk scores with the graph's f16 copy of the vectors (~1e-4 from the f32
+        # cosine): each place holds a row whose exact score is the exact list's there, so
+        # only rows closer than that may trade places
+        exact_of = {h.item_id: h.score for h in await exact.vector(ORG, probe, 40, where)}
+        assert [exact_of[h.item_id] for h in got] == pytest.approx(
+            [h.score for h in want], abs=1e-3
+        )
+        assert [h.score for h in got] == pytest.approx([h.score for h in want], abs=1e-3)
         want_ep = await exact.episode_vector(ORG, probe, 5, where)
         got_ep = await graph.episode_vector(ORG, probe, 5, where)
-        assert [h.item_id for h in got_ep] == [h.item_id for h in want_ep]
+        exact_ep = {h.item_id: h.score for h in await exact.episode_vector(ORG, probe, 40, where)}
+        assert [exact_ep[h.item_id] for h in got_ep] == pytest.approx(
+            [h.score for h in want_ep], abs=1e-3
+        )
 
 
 async def test_a_graph_hit_outside_the_filter_never_returns() -> None:

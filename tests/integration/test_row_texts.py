@@ -1,0 +1,72 @@
+"""The ranker texts held as one mapped blob: decoded per row, written through, emptied."""
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from adapters.inprocess.row_texts import RowTexts, read_blob
+from application.records import IndexedText
+
+
+def _text(n: int) -> IndexedText:
+    return IndexedText(
+        chunk_id=f"c{n}",
+        source_id=f"s{n // 2}",
+        text=f"words of row {n} \u00e9\u6f22",
+        role="user" if n % 2 else None,
+        turn_index=n if n % 3 else None,
+        occurred_at=datetime(2026, 1, 1, tzinfo=timezone(timedelta(hours=2))) if n % 2 else None,
+        speaker="Ada" if n == 3 else None,
+    )
+
+
+def _blob(tmp_path: Path, texts: RowTexts, size: int) -> RowTexts:
+    path = tmp_path / "texts.bin"
+    offsets = np.zeros(size + 1, dtype=np.int64)
+    with path.open("wb") as out:
+        for row, record in enumerate(texts.records(size)):
+            out.write(record)
+            offsets[row + 1] = out.tell()
+    return RowTexts(read_blob(path), offsets)
+
+
+def test_rows_round_trip_through_the_blob_and_later_rows_are_held(tmp_path: Path) -> None:
+    live = RowTexts()
+    for n in range(6):
+        live.append(_text(n))
+    mapped = _blob(tmp_path, live, 6)
+    assert mapped.base_rows == 6 and mapped.held_rows() == 0
+    assert list(mapped) == [_text(n) for n in range(6)]
+    assert mapped[1].occurred_at is not None and mapped[1].occurred_at.utcoffset() == timedelta(
+        hours=2
+    )
+    mapped.append(_text(6))
+    mapped.clear(2)
+    mapped.clear(6)
+    assert mapped[2] == IndexedText(chunk_id="c2", source_id="s1", text="")
+    assert mapped[6].text == "" and len(mapped) == 7 and mapped.held_rows() == 2
+    with pytest.raises(IndexError):
+        mapped[7]
+    again = _blob(tmp_path / "..", mapped, 7)
+    assert list(again) == list(mapped)
+
+
+def test_a_frozen_view_does_not_see_later_writes(tmp_path: Path) -> None:
+    live = RowTexts()
+    for n in range(3):
+        live.append(_text(n))
+    mapped = _blob(tmp_path, live, 3)
+    mapped.append(_text(3))
+    frozen = mapped.frozen(4)
+    mapped.append(_text(4))
+    mapped.clear(0)
+    assert list(frozen) == [_text(n) for n in range(4)]
+
+
+def test_offsets_past_the_blob_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "texts.bin").write_bytes(b"\x90")
+    with pytest.raises(ValueError):
+        RowTexts(read_blob(tmp_path / "texts.bin"), np.asarray([0, 5], dtype=np.int64))
+    assert len(RowTexts(read_blob(tmp_path / "texts.bin"), None)) == 0
