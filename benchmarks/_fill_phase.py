@@ -23,6 +23,8 @@ class FillConfig:
     concurrency: int
     reopen_every: int
     vector_dir: Path
+    #: keep SurrealDB's own search indexes (``_wiring.native_search_for``)
+    native_search: bool = True
 
 
 class _Holder:
@@ -34,7 +36,7 @@ class _Holder:
 
 async def fill_store(config: FillConfig, turns: list[str]) -> dict[str, object]:
     embedder = make_embedder()
-    held = _Holder(make_store(config.url))
+    held = _Holder(make_store(config.url, native_search=config.native_search))
     index = make_index(config.index, held.store)
     try:
         service = make_service(held.store, index, embedder)
@@ -69,7 +71,7 @@ async def _fill_new(
 
     async def reopen(old: MemoryStore) -> MemoryStore:
         await old.close()
-        fresh = make_store(config.url)
+        fresh = make_store(config.url, native_search=config.native_search)
         await fresh.prepare(config.org_id, embedder.space)
         progress("  store closed and reopened")
         return fresh

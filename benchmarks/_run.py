@@ -38,6 +38,8 @@ class IndexPlan:
     mixed_texts: list[str]
     breakdown_texts: list[str]
     breakdown_queries: int
+    #: keep SurrealDB's own search indexes (``_wiring.native_search_for``)
+    native_search: bool = True
 
 
 async def _interleaved(
@@ -60,7 +62,7 @@ async def _interleaved(
 
 
 async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
-    store = make_store(plan.url)
+    store = make_store(plan.url, native_search=plan.native_search)
     index = make_index(plan.name, store)
     services = make_services(store, index, embedder, plan.org_id)
     try:

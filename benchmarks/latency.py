@@ -24,7 +24,7 @@ from benchmarks._fill import FillStalledError
 from benchmarks._fill_phase import FillConfig, fill_store
 from benchmarks._run import IndexPlan, run_index
 from benchmarks._stats import code_version, machine_info, progress
-from benchmarks._wiring import INDEX_NAMES, make_embedder, make_store
+from benchmarks._wiring import INDEX_NAMES, make_embedder, make_store, native_search_for
 from domain.chunking import split_into_chunks
 from domain.hashing import content_hash
 
@@ -66,10 +66,12 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-async def _unseen(url: str, org: str, pool: list[str], needed: int) -> list[str]:
+async def _unseen(
+    url: str, org: str, pool: list[str], needed: int, native_search: bool
+) -> list[str]:
     """Turns none of whose chunks are in the store's embedding cache (matters on a reused store)."""
     embedder = make_embedder()
-    store = make_store(url)
+    store = make_store(url, native_search=native_search)
     try:
         await store.prepare(org, embedder.space)
         out: list[str] = []
@@ -111,6 +113,7 @@ def _plans(args: argparse.Namespace, corpus: Corpus, url: str, texts: list[str])
                 mixed_texts=mine[args.remembers : args.remembers + len(mixed)],
                 breakdown_texts=mine[args.remembers + len(mixed) :],
                 breakdown_queries=min(args.breakdown_queries, len(capped)),
+                native_search=native_search_for(args.index),
             )
         )
     return plans
@@ -143,11 +146,12 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
                 concurrency=args.fill_concurrency,
                 reopen_every=args.reopen_every,
                 vector_dir=OUT_DIR / "vectors",
+                native_search=native_search_for(args.index),
             ),
             fill_turns,
         )
         fill["phase_seconds"] = round(time.perf_counter() - began, 1)
-        texts = await _unseen(url, args.org, pool, needed)
+        texts = await _unseen(url, args.org, pool, needed, native_search_for(args.index))
         plans = _plans(args, corpus, url, texts)
         results = [await run_index(plan, make_embedder()) for plan in plans]
     finally:
@@ -178,6 +182,7 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
         "query_vector_cache": "fresh MemoryService per index and distinct questions: "
         "every timed search embeds its query",
         "native_queries_cap": args.native_queries,
+        "native_search_indexes": native_search_for(args.index),
         "machine": machine_info(),
         "code": code,
     }

@@ -76,7 +76,7 @@ async def _phase(args: argparse.Namespace) -> dict[str, Any]:
     embedder = make_embedder()
     await embedder.embed(["warm the model up"])  # model load is not index open
     began = time.perf_counter()
-    store = make_store(args.url)
+    store = make_store(args.url, native_search=False)  # as serve with the in-process index
     await store.open()  # type: ignore[attr-defined]
     engine_open = time.perf_counter() - began
     plain = args.phase == "cold"
@@ -149,6 +149,7 @@ async def _fill(args: argparse.Namespace, url: str, turns: list[str]) -> dict[st
         concurrency=8,
         reopen_every=0,
         vector_dir=OUT_DIR / "vectors",
+        native_search=False,
     )
     return await fill_store(config, turns)
 

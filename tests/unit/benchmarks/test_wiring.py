@@ -1,0 +1,26 @@
+"""The benchmarks open a store as ``tessera serve`` would for the index they time."""
+
+import pytest
+
+from benchmarks._data import Corpus
+from benchmarks._wiring import native_search_for
+from benchmarks.latency import _parse, _plans
+
+
+def test_only_the_native_index_keeps_surreals_search_indexes() -> None:
+    assert native_search_for("inprocess") is False  # serve drops them with this index
+    assert native_search_for("surreal") is True
+    assert native_search_for("both") is True  # one store for both arms: the native one reads them
+    with pytest.raises(ValueError, match="unknown index"):
+        native_search_for("faiss")
+
+
+def _corpus() -> Corpus:
+    return Corpus(turns=[f"turn {n}" for n in range(50)], questions=[f"q {n}?" for n in range(30)])
+
+
+@pytest.mark.parametrize(("index", "native"), [("inprocess", [False]), ("both", [True, True])])
+def test_the_latency_plans_open_the_store_for_their_index(index: str, native: list[bool]) -> None:
+    args = _parse(["--chunks", "10", "--index", index, "--queries", "5", "--remembers", "2"])
+    plans = _plans(args, _corpus(), "mem://", [f"text {n}" for n in range(400)])
+    assert [p.native_search for p in plans] == native
