@@ -22,6 +22,7 @@ from pathlib import Path
 from benchmarks._data import DATA_HELP, Corpus, load_corpus
 from benchmarks._fill import FillStalledError
 from benchmarks._fill_phase import FillConfig, fill_store
+from benchmarks._footprint import dir_bytes, peak_rss_mb
 from benchmarks._run import IndexPlan, run_index
 from benchmarks._stats import code_version, machine_info, progress
 from benchmarks._wiring import INDEX_NAMES, make_embedder, make_store, native_search_for
@@ -154,6 +155,12 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
         texts = await _unseen(url, args.org, pool, needed, native_search_for(args.index))
         plans = _plans(args, corpus, url, texts)
         results = [await run_index(plan, make_embedder()) for plan in plans]
+        # after the services closed: the snapshotting index wrote its snapshot beside the store
+        footprint = {
+            "peak_rss_mb": peak_rss_mb(),
+            "store_bytes": dir_bytes(data_dir / "db"),
+            "snapshot_bytes": dir_bytes(data_dir / "db.index"),
+        }
     finally:
         if temp:
             shutil.rmtree(data_dir, ignore_errors=True)
@@ -176,6 +183,9 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
             )
         },
         "bulk_chunks_per_s": fill.get("bulk_chunks_per_s"),
+        **footprint,
+        "peak_rss_note": "VmHWM of the whole benchmark process: fill (if any), corpus, "
+        "index open, every phase",
         "fill": fill,
         "store": "surrealkv (embedded), " + ("fresh temp dir" if temp else str(data_dir)),
         "embedder": "OnnxEmbedder (all-MiniLM-L6-v2 int8), default settings",
