@@ -24,3 +24,13 @@ def test_the_latency_plans_open_the_store_for_their_index(index: str, native: li
     args = _parse(["--chunks", "10", "--index", index, "--queries", "5", "--remembers", "2"])
     plans = _plans(args, _corpus(), "mem://", [f"text {n}" for n in range(400)])
     assert [p.native_search for p in plans] == native
+
+
+def test_restart_phases_are_checked_and_kept_in_order() -> None:
+    from benchmarks.restart import phases_of
+
+    assert phases_of("snapshot") == ["snapshot"]
+    assert phases_of(" first, snapshot,after_crash ") == ["first", "snapshot", "after_crash"]
+    for bad in ("", "warm", "snapshot,warm"):
+        with pytest.raises(ValueError, match="--phases"):
+            phases_of(bad)
