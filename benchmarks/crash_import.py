@@ -90,24 +90,25 @@ def write_archive(path: Path, sessions: list[list[dict[str, str]]]) -> None:
             handle.write(json.dumps(record) + "\n")
 
 
-def _env(work: Path, org: str) -> dict[str, str]:
+def _env(work: Path, org: str, key: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TESSERA_")}
     env.update(
         TESSERA_DATA_DIR=str(work),
         TESSERA_ORG=org,
+        TESSERA_API_KEY=key,
         TESSERA_LOG_LEVEL="WARNING",
         PYTHONPATH=str(ROOT),
     )
     return env
 
 
-def kill_midway(archive: Path, work: Path, org: str, past: int) -> dict[str, Any]:
+def kill_midway(archive: Path, work: Path, env: dict[str, str], past: int) -> dict[str, Any]:
     """``tessera import start``, SIGKILLed once its bar shows more than ``past`` read."""
     began = time.perf_counter()
     command = [sys.executable, "-m", "entrypoints.cli", "import", "start", str(archive)]
     proc = subprocess.Popen(  # noqa: S603 - this interpreter and the project's CLI
         [*command, "--adapter", "jsonl"],
-        env=_env(work, org),
+        env=env,
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -136,12 +137,19 @@ def kill_midway(archive: Path, work: Path, org: str, past: int) -> dict[str, Any
     }
 
 
-async def _position(work: Path, org: str) -> int:
-    from benchmarks._wiring import make_store
+async def _before_import(work: Path, org: str) -> tuple[int, str]:
+    """The change sequence before the import, and an owner key for the CLI to use."""
+    from adapters.inmemory.hashing_embedder import HashingEmbedder
+    from adapters.inprocess.index import InProcessIndex
+    from benchmarks._wiring import make_services, make_store, owner_key
 
     store = make_store(f"surrealkv://{work / 'db'}", native_search=False)
     try:
-        return (await store.change_position(org)).sequence
+        # the control plane only: no index is opened, no model loaded
+        services = make_services(store, InProcessIndex(), HashingEmbedder(dimension=384), org)
+        key = await owner_key(services)
+        await services.audit.flush()
+        return (await store.change_position(org)).sequence, key
     finally:
         await store.close()
 
@@ -187,9 +195,9 @@ def main(argv: list[str] | None = None) -> None:
     sessions = _sessions(data_path(args.data), args.conversations)
     archive = args.work / "crash-archive.jsonl"
     write_archive(archive, sessions)
-    after = asyncio.run(_position(args.work, args.org))
+    after, key = asyncio.run(_before_import(args.work, args.org))
     progress(f"importing {len(sessions)} conversations; kill after {args.kill_after}")
-    killed = kill_midway(archive, args.work, args.org, args.kill_after)
+    killed = kill_midway(archive, args.work, _env(args.work, args.org, key), args.kill_after)
     progress(f"killed: {json.dumps(killed)}; restarting")
     restart = _run_restart(args, after, _query(sessions))
     out = {
