@@ -48,6 +48,15 @@ def overlap_at(got: list[str], want: list[str], k: int) -> float:
     return len(set(got[:k]) & set(truth)) / max(len(truth), 1)
 
 
+def as_good_at(found: list[float], exact: list[float], k: int, slack: float = 1e-4) -> float:
+    """Share of the approximate top ``k`` (their exact cosines) at least as near as the
+    exact ``k``-th: on near-duplicate rows the graph may return other, equally near ones."""
+    if not exact:
+        return 1.0
+    kth = sorted(exact, reverse=True)[:k][-1]
+    return sum(1 for s in found[:k] if s >= kth - slack) / min(k, len(exact))
+
+
 async def _main(args: argparse.Namespace) -> dict[str, Any]:
     from application.records import CandidateFilter
     from benchmarks._wiring import make_embedder, make_index, make_service, make_store
@@ -69,6 +78,7 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
     graph = held.graph is not None and held.graph.usable
     progress(f"open {open_s:.1f} s, {held.size} rows, graph {'in use' if graph else 'none'}")
     recall: list[float] = []
+    as_good: list[float] = []
     leg_ms: list[float] = []
     exact_ms: list[float] = []
     try:
@@ -81,6 +91,10 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
             exact = held.top(rows, sims, 10)
             exact_ms.append((time.process_time() - started) * 1000)
             recall.append(overlap_at([h.item_id for h in hits], [h.item_id for h in exact], 10))
+            query = np.asarray(vector, dtype=np.float32)
+            query /= max(float(np.linalg.norm(query)), 1e-12)
+            found = [float(held.vectors[held.row_of[h.item_id]] @ query) for h in hits]
+            as_good.append(as_good_at(found, [h.score for h in exact], 10))
     finally:
         await store.close()
     return {
@@ -91,6 +105,9 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         "queries": len(vectors),
         "recall_at_10": round(float(np.mean(recall)), 4),
         "recall_at_10_min": round(float(np.min(recall)), 4),
+        # near-duplicate rows tie: a different row as near as the exact 10th is no miss
+        "as_good_at_10": round(float(np.mean(as_good)), 4),
+        "as_good_at_10_min": round(float(np.min(as_good)), 4),
         "vector_leg_cpu_ms": summarize(leg_ms),
         "exact_scan_cpu_ms": summarize(exact_ms),
         "index_open_s": round(open_s, 1),

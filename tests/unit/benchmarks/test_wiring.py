@@ -34,3 +34,14 @@ def test_restart_phases_are_checked_and_kept_in_order() -> None:
     for bad in ("", "warm", "snapshot,warm"):
         with pytest.raises(ValueError, match="--phases"):
             phases_of(bad)
+
+
+def test_recall_counts_ids_and_as_good_counts_equally_near_rows() -> None:
+    from benchmarks.store_recall import as_good_at, overlap_at
+
+    assert overlap_at(["a", "b", "x"], ["a", "b", "c"], 3) == 2 / 3
+    exact = [0.9, 0.8, 0.7]
+    assert as_good_at([0.9, 0.8, 0.7], exact, 3) == 1.0  # other ids, the same distances
+    assert as_good_at([0.9, 0.8, 0.5], exact, 3) == 2 / 3  # one really farther
+    assert as_good_at([0.9], exact, 3) == 1 / 3  # fewer hits than asked
+    assert as_good_at([], [], 10) == 1.0
