@@ -159,10 +159,10 @@ def _run_restart(args: argparse.Namespace, after: int, query: str) -> dict[str, 
     command += ["--work", str(args.work), "--org", args.org, "--after", str(after)]
     command += ["--query", query]
     done = subprocess.run(  # noqa: S603 - this interpreter and this module, our own arguments
-        command, capture_output=True, text=True, check=False, timeout=3600, cwd=ROOT
-    )
+        command, stdout=subprocess.PIPE, text=True, check=False, timeout=3600, cwd=ROOT
+    )  # its progress goes to our stderr
     if done.returncode != 0:
-        raise RuntimeError(f"the restart failed: {done.stderr[-3000:]}")
+        raise RuntimeError(f"the restart failed (exit {done.returncode}); see above")
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
