@@ -89,8 +89,8 @@ async def restart(args: argparse.Namespace) -> dict[str, Any]:
         out["imported"] = {"sources": len(imported), "chunks": len(entries)}
         # every imported chunk is checked by id above; by its words and vector, a sample
         sample = random.Random(7).sample(entries, min(len(entries), _IMPORTED_SAMPLE))
-        found = await searchable(index, args.org, sample)
-        out["imported_searchable"] = dataclasses.asdict(found)
+        sampled = await searchable(index, args.org, sample)
+        out["imported_searchable"] = dataclasses.asdict(sampled)
         out["older_searchable"] = dataclasses.asdict(await searchable(index, args.org, old))
         out["check_s"] = round(time.perf_counter() - checked, 1)
         out["peak_rss_mb"] = peak_rss_mb()
