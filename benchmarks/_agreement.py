@@ -24,6 +24,8 @@ _QUOTED = 5
 #: how deep a chunk's own words or vector must find it: identical texts tie, the older first
 LEXICAL_DEPTH = 50
 VECTOR_DEPTH = 10
+#: cosine this close to 1: an identical vector
+_SAME = 1e-5
 
 
 @dataclass(frozen=True)
@@ -103,17 +105,28 @@ class Searchable:
     by_words: int
     with_vector: int
     by_vector: int
+    #: not in the list, which was full of chunks with the very same text (words) or an
+    #: identical vector: ties with duplicates, settled by row order (the older first)
+    tied_with_duplicates_by_words: int
+    tied_with_duplicates_by_vector: int
+    lost_by_words: int
+    lost_by_vector: int
     not_found_by_words: list[str]
     not_found_by_vector: list[str]
+
+    @property
+    def all_found(self) -> bool:
+        return not (self.lost_by_words or self.lost_by_vector)
 
 
 async def searchable(
     index: RetrievalIndex, org_id: str, entries: Sequence[IndexEntry]
 ) -> Searchable:
     """Each open chunk found by its own words (BM25, top ``LEXICAL_DEPTH``) and, if it has
-    one, by its own vector (top ``VECTOR_DEPTH``), through the index's query methods."""
+    one, by its own vector (top ``VECTOR_DEPTH``), through the index's query methods; a
+    chunk crowded out by exact duplicates of itself is counted apart, not as lost."""
     every = CandidateFilter()
-    asked = by_words = with_vector = by_vector = 0
+    asked = by_words = with_vector = by_vector = tied_words = tied_vector = 0
     lost_words: list[str] = []
     lost_vector: list[str] = []
     for entry in entries:
@@ -123,6 +136,8 @@ async def searchable(
         hits = await index.lexical(org_id, entry.text, LEXICAL_DEPTH, every)
         if any(h.item_id == entry.chunk_id for h in hits):
             by_words += 1
+        elif await _all_same_text(index, org_id, [h.item_id for h in hits], entry.text):
+            tied_words += 1
         else:
             lost_words.append(entry.chunk_id)
         if entry.vector is not None:
@@ -130,6 +145,8 @@ async def searchable(
             near = await index.vector(org_id, entry.vector, VECTOR_DEPTH, every)
             if any(h.item_id == entry.chunk_id for h in near):
                 by_vector += 1
+            elif len(near) == VECTOR_DEPTH and min(h.score for h in near) >= 1 - _SAME:
+                tied_vector += 1
             else:
                 lost_vector.append(entry.chunk_id)
     return Searchable(
@@ -137,6 +154,17 @@ async def searchable(
         by_words=by_words,
         with_vector=with_vector,
         by_vector=by_vector,
+        tied_with_duplicates_by_words=tied_words,
+        tied_with_duplicates_by_vector=tied_vector,
+        lost_by_words=len(lost_words),
+        lost_by_vector=len(lost_vector),
         not_found_by_words=lost_words[:_QUOTED],
         not_found_by_vector=lost_vector[:_QUOTED],
     )
+
+
+async def _all_same_text(index: RetrievalIndex, org_id: str, ids: list[str], text: str) -> bool:
+    if len(ids) < LEXICAL_DEPTH:
+        return False  # room was left in the list: a tie cannot have pushed it out
+    texts = await index.candidate_texts(org_id, ids, CandidateFilter())
+    return all(found.text == text for found in texts.values()) and len(texts) == len(ids)

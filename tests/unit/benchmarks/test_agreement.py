@@ -5,7 +5,7 @@ import msgspec
 from adapters.inmemory.memory_store import InMemoryMemoryStore
 from adapters.inprocess.index import InProcessIndex
 from application.records import IndexEntry
-from benchmarks._agreement import check_agreement, searchable
+from benchmarks._agreement import LEXICAL_DEPTH, check_agreement, searchable
 from domain.scopes import LifecycleState
 from tests.support.index_world import ORG, World
 
@@ -64,3 +64,23 @@ async def test_a_missing_chunk_and_a_missing_vector_are_reported() -> None:
     sample = await searchable(index, ORG, [lost])
     assert (sample.asked, sample.by_words, sample.by_vector) == (1, 0, 0)
     assert sample.not_found_by_words == sample.not_found_by_vector == [lost.chunk_id]
+
+
+async def test_a_chunk_crowded_out_by_its_own_duplicates_is_tied_not_lost() -> None:
+    store, index, _ = await _world()
+    some = next(e for e in await _entries(store) if e.vector is not None)
+    copies = [
+        msgspec.structs.replace(some, chunk_id=f"dup-{n:03d}", source_id=f"dup-{n:03d}")
+        for n in range(LEXICAL_DEPTH + 5)
+    ]
+    await index.add(ORG, copies)
+    newest = copies[-1]  # ties go to the older rows: the newest is past both cuts
+    sample = await searchable(index, ORG, [newest])
+    assert (sample.by_words, sample.tied_with_duplicates_by_words, sample.lost_by_words) == (
+        0, 1, 0,
+    )  # fmt: skip
+    assert (sample.by_vector, sample.tied_with_duplicates_by_vector) == (0, 1)
+    assert sample.all_found
+    other = msgspec.structs.replace(newest, text="kettle glacier walnut basil quartz")
+    alone = await searchable(index, ORG, [other])  # not indexed under that text: a real loss
+    assert alone.lost_by_words == 1 and not alone.all_found
