@@ -126,6 +126,7 @@ async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
         "search_mean_ms": search_stats.get("mean_ms"),
         "remember_p50_ms": remember_stats.get("p50_ms"),
         "remember_p95_ms": remember_stats.get("p95_ms"),
+        "search_cpu_ms": summarize(search.cpu_ms),
         "search": {
             **search_stats,
             "limit": SEARCH_LIMIT,
