@@ -23,6 +23,8 @@ class FillConfig:
     concurrency: int
     reopen_every: int
     vector_dir: Path
+    #: keep SurrealDB's own search indexes (``_wiring.native_search_for``)
+    native_search: bool = True
 
 
 class _Holder:
@@ -34,17 +36,20 @@ class _Holder:
 
 async def fill_store(config: FillConfig, turns: list[str]) -> dict[str, object]:
     embedder = make_embedder()
-    held = _Holder(make_store(config.url))
-    index = make_index(config.index, held.store)
+    held = _Holder(make_store(config.url, native_search=config.native_search))
     try:
-        service = make_service(held.store, index, embedder)
-        await service.open(config.org_id)
-        await service.lane.stop()  # the fill writes indexed chunks; no lane needed here
+        # counted before any index opens: on a filled store (a 1M one) opening the
+        # service here would rebuild the whole index only to learn the fill is skipped
+        await held.store.prepare(config.org_id, embedder.space)
         existing = await held.store.count_chunks(config.org_id)
         if existing:
             progress(f"store already holds {existing} chunks: fill skipped")
             result: dict[str, object] = {"reused_store_chunks": existing}
         else:
+            index = make_index(config.index, held.store)
+            service = make_service(held.store, index, embedder)
+            await service.open(config.org_id)
+            await service.lane.stop()  # the fill writes indexed chunks; no lane needed here
             result = await _fill_new(config, turns, held, index, embedder)
     except FillStalledError:
         raise  # closing a hung engine would hang as well
@@ -69,7 +74,7 @@ async def _fill_new(
 
     async def reopen(old: MemoryStore) -> MemoryStore:
         await old.close()
-        fresh = make_store(config.url)
+        fresh = make_store(config.url, native_search=config.native_search)
         await fresh.prepare(config.org_id, embedder.space)
         progress("  store closed and reopened")
         return fresh

@@ -16,6 +16,7 @@ __all__ = [
     "make_service",
     "make_services",
     "make_store",
+    "native_search_for",
     "owner_key",
 ]
 
@@ -28,6 +29,18 @@ def make_store(url: str, *, native_search: bool = True) -> MemoryStore:
     from adapters.surreal.memory_store import SurrealMemoryStore
 
     return SurrealMemoryStore(url, native_search=native_search)
+
+
+def native_search_for(index: str) -> bool:
+    """Whether a benchmark opening a store for ``index`` keeps SurrealDB's own search indexes.
+
+    As ``tessera serve``: only the native index reads them; with the in-process index
+    the store drops them, so a benchmark keeping them would time (and at open, maybe
+    build) engine indexes the product never has. ``both`` runs the two arms on one
+    store, so it keeps them (the native arm would otherwise rebuild them at its open)."""
+    if index not in (*INDEX_NAMES, "both"):
+        raise ValueError(f"unknown index {index!r}; expected one of {INDEX_NAMES} or 'both'")
+    return index != "inprocess"
 
 
 def make_index(name: str, store: MemoryStore) -> RetrievalIndex:

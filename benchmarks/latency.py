@@ -22,9 +22,10 @@ from pathlib import Path
 from benchmarks._data import DATA_HELP, Corpus, load_corpus
 from benchmarks._fill import FillStalledError
 from benchmarks._fill_phase import FillConfig, fill_store
+from benchmarks._footprint import dir_bytes, peak_rss_mb
 from benchmarks._run import IndexPlan, run_index
 from benchmarks._stats import code_version, machine_info, progress
-from benchmarks._wiring import INDEX_NAMES, make_embedder, make_store
+from benchmarks._wiring import INDEX_NAMES, make_embedder, make_store, native_search_for
 from domain.chunking import split_into_chunks
 from domain.hashing import content_hash
 
@@ -66,10 +67,12 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-async def _unseen(url: str, org: str, pool: list[str], needed: int) -> list[str]:
+async def _unseen(
+    url: str, org: str, pool: list[str], needed: int, native_search: bool
+) -> list[str]:
     """Turns none of whose chunks are in the store's embedding cache (matters on a reused store)."""
     embedder = make_embedder()
-    store = make_store(url)
+    store = make_store(url, native_search=native_search)
     try:
         await store.prepare(org, embedder.space)
         out: list[str] = []
@@ -111,6 +114,7 @@ def _plans(args: argparse.Namespace, corpus: Corpus, url: str, texts: list[str])
                 mixed_texts=mine[args.remembers : args.remembers + len(mixed)],
                 breakdown_texts=mine[args.remembers + len(mixed) :],
                 breakdown_queries=min(args.breakdown_queries, len(capped)),
+                native_search=native_search_for(args.index),
             )
         )
     return plans
@@ -143,13 +147,20 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
                 concurrency=args.fill_concurrency,
                 reopen_every=args.reopen_every,
                 vector_dir=OUT_DIR / "vectors",
+                native_search=native_search_for(args.index),
             ),
             fill_turns,
         )
         fill["phase_seconds"] = round(time.perf_counter() - began, 1)
-        texts = await _unseen(url, args.org, pool, needed)
+        texts = await _unseen(url, args.org, pool, needed, native_search_for(args.index))
         plans = _plans(args, corpus, url, texts)
         results = [await run_index(plan, make_embedder()) for plan in plans]
+        # after the services closed: the snapshotting index wrote its snapshot beside the store
+        footprint = {
+            "peak_rss_mb": peak_rss_mb(),
+            "store_bytes": dir_bytes(data_dir / "db"),
+            "snapshot_bytes": dir_bytes(data_dir / "db.index"),
+        }
     finally:
         if temp:
             shutil.rmtree(data_dir, ignore_errors=True)
@@ -171,13 +182,18 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
                 "warmup_open_s",
             )
         },
+        "search_cpu_ms": head.get("search_cpu_ms"),
         "bulk_chunks_per_s": fill.get("bulk_chunks_per_s"),
+        **footprint,
+        "peak_rss_note": "VmHWM of the whole benchmark process: fill (if any), corpus, "
+        "index open, every phase",
         "fill": fill,
         "store": "surrealkv (embedded), " + ("fresh temp dir" if temp else str(data_dir)),
         "embedder": "OnnxEmbedder (all-MiniLM-L6-v2 int8), default settings",
         "query_vector_cache": "fresh MemoryService per index and distinct questions: "
         "every timed search embeds its query",
         "native_queries_cap": args.native_queries,
+        "native_search_indexes": native_search_for(args.index),
         "machine": machine_info(),
         "code": code,
     }

@@ -32,12 +32,15 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._data import DEFAULT_DATA, load_corpus
+from benchmarks._footprint import dir_bytes, peak_rss_mb
 from benchmarks._stats import code_version, machine_info, progress
 
 __all__ = ["main"]
 
 OUT_DIR = Path(__file__).resolve().parent / "out"
 _PHASES = ("cold", "first", "snapshot", "crashed")
+#: the default run, in order; ``after_crash`` is a ``snapshot`` phase after ``crashed``
+_RUN = ("cold", "first", "snapshot", "crashed", "after_crash")
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -50,18 +53,30 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--catch-up", type=int, default=200, help="turns remembered, then crash")
     p.add_argument("--org", default="bench")
     p.add_argument("--seed", type=int, default=7)
+    p.add_argument(
+        "--phases",
+        default=",".join(_RUN),
+        help=f"comma-separated, in order, of {', '.join(_RUN)} (on a filled store at scale: "
+        "e.g. 'snapshot' after a run that wrote one, with --keep-snapshot)",
+    )
+    p.add_argument(
+        "--keep-snapshot",
+        action="store_true",
+        help="keep the snapshot found beside the store (default: removed, every run starts cold)",
+    )
     p.add_argument("--phase", choices=_PHASES, help=argparse.SUPPRESS)
     p.add_argument("--url", help=argparse.SUPPRESS)
     p.add_argument("--query", help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
 
-def _rss_mb() -> float | None:
-    """This process's peak resident memory (VmHWM: ru_maxrss keeps the parent's across exec)."""
-    for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
-        if line.startswith("VmHWM:"):
-            return round(int(line.split()[1]) / 1024, 1)
-    return None
+def phases_of(raw: str) -> list[str]:
+    """``--phases``: known names only, in the order given."""
+    chosen = [p.strip() for p in raw.split(",") if p.strip()]
+    unknown = [p for p in chosen if p not in _RUN]
+    if unknown or not chosen:
+        raise ValueError(f"--phases: {unknown or raw!r}; expected some of {', '.join(_RUN)}")
+    return chosen
 
 
 async def _phase(args: argparse.Namespace) -> dict[str, Any]:
@@ -76,7 +91,7 @@ async def _phase(args: argparse.Namespace) -> dict[str, Any]:
     embedder = make_embedder()
     await embedder.embed(["warm the model up"])  # model load is not index open
     began = time.perf_counter()
-    store = make_store(args.url)
+    store = make_store(args.url, native_search=False)  # as serve with the in-process index
     await store.open()  # type: ignore[attr-defined]
     engine_open = time.perf_counter() - began
     plain = args.phase == "cold"
@@ -96,7 +111,7 @@ async def _phase(args: argparse.Namespace) -> dict[str, Any]:
         "first_search_ms": round(first_search * 1000, 1),
         "first_search_correct": correct,
         "to_first_correct_search_s": round(opened + first_search, 2) if correct else None,
-        "peak_rss_mb": _rss_mb(),
+        "peak_rss_mb": peak_rss_mb(),
     }
     keeper = services.memory._readiness.snapshots
     if keeper is not None:
@@ -149,12 +164,9 @@ async def _fill(args: argparse.Namespace, url: str, turns: list[str]) -> dict[st
         concurrency=8,
         reopen_every=0,
         vector_dir=OUT_DIR / "vectors",
+        native_search=False,
     )
     return await fill_store(config, turns)
-
-
-def _bytes(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -173,14 +185,19 @@ def main(argv: list[str] | None = None) -> None:
         began = time.perf_counter()
         fill = asyncio.run(_fill(args, url, turns))
         fill["phase_seconds"] = round(time.perf_counter() - began, 1)
-        shutil.rmtree(data_dir / "db.index", ignore_errors=True)  # every run starts without one
+        if not args.keep_snapshot:
+            shutil.rmtree(data_dir / "db.index", ignore_errors=True)  # every run starts cold
         query = next(t for t in turns[:50] if 40 <= len(t) <= 400)  # a stored turn, short
-        phases = {p: _run_phase(args, p, url, query) for p in ("cold", "first", "snapshot")}
-        phases["crashed"] = _run_phase(args, "crashed", url, query)
-        phases["after_crash"] = _run_phase(args, "snapshot", url, query)
+        phases: dict[str, Any] = {}
+        for name in phases_of(args.phases):
+            began = time.perf_counter()
+            run = "snapshot" if name == "after_crash" else name
+            result = _run_phase(args, run, url, query)
+            # the whole subprocess: interpreter, model load, open, search, close
+            phases[name] = {**result, "process_s": round(time.perf_counter() - began, 1)}
         sizes = {
-            "store_bytes": _bytes(data_dir / "db"),
-            "snapshot_bytes": _bytes(data_dir / "db.index"),
+            "store_bytes": dir_bytes(data_dir / "db"),
+            "snapshot_bytes": dir_bytes(data_dir / "db.index"),
         }
     finally:
         if temp:

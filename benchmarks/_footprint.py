@@ -1,0 +1,40 @@
+"""What a benchmark process and its store occupy: peak resident memory, bytes on disk.
+
+Why a module: the latency, restart and crash benchmarks report the same two figures
+for the scale table of issue 18, read the same way.
+"""
+
+from pathlib import Path
+
+__all__ = ["dir_bytes", "peak_rss_mb", "rss_mb"]
+
+_STATUS = Path("/proc/self/status")
+
+
+def _status_mb(field: str, status: Path) -> float | None:
+    try:
+        text = status.read_text(encoding="ascii")
+    except OSError:  # not Linux: the figure is absent, not invented
+        return None
+    for line in text.splitlines():
+        if line.startswith(f"{field}:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return None
+
+
+def peak_rss_mb(status: Path = _STATUS) -> float | None:
+    """This process's peak resident memory (``VmHWM``; ``ru_maxrss`` keeps the parent's
+    across ``exec``, so a benchmark's subprocess would report its parent's peak)."""
+    return _status_mb("VmHWM", status)
+
+
+def rss_mb(status: Path = _STATUS) -> float | None:
+    """This process's resident memory now (``VmRSS``)."""
+    return _status_mb("VmRSS", status)
+
+
+def dir_bytes(path: Path) -> int:
+    """Bytes of the regular files under ``path`` (0 when it does not exist)."""
+    if not path.exists():
+        return 0
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())

@@ -1,0 +1,47 @@
+"""The benchmarks open a store as ``tessera serve`` would for the index they time."""
+
+import pytest
+
+from benchmarks._data import Corpus
+from benchmarks._wiring import native_search_for
+from benchmarks.latency import _parse, _plans
+
+
+def test_only_the_native_index_keeps_surreals_search_indexes() -> None:
+    assert native_search_for("inprocess") is False  # serve drops them with this index
+    assert native_search_for("surreal") is True
+    assert native_search_for("both") is True  # one store for both arms: the native one reads them
+    with pytest.raises(ValueError, match="unknown index"):
+        native_search_for("faiss")
+
+
+def _corpus() -> Corpus:
+    return Corpus(turns=[f"turn {n}" for n in range(50)], questions=[f"q {n}?" for n in range(30)])
+
+
+@pytest.mark.parametrize(("index", "native"), [("inprocess", [False]), ("both", [True, True])])
+def test_the_latency_plans_open_the_store_for_their_index(index: str, native: list[bool]) -> None:
+    args = _parse(["--chunks", "10", "--index", index, "--queries", "5", "--remembers", "2"])
+    plans = _plans(args, _corpus(), "mem://", [f"text {n}" for n in range(400)])
+    assert [p.native_search for p in plans] == native
+
+
+def test_restart_phases_are_checked_and_kept_in_order() -> None:
+    from benchmarks.restart import phases_of
+
+    assert phases_of("snapshot") == ["snapshot"]
+    assert phases_of(" first, snapshot,after_crash ") == ["first", "snapshot", "after_crash"]
+    for bad in ("", "warm", "snapshot,warm"):
+        with pytest.raises(ValueError, match="--phases"):
+            phases_of(bad)
+
+
+def test_recall_counts_ids_and_as_good_counts_equally_near_rows() -> None:
+    from benchmarks.store_recall import as_good_at, overlap_at
+
+    assert overlap_at(["a", "b", "x"], ["a", "b", "c"], 3) == 2 / 3
+    exact = [0.9, 0.8, 0.7]
+    assert as_good_at([0.9, 0.8, 0.7], exact, 3) == 1.0  # other ids, the same distances
+    assert as_good_at([0.9, 0.8, 0.5], exact, 3) == 2 / 3  # one really farther
+    assert as_good_at([0.9], exact, 3) == 1 / 3  # fewer hits than asked
+    assert as_good_at([], [], 10) == 1.0
