@@ -13,6 +13,7 @@ from surrealdb import RecordID
 from adapters.surreal import codec
 from adapters.surreal.connection import SurrealConnection
 from adapters.surreal.derived_tables import TableDefiner
+from adapters.surreal.lexical_cache import HeldTables, LexicalIndex, LexicalRow
 from adapters.surreal.store_base import AS_RECORDS
 from application.records import ScoredId
 from application.reflection.merging import name_key
@@ -74,6 +75,13 @@ _EDGES_VISIBLE = (
     "AND space IN $spaces ORDER BY s DESC, id LIMIT $limit;"
 )
 
+#: a table's rows for the in-process full text (``lexical_cache``): the engine's own terms
+#: of each row, and its text (to learn which term each query word is; not kept)
+_LEXICAL_ROWS = (
+    "SELECT meta::id(id) AS id, space, <FIELD> AS x, search::analyze('tx', <FIELD>) AS t "
+    "FROM <TABLE>;"
+)
+
 _RECENT = (
     "SELECT body, at, id FROM entity WHERE type IN $types<SPACES> "
     "ORDER BY at DESC, id LIMIT $limit;"
@@ -97,9 +105,41 @@ def grouped(rows: Sequence[dict[str, Any]]) -> dict[str, list[str]]:
 class SurrealGraphReads:
     """What the graph answers; ``SurrealGraphStore`` adds the writes."""
 
-    def __init__(self, connection: SurrealConnection) -> None:
+    def __init__(self, connection: SurrealConnection, *, lexical_in_process: bool = True) -> None:
         self._conn = connection
         self._tables = TableDefiner(connection, SCHEMA, "defining the derived graph")
+        #: entity and relationship full text answered in process (``lexical_cache``); False:
+        #: by the engine's own index on every search (the benchmark's A/B arm)
+        self.lexical_in_process = lexical_in_process
+        self._lexical = HeldTables()
+
+    async def _lexical_search(
+        self,
+        namespace: str,
+        table: str,
+        field: str,
+        query: str,
+        limit: int,
+        visible: frozenset[ScopeRef] | None,
+    ) -> list[ScoredId]:
+        """The table's full text answered in process, its postings loaded when missing."""
+
+        async def load(now: float) -> LexicalIndex:
+            sql = _LEXICAL_ROWS.replace("<FIELD>", field).replace("<TABLE>", table)
+            rows = await self._tables.read(namespace, sql, {}, f"reading {table} terms")
+            found: list[LexicalRow] = [
+                (str(r["id"]), str(r.get("space") or ""), list(r.get("t") or []), str(r["x"]))
+                for r in rows
+            ]
+            return LexicalIndex(found, now)
+
+        index: LexicalIndex = await self._lexical.get((namespace, table), load)
+        spaces = None if visible is None else frozenset(codec.ref_code(r) for r in visible)
+        return index.search(query, int(limit), spaces)
+
+    def _graph_changed(self, namespace: str) -> None:
+        """This process wrote the namespace's graph: what it holds of it is read again."""
+        self._lexical.forget(namespace)
 
     async def _by_ids(
         self,
@@ -146,10 +186,12 @@ class SurrealGraphReads:
     async def entity_lexical(
         self, org_id: str, query: str, limit: int, visible: frozenset[ScopeRef] | None
     ) -> list[ScoredId]:
-        if not query.strip():
+        if not query.strip() or (visible is not None and not visible):
             return []
         # on the search path: no root lookup and no DDL; a missing table reads as empty
         namespace = codec.namespace_for(org_id)
+        if self.lexical_in_process:
+            return await self._lexical_search(namespace, "entity", "text", query, limit, visible)
         variables: dict[str, Any] = {"q": query, "limit": int(limit)}
         sql = _LEXICAL_ALL
         if visible is not None:
@@ -189,6 +231,10 @@ class SurrealGraphReads:
         if not query.strip() or (visible is not None and not visible):
             return []
         namespace = codec.namespace_for(org_id)
+        if self.lexical_in_process:
+            return await self._lexical_search(
+                namespace, "relates_to", "fact", query, limit, visible
+            )
         variables: dict[str, Any] = {"q": query, "limit": int(limit)}
         sql = _EDGES_ALL
         if visible is not None:

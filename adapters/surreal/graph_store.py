@@ -96,7 +96,7 @@ class SurrealGraphStore(SurrealGraphVectors):
             operation="promoting derived records",
             write=True,
         )
-        self._matrices.forget(namespace)
+        self._graph_changed(namespace)
 
     async def forget_source(self, org_id: str, source_id: str) -> int:
         namespace = codec.namespace_for(org_id)
@@ -109,7 +109,7 @@ class SurrealGraphStore(SurrealGraphVectors):
             operation="forgetting a source's derived records",
             write=True,
         )
-        self._matrices.forget(namespace)
+        self._graph_changed(namespace)
         return len(results[-1] or [])
 
     async def supersede(self, links: Sequence[Supersession]) -> None:
@@ -156,4 +156,4 @@ class SurrealGraphStore(SurrealGraphVectors):
                 operation="dropping the derived graph",
                 write=True,
             )
-        self._matrices.forget(namespace)
+        self._graph_changed(namespace)

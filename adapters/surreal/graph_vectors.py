@@ -41,9 +41,13 @@ _MISSING = (
 
 
 class SurrealGraphVectors(SurrealGraphWalk):
-    def __init__(self, connection: SurrealConnection) -> None:
-        super().__init__(connection)
+    def __init__(self, connection: SurrealConnection, *, lexical_in_process: bool = True) -> None:
+        super().__init__(connection, lexical_in_process=lexical_in_process)
         self._matrices = VectorMatrices()
+
+    def _graph_changed(self, namespace: str) -> None:
+        super()._graph_changed(namespace)
+        self._matrices.forget(namespace)
 
     async def _nearest(
         self,

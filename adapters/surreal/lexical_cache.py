@@ -1,0 +1,178 @@
+"""Derived records' full text held in process: SurrealDB's own BM25, without the engine.
+
+Why: with every derived signal a search ran two engine full-text searches
+(entities by ``text``, relationships by ``fact``), ~6 CPU-ms each, most of a
+derived search's engine time (benchmarks/RESULTS.md, "The merged tree on an
+idle machine"). Derived records are few (thousands) and change only at
+promotion, forgetting and dropping, so this process keeps each table's
+postings (terms, row numbers, term frequencies, document lengths: no record
+text) and answers as the engine would, with the same freshness rule as their
+vectors (``vector_matrix.HeldTables``: dropped at this process's writes to
+the graph, and after ``ttl`` seconds for other processes' writes).
+
+As the engine would, exactly:
+
+- documents' terms are the engine's own (the load reads ``search::analyze``
+  of every row), so a document is indexed as the engine indexed it;
+- query terms: the ``tx`` analyzer reproduced here (``class`` tokenizer as
+  SurrealDB defines its classes, ``lowercase``, ``snowball(english)``); a
+  query word seen in any document takes that document's term for it, since
+  the engine's stemmer (rust-stemmers, Snowball 2) and PyStemmer (Snowball 3)
+  differ on ~0.15 % of words ("organization": ``organ`` / ``organiz``,
+  measured on the LongMemEval dev vocabulary); only a word in no document can
+  still stem differently;
+- scoring: SurrealDB 3's variant of BM25 (``idx/ft/fulltext.rs``): idf
+  ``ln((N - df + 0.5) / (df + 0.5))`` floored at 0, term frequency
+  ``1 + ln(tf)``, k1 1.2 and b 0.75 as the engine's f32 parameters, summed in
+  f64 over every query token (a repeated word counts twice, as there), the
+  sum cast to f32; statistics over the whole table (the ``space`` filter only
+  drops results, as ``WHERE ... AND space IN $spaces`` does); every document
+  holding a query term matches, at score 0 too; ties ``ORDER BY s DESC, id``.
+"""
+
+import math
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import regex
+import Stemmer
+
+from application.records import ScoredId
+
+__all__ = ["LexicalIndex", "LexicalRow", "tx_terms", "tx_tokens"]
+
+#: the ``class`` tokenizer's runs: SurrealDB's classes are Rust's ``char::is_alphabetic``
+#: (the Unicode Alphabetic property), ``is_numeric`` (Nd, Nl, No; alphabetic first) and
+#: ASCII punctuation; whitespace and every other character (emoji, “curly quotes”,
+#: combining marks that are not Alphabetic) end a token and are dropped
+_CLASS_RUNS = regex.compile(r"\p{Alphabetic}+|[^\P{N}\p{Alphabetic}]+|[!-/:-@\[-`{-~]+")
+
+#: BM25 parameters as the engine holds them (f32) and widens them (f64)
+_K1 = float(np.float32(1.2))
+_B = float(np.float32(0.75))
+
+_stemmer: Any = None
+
+#: (id, space code, the engine's terms of the row, the row's text)
+LexicalRow = tuple[str, str, Sequence[str], str]
+
+
+@lru_cache(maxsize=100_000)
+def _stem(word: str) -> str:
+    global _stemmer
+    if _stemmer is None:
+        _stemmer = Stemmer.Stemmer("english")
+    stem: str = _stemmer.stemWord(word)
+    return stem or word
+
+
+def tx_tokens(text: str) -> list[str]:
+    """The ``class`` tokenizer's tokens, lowercased (each token lowercased alone, as the
+    engine does after splitting: "İstanbul" stays one token)."""
+    return [t.lower() for t in _CLASS_RUNS.findall(text)]
+
+
+def tx_terms(text: str) -> list[str]:
+    """``tx`` as this process can reproduce it (the stemmer is Snowball 3, the engine's
+    Snowball 2: see the module docstring)."""
+    return [_stem(t) for t in tx_tokens(text)]
+
+
+class LexicalIndex:
+    """One table's postings: rows in id order (so a row number breaks ties as ``id``)."""
+
+    __slots__ = ("_lengths", "_postings", "_spaces", "_vocabulary", "ids", "made")
+
+    def __init__(self, rows: Sequence[LexicalRow], made: float) -> None:
+        ordered = sorted(rows, key=lambda r: r[0])
+        self.ids = [r[0] for r in ordered]
+        self._spaces = np.array([r[1] for r in ordered], dtype=object)
+        self._lengths = np.array([len(r[2]) for r in ordered], dtype=np.float64)
+        postings: dict[str, tuple[list[int], list[float]]] = {}
+        #: a query word seen in a document -> the engine's term for it there
+        self._vocabulary: dict[str, str] = {}
+        for row, (_, _, terms, text) in enumerate(ordered):
+            for term, tf in Counter(terms).items():
+                docs, tfs = postings.setdefault(term, ([], []))
+                docs.append(row)
+                tfs.append(float(tf))
+            surface = tx_tokens(text)
+            if len(surface) == len(terms):  # the same tokenizer: the same tokens, in order
+                self._vocabulary.update(zip(surface, terms, strict=True))
+        self._postings = {
+            t: (np.asarray(d, dtype=np.int64), np.asarray(f, dtype=np.float64))
+            for t, (d, f) in postings.items()
+        }
+        self.made = made
+
+    def _query_terms(self, query: str) -> list[str]:
+        return [self._vocabulary.get(t) or _stem(t) for t in tx_tokens(query)]
+
+    def search(self, query: str, limit: int, spaces: frozenset[str] | None) -> list[ScoredId]:
+        """``text @1,OR@ $q [AND space IN $spaces] ORDER BY s DESC, id LIMIT $limit``."""
+        n = len(self.ids)
+        if n == 0 or limit < 1:
+            return []
+        count = float(n)
+        b_over_avg = _B / (float(self._lengths.sum()) / count)
+        total = np.zeros(n, dtype=np.float64)
+        matched = np.zeros(n, dtype=bool)
+        for term in self._query_terms(query):  # every token: a repeated word counts twice
+            posting = self._postings.get(term)
+            if posting is None:
+                continue
+            docs, tfs = posting
+            matched[docs] = True
+            df = float(len(docs))
+            idf = max(math.log((count - df + 0.5) / (df + 0.5)), 0.0)
+            if idf == 0.0:
+                continue
+            tf_prime = 1.0 + np.log(tfs)
+            norm = (1.0 - _B) + b_over_avg * self._lengths[docs]
+            total[docs] += idf * (_K1 + 1.0) * tf_prime / (tf_prime + _K1 * norm)
+        if spaces is not None:
+            matched &= np.isin(self._spaces, list(spaces))
+        rows = np.flatnonzero(matched)
+        if not len(rows):
+            return []
+        scores = total[rows].astype(np.float32)
+        # best first, then by id: rows are in id order, and lexsort is stable
+        order = np.lexsort((rows, -scores))[:limit]
+        return [ScoredId(self.ids[int(rows[i])], float(scores[i])) for i in order]
+
+
+class HeldTables:
+    """Per (namespace, table, ...) values built from the store and kept for ``ttl`` seconds,
+    dropped at this process's writes to a namespace (``forget``)."""
+
+    def __init__(self, ttl: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self._ttl = ttl
+        self._clock = clock
+        self._held: dict[tuple[str, ...], tuple[float, Any]] = {}
+        #: bumped by every ``forget``: a load that a write overtook is used once, not kept
+        self._generation: dict[str, int] = {}
+
+    async def get(self, key: tuple[str, ...], load: Callable[[float], Awaitable[Any]]) -> Any:
+        """What ``load(now)`` built for ``key`` (its first part: the namespace), built again
+        when missing or older than the ttl."""
+        now = self._clock()
+        for stale in [k for k, (made, _) in self._held.items() if now - made > self._ttl]:
+            del self._held[stale]
+        held = self._held.get(key)
+        if held is not None:
+            return held[1]
+        generation = self._generation.get(key[0], 0)
+        value = await load(now)
+        if self._generation.get(key[0], 0) == generation:
+            self._held[key] = (now, value)
+        return value
+
+    def forget(self, namespace: str) -> None:
+        """The namespace's graph changed: its values are built again next time."""
+        self._generation[namespace] = self._generation.get(namespace, 0) + 1
+        for key in [k for k in self._held if k[0] == namespace]:
+            del self._held[key]
