@@ -19,6 +19,12 @@ runs them. Then:
   facts by meaning, ``entity_vector``) over the same promoted records (their
   vectors made first), interleaved query by query (the first pass of each is
   a warm-up and not counted), so each signal's cost shows (p50/p95);
+- the same with every derived signal but the entity and relationship full text
+  answered by the engine's own index (``engine_lexical``) instead of in process
+  (``adapters/surreal/lexical_cache.py``), and whether the two rank alike: for
+  every query, the entity and relationship-fact lists (depth 20, as a search
+  asks them) compared id by id and order by order, and what a cold load of the
+  in-process postings costs against one engine search (CPU ms);
 - the wake pack (no query, default 1,200-token budget) over the promoted
   records and the newest sources, as many times as there are queries, the
   first ten not counted (p50/p95).
@@ -31,6 +37,7 @@ Progress goes to stderr; the figures are one JSON object on stdout.
 
 import argparse
 import asyncio
+import cProfile
 import json
 import random
 import statistics
@@ -41,6 +48,7 @@ from typing import Any
 
 from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inprocess.index import InProcessIndex
+from adapters.surreal.codec import namespace_for as graph_namespace
 from application.commands import RememberRequest, SearchRequest
 from application.reflection.commands import ReflectRequest, ReviewRequest
 from application.reflection.derived import DerivedRecall
@@ -52,7 +60,8 @@ from benchmarks._reflect_on_write import run_on_write
 from benchmarks._stats import code_version, machine_info, progress, summarize
 from benchmarks._wiring import make_services, make_store
 from domain.models import Turn
-from domain.policy import MemoryPolicyContext, OrgRole, Surface
+from domain.policy import MemoryPolicyContext, OrgRole, Surface, readable_spaces
+from domain.query_terms import meaningful_query
 from domain.reflection.candidates import ReviewAction
 from domain.reflection.rules import extract_by_rules
 
@@ -71,6 +80,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--on-write", action="store_true", help="remember p95, reflect-on-write on/off")
     p.add_argument("--writes", type=int, default=600, help="--on-write: writes per install")
+    p.add_argument("--profile", help="cProfile the timed searches with every derived signal here")
     return p.parse_args(argv)
 
 
@@ -173,12 +183,20 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         # legs), the entity signal alone (no graph expansion, no relationship facts) and
         # none, interleaved query by query (rotating which goes first) so that machine
         # noise hits every arm alike
-        arms: dict[str, list[float]] = {"all": [], "words": [], "entity": [], "raw": []}
+        arms: dict[str, list[float]] = {
+            "all": [],
+            "engine_lexical": [],
+            "words": [],
+            "entity": [],
+            "raw": [],
+        }
         cpu: dict[str, list[float]] = {arm: [] for arm in arms}
         trips: dict[str, list[int]] = {arm: [] for arm in arms}
         connection = store.connection  # type: ignore[attr-defined]
         derived = services.recall._derived  # the A/B switch of this benchmark
         assert derived is not None
+        graph: Any = derived._graph  # the Surreal graph store: its lexical A/B switch
+        agreement = await _agreement(services, who, graph, queries)
         entity_only = DerivedRecall(
             store=store,
             graph=derived._graph,
@@ -186,16 +204,36 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
             by_meaning=False,
         )
         words_only = DerivedRecall(store=store, graph=derived._graph, by_meaning=False)
-        choice = {"all": derived, "words": words_only, "entity": entity_only, "raw": None}
+        choice = {
+            "all": derived,
+            "engine_lexical": derived,
+            "words": words_only,
+            "entity": entity_only,
+            "raw": None,
+        }
         order = list(arms)
+        profiler = cProfile.Profile() if args.profile else None
+        reads = _ReadTrace(connection)
         for n, query in enumerate(queries * 2):
             for arm in order[n % len(order) :] + order[: n % len(order)]:
                 services.recall._derived = choice[arm]
+                graph.lexical_in_process = arm != "engine_lexical"
+                profiled = profiler is not None and arm == "all" and n >= len(queries)
+                traced = arm == "all" and n >= len(queries)
+                reads.on = traced
+                if profiled:
+                    profiler.enable()  # type: ignore[union-attr]
                 wall, used, sent = await _search(services, who, query, connection)
+                if profiled:
+                    profiler.disable()  # type: ignore[union-attr]
+                reads.on = False
                 arms[arm].append(wall)
                 cpu[arm].append(used)
                 trips[arm].append(sent)
         services.recall._derived = derived
+        graph.lexical_in_process = True
+        if profiler is not None:
+            profiler.dump_stats(args.profile)
         timed = len(queries)
         wakes: list[float] = []
         progress(f"waking {len(queries)} times")
@@ -224,6 +262,13 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
             "search_with_entity_signal_only": summarize(arms["entity"][len(queries) :]),
             "search_with_all_derived_signals_by_words": summarize(arms["words"][len(queries) :]),
             "search_with_all_derived_signals": summarize(arms["all"][len(queries) :]),
+            "search_with_all_derived_signals_engine_lexical": summarize(
+                arms["engine_lexical"][len(queries) :]
+            ),
+            "lexical_agreement": agreement,
+            # the store reads of one search with every derived signal (timed pass), by
+            # operation: how many, the rows they return, their wall ms (awaited side by side)
+            "reads_per_search_all": reads.per_search(timed),
             # the timed pass only: CPU is the whole process's (a loaded machine's wall
             # times are noise; CPU and round trips are not)
             "per_search": {  # (timed: the first pass of each arm is its warm-up)
@@ -241,6 +286,102 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         }
     finally:
         await services.close()
+
+
+class _ReadTrace:
+    """Counts the store reads of chosen searches by operation (wraps the connection's
+    ``_query`` on this instance only)."""
+
+    def __init__(self, connection: Any) -> None:
+        self.on = False
+        self._seen: dict[str, list[float]] = {}
+        run = connection._query
+
+        async def traced(*a: Any, operation: str, **k: Any) -> list[Any]:
+            if not self.on:
+                return list(await run(*a, operation=operation, **k))
+            began = time.perf_counter()
+            results = list(await run(*a, operation=operation, **k))
+            rows = sum(len(r) if isinstance(r, list) else 1 for r in results)
+            seen = self._seen.setdefault(operation, [0.0, 0.0, 0.0])
+            seen[0] += 1
+            seen[1] += rows
+            seen[2] += (time.perf_counter() - began) * 1000
+            return results
+
+        connection._query = traced
+
+    def per_search(self, searches: int) -> dict[str, dict[str, float]]:
+        ordered = sorted(self._seen.items(), key=lambda kv: -kv[1][2])
+        return {
+            op: {
+                "calls": round(c / searches, 2),
+                "rows": round(r / searches, 1),
+                "wall_ms": round(w / searches, 2),
+            }
+            for op, (c, r, w) in ordered
+        }
+
+
+async def _agreement(
+    services: Services, who: PrincipalRecord, graph: Any, queries: list[str]
+) -> dict[str, Any]:
+    """The entity and relationship-fact lists in process and by the engine, query by query
+    (as a search asks them: the meaningful words, depth 20, the caller's spaces), and what
+    a cold load of the in-process postings costs against one engine search (CPU ms)."""
+    visible = readable_spaces(await _ctx(services, who))
+    out: dict[str, Any] = {}
+    for method in ("entity_lexical", "edge_lexical"):
+        same = order_only = scores_only = differ = 0
+        examples: list[dict[str, Any]] = []
+        engine_cpu: list[float] = []
+        for query in queries:
+            words = meaningful_query(query)
+            graph.lexical_in_process = False
+            t0 = time.process_time()
+            want = await getattr(graph, method)(who.org_id, words, 20, visible)
+            engine_cpu.append((time.process_time() - t0) * 1000)
+            graph.lexical_in_process = True
+            got = await getattr(graph, method)(who.org_id, words, 20, visible)
+            if got == want:
+                same += 1
+            elif [h.item_id for h in got] == [h.item_id for h in want]:
+                scores_only += 1
+            elif sorted(h.item_id for h in got) == sorted(h.item_id for h in want):
+                order_only += 1
+            else:
+                differ += 1
+                if len(examples) < 3:
+                    examples.append({"query": words, "in_process": got[:5], "engine": want[:5]})
+        cold: list[float] = []
+        for query in queries[:20]:
+            graph._graph_changed(graph_namespace(who.org_id))  # as a write would
+            t0 = time.process_time()
+            await getattr(graph, method)(who.org_id, meaningful_query(query), 20, visible)
+            cold.append((time.process_time() - t0) * 1000)
+        warm: list[float] = []
+        for query in queries:
+            t0 = time.process_time()
+            await getattr(graph, method)(who.org_id, meaningful_query(query), 20, visible)
+            warm.append((time.process_time() - t0) * 1000)
+        out[method] = {
+            "queries": len(queries),
+            "identical": same,
+            "same_ids_and_order_other_scores": scores_only,
+            "same_ids_other_order": order_only,
+            "other_ids": differ,
+            "examples": [
+                {
+                    k: ([(h.item_id, h.score) for h in v] if k != "query" else v)
+                    for k, v in e.items()
+                }
+                for e in examples
+            ],
+            "cpu_ms_mean_engine_search": round(statistics.fmean(engine_cpu), 3),
+            "cpu_ms_mean_in_process_search": round(statistics.fmean(warm), 3),
+            "cpu_ms_mean_cold_load_and_search": round(statistics.fmean(cold), 3),
+        }
+    return out
 
 
 def main(argv: list[str] | None = None) -> None:
