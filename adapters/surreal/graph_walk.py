@@ -32,7 +32,7 @@ RETURN {
     edges: $edges.body,
     entities: (SELECT VALUE body FROM $all),
     namesakes: $alike.map(|$r| meta::id($r)),
-    mentions: (SELECT meta::id(in) AS e, meta::id(out) AS c FROM mentions WHERE in IN $all)
+    mentions: (SELECT meta::id(in) AS e, meta::id(out) AS c FROM $all->mentions)
 };
 """
 
