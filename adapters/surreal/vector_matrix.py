@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 import numpy as np
 
+from adapters.surreal.lexical_cache import HeldTables
 from application.records import ScoredId, Vector
 
 __all__ = ["Matrix", "VectorMatrices"]
@@ -56,12 +57,11 @@ class Matrix:
 
 
 class VectorMatrices:
+    """One matrix per (namespace, table, model), held as ``lexical_cache.HeldTables`` holds
+    values: dropped at ``forget`` (this process's writes) and after ``ttl`` seconds."""
+
     def __init__(self, ttl: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
-        self._ttl = ttl
-        self._clock = clock
-        self._held: dict[tuple[str, str, str], Matrix] = {}
-        #: bumped by every ``forget``: a load that a write overtook is used once, not kept
-        self._generation: dict[str, int] = {}
+        self._held = HeldTables(ttl, clock)
 
     async def get(
         self,
@@ -69,19 +69,13 @@ class VectorMatrices:
         load: Callable[[], Awaitable[list[tuple[str, str, Vector]]]],
     ) -> Matrix:
         """The matrix of (namespace, table, model), loaded when missing or too old."""
-        now = self._clock()
-        for stale in [k for k, m in self._held.items() if now - m.made > self._ttl]:
-            del self._held[stale]
-        held = self._held.get(key)
-        if held is None:
-            generation = self._generation.get(key[0], 0)
-            held = Matrix(await load(), now)
-            if self._generation.get(key[0], 0) == generation:
-                self._held[key] = held
-        return held
+
+        async def build(now: float) -> Matrix:
+            return Matrix(await load(), now)
+
+        matrix: Matrix = await self._held.get(key, build)
+        return matrix
 
     def forget(self, namespace: str) -> None:
         """The organisation's graph changed: its matrices are read again next time."""
-        self._generation[namespace] = self._generation.get(namespace, 0) + 1
-        for key in [k for k in self._held if k[0] == namespace]:
-            del self._held[key]
+        self._held.forget(namespace)
