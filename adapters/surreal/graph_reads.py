@@ -33,7 +33,13 @@ from application.reflection.records import (
 from domain.reflection.candidates import CandidateType
 from domain.scopes import ScopeRef
 
-__all__ = ["SCHEMA", "SurrealGraphReads", "decode_edge", "decode_entity", "grouped"]
+__all__ = [
+    "SCHEMA",
+    "SurrealGraphReads",
+    "chunk_lists",
+    "decode_edge",
+    "decode_entity",
+]
 
 SCHEMA = """
 DEFINE ANALYZER IF NOT EXISTS tx TOKENIZERS class FILTERS lowercase, snowball(english);
@@ -100,13 +106,20 @@ decode_edge = msgspec.json.Decoder(DerivedEdge).decode
 _decode_link = msgspec.json.Decoder(Supersession).decode
 
 
-def grouped(rows: Sequence[dict[str, Any]]) -> dict[str, list[str]]:
-    """``mentions`` rows (``e``: entity, ``c``: chunk) as each entity's chunk ids."""
+#: each entity's chunks along its own ``mentions`` edges, one row per entity: not a scan of
+#: the table, and no row per mention to decode (350 mentions of 21 entities among 3,300,
+#: engine and decoding CPU: 8.2 ms as ``FROM mentions WHERE in IN $ids``, 5.8 as
+#: ``FROM $ids->mentions``, 3.3 so), each entity's chunks in the same (edge id) order
+_MENTIONS = "SELECT meta::id(id) AS e, (->mentions->chunk).map(|$c| meta::id($c)) AS c FROM $ids;"
+
+
+def chunk_lists(rows: Sequence[dict[str, Any]]) -> dict[str, list[str]]:
+    """``_MENTIONS`` rows (``e``: entity, ``c``: its chunk ids) as each entity's chunk ids."""
     found: dict[str, list[str]] = {}
     for row in rows:
-        chunks = found.setdefault(str(row["e"]), [])
-        if str(row["c"]) not in chunks:
-            chunks.append(str(row["c"]))
+        chunks = list(dict.fromkeys(str(c) for c in row.get("c") or []))
+        if chunks:
+            found[str(row["e"])] = chunks
     return found
 
 
@@ -214,15 +227,12 @@ class SurrealGraphReads:
             return {}
         rows = await self._by_ids(
             namespace,
-            # along each entity's own edges, not a scan of the table: ~40 % less engine CPU
-            # (350 mentions of 21 entities among 3,300: 4.7 against 7.9 ms), and each
-            # entity's chunks come in the same (edge id) order
-            "SELECT meta::id(in) AS e, meta::id(out) AS c FROM $ids->mentions;",
+            _MENTIONS,
             "entity",
             entity_ids,
             "reading mentions",
         )
-        return grouped(rows or [])
+        return chunk_lists(rows or [])
 
     async def edges_of(self, org_id: str, entity_id: str) -> list[DerivedEdge]:
         namespace = codec.namespace_for(org_id)

@@ -13,7 +13,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from adapters.surreal import codec
-from adapters.surreal.graph_reads import SurrealGraphReads, decode_edge, decode_entity, grouped
+from adapters.surreal.graph_reads import (
+    SurrealGraphReads,
+    chunk_lists,
+    decode_edge,
+    decode_entity,
+)
 from adapters.surreal.store_base import AS_RECORDS
 from application.reflection.records import Neighbourhood
 from domain.scopes import ScopeRef
@@ -32,7 +37,8 @@ RETURN {
     edges: $edges.body,
     entities: (SELECT VALUE body FROM $all),
     namesakes: $alike.map(|$r| meta::id($r)),
-    mentions: (SELECT meta::id(in) AS e, meta::id(out) AS c FROM $all->mentions)
+    mentions: (SELECT meta::id(id) AS e, (->mentions->chunk).map(|$c| meta::id($c)) AS c
+        FROM $all)
 };
 """
 
@@ -66,5 +72,5 @@ class SurrealGraphWalk(SurrealGraphReads):
             edges=[decode_edge(body) for body in found.get("edges") or []],
             entities={e.entity_id: e for e in entities},
             namesakes=[str(i) for i in found.get("namesakes") or []],
-            mentions=grouped(found.get("mentions") or []),
+            mentions=chunk_lists(found.get("mentions") or []),
         )
