@@ -1,0 +1,312 @@
+"""Episode-level BM25 postings: a term costs the episodes it is in, not their rows.
+
+Why: the episode leg scores each episode (a source's rows read as one
+document). From the row postings, a common term (~1M rows at 1M chunks) cost
+several passes over its rows and a bincount over every episode, per search
+(~62 ms of a 1M search, RESULTS "Scale, part 4"). Here each term keeps its
+sorted episode codes and the tf summed over each episode's rows, derived from
+the row postings (``build``), so nothing new is persisted: a snapshot of
+format 2 opens as before and the postings are derived after it, in a worker
+thread at scale while the leg serves with the row postings
+(``Bm25Postings.group_scores``) until they are ready.
+
+Filters: the statistics (episodes, df, lengths) must stay those of the rows a
+filter admits, so a hidden row never moves a visible score. Per filter
+(``plan``): an episode is *full* when every row it had at the build is
+admitted and it gained none since; those use the episode postings. The
+others holding an admitted row (partly hidden, rows removed, rows appended by
+a later write, episodes new since the build) are scored from the row
+postings restricted to their admitted rows (binary search in the sorted
+postings). When those rows are many (``_PARTIAL_SHARE``), the plan declines
+and the leg uses the row postings throughout; a rebuild is then due
+(``EpisodeLeg.wanted``).
+"""
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from time import process_time
+
+import numpy as np
+
+from adapters.inprocess.analyzer import analyze
+from adapters.inprocess.bm25 import Bm25Postings
+from adapters.inprocess.bm25_topk import TermPostings, top_candidates
+
+__all__ = ["EpisodeLeg", "EpisodePlan", "EpisodePostings", "build", "plan", "top_group_scores"]
+
+_log = logging.getLogger("tessera.index")
+
+#: postings gathered into one vectorised pass of ``build`` (bounds its temporaries)
+_BLOCK = 1 << 22
+#: partly admitted rows past this share of the rows: the plan declines (each costs a
+#: binary search per query term; the row-postings path costs the terms' rows instead)
+_PARTIAL_SHARE = 0.05
+#: rows written since the build past this share of them: rebuild (in the background)
+_STALE_SHARE = 0.02
+#: below this many rows the postings are built at once, on the caller's thread
+SYNC_BELOW = 50_000
+
+Parts = list[tuple[str, np.ndarray, np.ndarray, list[int], list[int]]]
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodePostings:
+    """Term n owns ``groups[offsets[n]:offsets[n+1]]`` (sorted) and ``tfs`` beside them."""
+
+    rows: int
+    #: rows each episode had at the build
+    counts: np.ndarray
+    terms: dict[str, int]
+    offsets: np.ndarray
+    groups: np.ndarray
+    tfs: np.ndarray
+    max_tfs: np.ndarray
+    build_cpu_s: float
+
+    def posting(self, term: str) -> tuple[np.ndarray, np.ndarray, float] | None:
+        n = self.terms.get(term)
+        if n is None:
+            return None
+        a, b = int(self.offsets[n]), int(self.offsets[n + 1])
+        return self.groups[a:b], self.tfs[a:b], float(self.max_tfs[n])
+
+    def nbytes(self) -> int:
+        arrays = (self.counts, self.offsets, self.groups, self.tfs, self.max_tfs)
+        return sum(int(a.nbytes) for a in arrays) + sum(len(t) + 100 for t in self.terms)
+
+
+def _cut(
+    docs: np.ndarray, tfs: np.ndarray, tail_docs: list[int], tail_tfs: list[int], rows: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """A term's rows below ``rows`` (a reader's view of ``Bm25Postings.parts``)."""
+    if tail_docs:
+        tail = np.asarray(list(tail_docs), dtype=np.int32)
+        n = int(np.searchsorted(tail, rows))
+        tail_t = np.asarray(list(tail_tfs)[:n], dtype=np.float32)
+        docs = np.concatenate([docs, tail[:n]])
+        tfs = np.concatenate([tfs, tail_t])
+    n = int(np.searchsorted(docs, rows))
+    return docs[:n], tfs[:n]
+
+
+def build(parts: Parts, groups: np.ndarray, n_groups: int) -> EpisodePostings:
+    """The episode postings of rows ``0 .. len(groups)``, from the row postings' ``parts``
+    (read once, never changed: a worker thread may run this while writes go on)."""
+    began = process_time()
+    rows = len(groups)
+    terms: dict[str, int] = {}
+    out_groups: list[np.ndarray] = []
+    out_tfs: list[np.ndarray] = []
+    out_lengths: list[np.ndarray] = []
+    block: list[tuple[np.ndarray, np.ndarray]] = []
+    held = 0
+
+    def flush() -> None:
+        nonlocal held
+        if not block:
+            return
+        lengths = np.asarray([len(d) for d, _ in block], dtype=np.int64)
+        term_of = np.repeat(np.arange(len(block), dtype=np.int64), lengths)
+        g = groups[np.concatenate([d for d, _ in block])].astype(np.int64)
+        tf = np.concatenate([t for _, t in block])
+        key = term_of * n_groups + g
+        if len(key) > 1 and bool((key[1:] < key[:-1]).any()):
+            # an episode's rows are not contiguous (appended by a later write): sort
+            order = np.argsort(key, kind="stable")
+            key, g, tf = key[order], g[order], tf[order]
+        starts = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]])) if len(key) else key
+        out_groups.append(g[starts].astype(np.int32))
+        out_tfs.append(np.add.reduceat(tf, starts).astype(np.float32) if len(starts) else tf)
+        out_lengths.append(np.bincount(term_of[starts], minlength=len(block)))
+        block.clear()
+        held = 0
+
+    for term, docs, tfs, tail_docs, tail_tfs in parts:
+        d, t = _cut(docs, tfs, tail_docs, tail_tfs, rows)
+        if len(d) == 0:
+            continue
+        terms[term] = len(terms)
+        block.append((d, t))
+        held += len(d)
+        if held >= _BLOCK:
+            flush()
+    flush()
+    per_term = np.concatenate(out_lengths) if out_lengths else np.empty(0, dtype=np.int64)
+    offsets = np.zeros(len(per_term) + 1, dtype=np.int64)
+    np.cumsum(per_term, out=offsets[1:])
+    all_tfs = np.concatenate(out_tfs) if out_tfs else np.empty(0, dtype=np.float32)
+    max_tfs = (
+        np.maximum.reduceat(all_tfs, offsets[:-1]) if len(per_term) else np.empty(0, np.float32)
+    )
+    return EpisodePostings(
+        rows=rows,
+        counts=np.bincount(groups, minlength=n_groups),
+        terms=terms,
+        offsets=offsets,
+        groups=np.concatenate(out_groups) if out_groups else np.empty(0, dtype=np.int32),
+        tfs=all_tfs,
+        max_tfs=max_tfs.astype(np.float32),
+        build_cpu_s=process_time() - began,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodePlan:
+    """What one filter needs of the episode postings (kept per filter until a write)."""
+
+    #: episodes scored from the episode postings
+    full: np.ndarray
+    #: every episode of the build is full: a term's df is its posting's length
+    every: bool
+    #: admitted rows of the other episodes, sorted
+    partial_rows: np.ndarray
+    #: the smallest length norm of an episode holding an admitted row
+    min_norm: float
+
+
+def plan(
+    postings: EpisodePostings,
+    live: np.ndarray,
+    groups: np.ndarray,
+    n_groups: int,
+    norm: np.ndarray,
+    partial_share: float = _PARTIAL_SHARE,
+) -> EpisodePlan | None:
+    """None when more than ``partial_share`` of the rows are admitted rows outside
+    full episodes (see the module)."""
+    n = len(live)
+    codes = groups[:n]
+    now = np.bincount(codes, minlength=n_groups)
+    admitted = np.bincount(codes[live], minlength=n_groups)
+    built = np.zeros(n_groups, dtype=np.int64)
+    built[: len(postings.counts)] = postings.counts[:n_groups]
+    full = (admitted == built) & (now == built) & (built > 0)
+    partial_rows = np.flatnonzero(live & ~full[codes])
+    if len(partial_rows) > partial_share * n:
+        return None
+    present = admitted > 0
+    if not present.any():
+        return None
+    every = int(full.sum()) == int((built > 0).sum())
+    return EpisodePlan(full, every, partial_rows, float(norm[present].min()))
+
+
+def _partial(
+    docs: np.ndarray, tfs: np.ndarray, rows: np.ndarray, groups: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(episodes, summed tf) of a term over ``rows`` (sorted): the row posting's
+    intersection with them, by binary search from the shorter side."""
+    if len(docs) == 0 or len(rows) == 0:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
+    if len(rows) <= len(docs):
+        pos = np.minimum(np.searchsorted(docs, rows.astype(docs.dtype)), len(docs) - 1)
+        hit = docs[pos] == rows
+        found, found_tf = rows[hit], tfs[pos[hit]]
+    else:
+        pos = np.minimum(np.searchsorted(rows, docs), len(rows) - 1)
+        hit = rows[pos] == docs
+        found, found_tf = docs[hit].astype(np.int64), tfs[hit]
+    if len(found) == 0:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
+    episodes, inverse = np.unique(groups[found], return_inverse=True)
+    summed = np.bincount(inverse, weights=found_tf, minlength=len(episodes))
+    return episodes.astype(np.int64), summed.astype(np.float32)
+
+
+def top_group_scores(
+    lexical: Bm25Postings,
+    postings: EpisodePostings,
+    episode_plan: EpisodePlan,
+    query: str,
+    groups: np.ndarray,
+    stats: tuple[int, np.ndarray],
+    k: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(episodes, scores) holding the ``k`` best of ``lexical.group_scores`` with the
+    same scores (``stats``: ``group_stats`` of the same filter as ``episode_plan``)."""
+    n_docs, norm = stats
+    full = episode_plan.full
+    terms = []
+    for term in set(analyze(query)):
+        rows = lexical.row_posting(term)
+        if rows is None:
+            continue
+        found = postings.posting(term)
+        if found is None:
+            main, main_tfs, max_tf = np.empty(0, np.int32), np.empty(0, np.float32), 0.0
+        else:
+            main, main_tfs, max_tf = found
+        extra, extra_tfs = _partial(rows[0], rows[1], episode_plan.partial_rows, groups)
+        df = len(extra) + (len(main) if episode_plan.every else int(np.count_nonzero(full[main])))
+        if df == 0:
+            continue
+        idf = float(np.log(1 + (n_docs - df + 0.5) / (df + 0.5)))
+        terms.append(TermPostings(main, main_tfs, idf, max_tf, extra, extra_tfs))
+    usable = None if episode_plan.every else full
+    return top_candidates(terms, norm, episode_plan.min_norm, k, usable=usable)
+
+
+class EpisodeLeg:
+    """One organisation's episode postings: built when first wanted, rebuilt when stale.
+
+    Above ``SYNC_BELOW`` rows the build runs in a daemon thread (measured at 1M rows:
+    RESULTS, issue 18); until it lands, ``current`` answers None and the caller uses
+    the row postings. The thread only reads what it was handed (``parts`` arrays are
+    never changed in place; tails are cut at the build's row count)."""
+
+    def __init__(self, sync_below: int = SYNC_BELOW) -> None:
+        self.postings: EpisodePostings | None = None
+        #: bumped when new postings land (per-filter plans are keyed by it)
+        self.generation = 0
+        self.sync_below = sync_below
+        self._building: threading.Thread | None = None
+        #: rows at a failed build: no retry until the rows grew past it
+        self._failed_at = -1
+
+    def current(
+        self,
+        rows: int,
+        parts: Callable[[], Parts],
+        groups: Callable[[], np.ndarray],
+        n_groups: int,
+    ) -> EpisodePostings | None:
+        """The postings (maybe stale: the plan handles that), starting a build if due."""
+        postings = self.postings
+        due = postings is None or rows - postings.rows > _STALE_SHARE * max(postings.rows, 1)
+        if due and rows > self._failed_at and self._building is None:
+            self.start(rows, parts(), groups(), n_groups)
+        return self.postings
+
+    def wanted(self) -> None:
+        """A plan declined: the postings are too stale for the filter; rebuild."""
+        if self.postings is not None and self._building is None:
+            self._failed_at = -1
+            self.postings = None  # the next ``current`` starts a build
+
+    def start(self, rows: int, parts: Parts, groups: np.ndarray, n_groups: int) -> None:
+        def run() -> None:
+            try:
+                built = build(parts, groups, n_groups)
+            except Exception:  # never fatal: the leg keeps the row postings
+                _log.exception("episode postings build failed at %d rows", rows)
+                self._failed_at = rows
+            else:
+                self.postings = built
+                self.generation += 1
+            finally:
+                self._building = None
+
+        if rows < self.sync_below:
+            run()
+            return
+        thread = threading.Thread(target=run, name="episode-postings", daemon=True)
+        self._building = thread
+        thread.start()
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Until a running build lands (tests, benchmarks)."""
+        thread = self._building
+        if thread is not None:
+            thread.join(timeout)
