@@ -11,15 +11,16 @@ thread at scale while the leg serves with the row postings
 (``Bm25Postings.group_scores``) until they are ready.
 
 Filters: the statistics (episodes, df, lengths) must stay those of the rows a
-filter admits, so a hidden row never moves a visible score. Per filter
-(``plan``): an episode is *full* when every row it had at the build is
-admitted and it gained none since; those use the episode postings. The
-others holding an admitted row (partly hidden, rows removed, rows appended by
-a later write, episodes new since the build) are scored from the row
-postings restricted to their admitted rows (binary search in the sorted
-postings). When those rows are many (``_PARTIAL_SHARE``), the plan declines
-and the leg uses the row postings throughout; a rebuild is then due
-(``EpisodeLeg.wanted``).
+filter admits, so a hidden row never moves a visible score. The build counts
+the rows open to some reader then (recall code not closed: a removed or
+replaced row is closed for good); per filter (``plan``), an episode is *full*
+when the rows it admits are exactly the rows the build counted; those use the
+episode postings. The others holding an admitted row (partly hidden, rows
+appended by a later write, reopened rows, episodes new since the build) are
+scored from the row postings restricted to their admitted rows (binary
+search in the sorted postings). When those rows are many (``_PARTIAL_SHARE``),
+the plan declines and the leg uses the row postings throughout, and a rebuild
+is due if anything was written since the last (``EpisodeLeg.wanted``).
 """
 
 import logging
@@ -56,7 +57,8 @@ class EpisodePostings:
     """Term n owns ``groups[offsets[n]:offsets[n+1]]`` (sorted) and ``tfs`` beside them."""
 
     rows: int
-    #: rows each episode had at the build
+    #: which rows below ``rows`` the build counted, and how many of each episode
+    counted: np.ndarray
     counts: np.ndarray
     terms: dict[str, int]
     offsets: np.ndarray
@@ -73,7 +75,7 @@ class EpisodePostings:
         return self.groups[a:b], self.tfs[a:b], float(self.max_tfs[n])
 
     def nbytes(self) -> int:
-        arrays = (self.counts, self.offsets, self.groups, self.tfs, self.max_tfs)
+        arrays = (self.counted, self.counts, self.offsets, self.groups, self.tfs, self.max_tfs)
         return sum(int(a.nbytes) for a in arrays) + sum(len(t) + 100 for t in self.terms)
 
 
@@ -91,11 +93,16 @@ def _cut(
     return docs[:n], tfs[:n]
 
 
-def build(parts: Parts, groups: np.ndarray, n_groups: int) -> EpisodePostings:
-    """The episode postings of rows ``0 .. len(groups)``, from the row postings' ``parts``
-    (read once, never changed: a worker thread may run this while writes go on)."""
+def build(
+    parts: Parts, groups: np.ndarray, n_groups: int, counted: np.ndarray | None = None
+) -> EpisodePostings:
+    """The episode postings of the ``counted`` rows (None: all) of ``0 .. len(groups)``,
+    from the row postings' ``parts`` (read once, never changed: a worker thread may run
+    this while writes go on)."""
     began = process_time()
     rows = len(groups)
+    if counted is None:
+        counted = np.ones(rows, dtype=bool)
     terms: dict[str, int] = {}
     out_groups: list[np.ndarray] = []
     out_tfs: list[np.ndarray] = []
@@ -125,6 +132,9 @@ def build(parts: Parts, groups: np.ndarray, n_groups: int) -> EpisodePostings:
 
     for term, docs, tfs, tail_docs, tail_tfs in parts:
         d, t = _cut(docs, tfs, tail_docs, tail_tfs, rows)
+        keep = counted[d]
+        if not keep.all():
+            d, t = d[keep], t[keep]
         if len(d) == 0:
             continue
         terms[term] = len(terms)
@@ -142,7 +152,8 @@ def build(parts: Parts, groups: np.ndarray, n_groups: int) -> EpisodePostings:
     )
     return EpisodePostings(
         rows=rows,
-        counts=np.bincount(groups, minlength=n_groups),
+        counted=counted,
+        counts=np.bincount(groups[counted], minlength=n_groups),
         terms=terms,
         offsets=offsets,
         groups=np.concatenate(out_groups) if out_groups else np.empty(0, dtype=np.int32),
@@ -178,11 +189,14 @@ def plan(
     full episodes (see the module)."""
     n = len(live)
     codes = groups[:n]
-    now = np.bincount(codes, minlength=n_groups)
     admitted = np.bincount(codes[live], minlength=n_groups)
+    counted = np.zeros(n, dtype=bool)
+    counted[: postings.rows] = postings.counted[:n]
+    both = np.bincount(codes[live & counted], minlength=n_groups)
     built = np.zeros(n_groups, dtype=np.int64)
     built[: len(postings.counts)] = postings.counts[:n_groups]
-    full = (admitted == built) & (now == built) & (built > 0)
+    # admitted rows == counted rows: as many of each, and as many in both
+    full = (admitted == built) & (both == built) & (built > 0)
     partial_rows = np.flatnonzero(live & ~full[codes])
     if len(partial_rows) > partial_share * n:
         return None
@@ -251,7 +265,7 @@ def top_group_scores(
 class EpisodeLeg:
     """One organisation's episode postings: built when first wanted, rebuilt when stale.
 
-    Above ``SYNC_BELOW`` rows the build runs in a daemon thread (measured at 1M rows:
+    Above ``sync_below`` rows the build runs in a daemon thread (measured at 1M rows:
     RESULTS, issue 18); until it lands, ``current`` answers None and the caller uses
     the row postings. The thread only reads what it was handed (``parts`` arrays are
     never changed in place; tails are cut at the build's row count)."""
@@ -262,33 +276,43 @@ class EpisodeLeg:
         self.generation = 0
         self.sync_below = sync_below
         self._building: threading.Thread | None = None
+        #: the index's write version the last build started at, and whether a plan
+        #: declined the postings since (a rebuild is due if anything was written)
+        self._built_version = -1
+        self._declined = False
         #: rows at a failed build: no retry until the rows grew past it
         self._failed_at = -1
 
     def current(
         self,
         rows: int,
+        version: int,
         parts: Callable[[], Parts],
-        groups: Callable[[], np.ndarray],
+        groups: Callable[[], tuple[np.ndarray, np.ndarray]],
         n_groups: int,
     ) -> EpisodePostings | None:
-        """The postings (maybe stale: the plan handles that), starting a build if due."""
+        """The postings (maybe stale: the plan handles that), starting a build if due.
+        ``groups``: each row's episode and whether the build counts it."""
         postings = self.postings
         due = postings is None or rows - postings.rows > _STALE_SHARE * max(postings.rows, 1)
+        due = due or (self._declined and version != self._built_version)
         if due and rows > self._failed_at and self._building is None:
-            self.start(rows, parts(), groups(), n_groups)
+            self._declined = False
+            self._built_version = version
+            codes, counted = groups()
+            self.start(parts(), codes, n_groups, counted)
         return self.postings
 
     def wanted(self) -> None:
-        """A plan declined: the postings are too stale for the filter; rebuild."""
-        if self.postings is not None and self._building is None:
-            self._failed_at = -1
-            self.postings = None  # the next ``current`` starts a build
+        """A plan declined the postings (too much changed for its filter)."""
+        self._declined = True
 
-    def start(self, rows: int, parts: Parts, groups: np.ndarray, n_groups: int) -> None:
+    def start(self, parts: Parts, groups: np.ndarray, n_groups: int, counted: np.ndarray) -> None:
+        rows = len(groups)
+
         def run() -> None:
             try:
-                built = build(parts, groups, n_groups)
+                built = build(parts, groups, n_groups, counted)
             except Exception:  # never fatal: the leg keeps the row postings
                 _log.exception("episode postings build failed at %d rows", rows)
                 self._failed_at = rows

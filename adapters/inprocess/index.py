@@ -375,8 +375,14 @@ class InProcessIndex:
         )
         if stats is None:
             return []
+        size = org.size
         postings = org.episodes.current(
-            org.size, org.lexical.parts, lambda: org.source_codes[: org.size].copy(), n
+            size,
+            org.cache.version,
+            org.lexical.parts,
+            # rows closed now (removed, replaced, withheld) are left out of the build
+            lambda: (org.source_codes[:size].copy(), org.recall_codes[:size] != 0),
+            n,
         )
         if postings is not None:
             key = ("episode_plan", where, org.episodes.generation)
