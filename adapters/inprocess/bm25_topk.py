@@ -31,6 +31,8 @@ _BOUND_SLACK = 1e-6
 #: below this share of the documents touched, candidates are gathered from the postings
 #: (a sort of what was touched) rather than by a scan over every document
 _SPARSE_SHARE = 16
+#: the remaining postings must cost this many times a pruning check to make one
+_CHECK_GAIN = 4
 _NO_DOCS = np.empty(0, dtype=np.int64)
 _NO_TFS = np.empty(0, dtype=np.float32)
 
@@ -95,17 +97,31 @@ def top_candidates(
 
     def candidates() -> np.ndarray:
         if touched_len * _SPARSE_SHARE < len(total):
-            found = np.unique(np.concatenate(touched)) if touched else _NO_DOCS
+            # sort and drop repeats (np.unique hashes: ~3x slower on these sizes)
+            found = np.sort(np.concatenate(touched)) if touched else _NO_DOCS
+            if len(found) > 1:
+                found = found[np.concatenate(([True], found[1:] != found[:-1]))]
         else:
-            found = np.flatnonzero(total)
+            found = np.flatnonzero(total > 0)  # ~10x faster than on the floats
         return found if admitted is None else found[admitted[found]]
 
+    def check_cost() -> int:
+        """About what ``candidates`` and the k-th best cost, in postings read."""
+        return min(touched_len * 2, len(total) // 4) + k
+
+    remaining = [0] * (len(order) + 1)  # postings of terms order[i:]
+    for i in range(len(order) - 1, -1, -1):
+        remaining[i] = remaining[i + 1] + len(terms[order[i]].docs)
     essential = 0
     cands: np.ndarray | None = None
     kth = -math.inf
     while essential < len(order):
         term = terms[order[essential]]
-        if essential > 0 and len(term.docs) > k:  # a term worth skipping: may it be?
+        # may the rest be skipped? Worth asking only where the rest costs several times
+        # the question (at 100k rows, asking before every term cost 4x the full scoring),
+        # and only where the terms scored may outweigh the rest (else no document can)
+        worth = remaining[essential] > _CHECK_GAIN * check_cost()
+        if essential > 0 and worth and rest[0] - rest[essential] > rest[essential]:
             cands = candidates()
             if len(cands) >= k:
                 kth = _kth(total[cands], k)
