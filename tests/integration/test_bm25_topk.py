@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from adapters.inprocess import episode_postings as episodes
 from adapters.inprocess.bm25 import Bm25Postings
+from adapters.inprocess.footprint import footprint
 from adapters.inprocess.index import InProcessIndex, _OrgIndex
 from adapters.inprocess.snapshot_format import freeze, read_index, write_files
 from application.records import CandidateFilter, IndexEntry
@@ -197,6 +198,7 @@ async def test_a_restored_index_without_episode_postings_serves_the_same(tmp_pat
         scores = np.asarray([s for _, s in want] or [0.0])
         _assert_same(want, got, scores)
     assert restored._orgs["o"].episodes.postings is not None
+    assert footprint(restored._orgs["o"])["episode_lexical"] > 0  # counted as held memory
     # a later write to an old episode and a new one: served from the row postings
     await restored.add("o", _entries(rng, 4, start=600))
     hits = await restored.episode_lexical("o", "the barm cotk", 10, ALL)
