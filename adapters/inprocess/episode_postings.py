@@ -157,7 +157,9 @@ def build(
         terms=terms,
         offsets=offsets,
         groups=np.concatenate(out_groups) if out_groups else np.empty(0, dtype=np.int32),
-        tfs=all_tfs,
+        # summed tfs are whole numbers, nearly all small: 2 bytes each where they fit
+        # (at 1M rows, 54.6M episode postings: 437 -> 328 MB)
+        tfs=all_tfs.astype(np.uint16) if len(all_tfs) and all_tfs.max() < 1 << 16 else all_tfs,
         max_tfs=max_tfs.astype(np.float32),
         build_cpu_s=process_time() - began,
     )
