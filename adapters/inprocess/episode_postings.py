@@ -44,10 +44,13 @@ _BLOCK = 1 << 22
 #: partly admitted rows past this share of the rows: the plan declines (each costs a
 #: binary search per query term; the row-postings path costs the terms' rows instead)
 _PARTIAL_SHARE = 0.05
-#: rows written since the build past this share of them: rebuild (in the background)
-_STALE_SHARE = 0.02
-#: below this many rows the postings are built at once, on the caller's thread
-SYNC_BELOW = 50_000
+#: rows written since the build past this share of them: rebuild (in the background).
+#: They cost each query term its own new rows (the posting's tail), as the row postings
+#: would, so this bounds that cost and how often a build runs (7.5 CPU-s at 1M rows)
+_STALE_SHARE = 0.1
+#: below this many rows the leg keeps the row postings: ``group_scores`` costs ~1 ms
+#: there (RESULTS, issue 18: 5.4 ms p50 at 300k), less than a build now and then
+MIN_ROWS = 20_000
 
 Parts = list[tuple[str, np.ndarray, np.ndarray, list[int], list[int]]]
 
@@ -173,10 +176,13 @@ class EpisodePlan:
     full: np.ndarray
     #: every episode of the build is full: a term's df is its posting's length
     every: bool
-    #: admitted rows of the other episodes, sorted
+    #: admitted rows below ``rows`` of the other episodes, sorted
     partial_rows: np.ndarray
     #: the smallest length norm of an episode holding an admitted row
     min_norm: float
+    #: rows at the build; the filter's mask (rows past the build: each term's tail)
+    rows: int
+    live: np.ndarray
 
 
 def plan(
@@ -187,8 +193,9 @@ def plan(
     norm: np.ndarray,
     partial_share: float = _PARTIAL_SHARE,
 ) -> EpisodePlan | None:
-    """None when more than ``partial_share`` of the rows are admitted rows outside
-    full episodes (see the module)."""
+    """None when more than ``partial_share`` of the rows are admitted rows of the build
+    outside full episodes (see the module). Rows written since the build need no
+    such list: they are the tail of each row posting, read as such."""
     n = len(live)
     codes = groups[:n]
     admitted = np.bincount(codes[live], minlength=n_groups)
@@ -199,24 +206,34 @@ def plan(
     built[: len(postings.counts)] = postings.counts[:n_groups]
     # admitted rows == counted rows: as many of each, and as many in both
     full = (admitted == built) & (both == built) & (built > 0)
-    partial_rows = np.flatnonzero(live & ~full[codes])
+    old = min(postings.rows, n)
+    partial_rows = np.flatnonzero(live[:old] & ~full[codes[:old]])
     if len(partial_rows) > partial_share * n:
         return None
     present = admitted > 0
     if not present.any():
         return None
     every = int(full.sum()) == int((built > 0).sum())
-    return EpisodePlan(full, every, partial_rows, float(norm[present].min()))
+    min_norm = float(norm[present].min())
+    return EpisodePlan(full, every, partial_rows, min_norm, postings.rows, live)
 
 
 def _partial(
-    docs: np.ndarray, tfs: np.ndarray, rows: np.ndarray, groups: np.ndarray
+    docs: np.ndarray, tfs: np.ndarray, episode_plan: EpisodePlan, groups: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(episodes, summed tf) of a term over ``rows`` (sorted): the row posting's
-    intersection with them, by binary search from the shorter side."""
+    """(episodes, summed tf) of a term over the admitted rows outside full episodes:
+    the row posting's intersection with the plan's rows of the build (binary search
+    from the shorter side), and its admitted rows written since (its tail: an episode
+    holding one is never full)."""
+    rows = episode_plan.partial_rows
+    start = int(np.searchsorted(docs, episode_plan.rows))
+    later = docs[start:]
+    keep = episode_plan.live[later]
+    later, later_tf = later[keep].astype(np.int64), tfs[start:][keep]
+    docs, tfs = docs[:start], tfs[:start]
     if len(docs) == 0 or len(rows) == 0:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
-    if len(rows) <= len(docs):
+        found, found_tf = later, later_tf
+    elif len(rows) <= len(docs):
         pos = np.minimum(np.searchsorted(docs, rows.astype(docs.dtype)), len(docs) - 1)
         hit = docs[pos] == rows
         found, found_tf = rows[hit], tfs[pos[hit]]
@@ -224,6 +241,8 @@ def _partial(
         pos = np.minimum(np.searchsorted(rows, docs), len(rows) - 1)
         hit = rows[pos] == docs
         found, found_tf = docs[hit].astype(np.int64), tfs[hit]
+    if len(later) and len(rows) and len(docs):
+        found, found_tf = np.concatenate([found, later]), np.concatenate([found_tf, later_tf])
     if len(found) == 0:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
     episodes, inverse = np.unique(groups[found], return_inverse=True)
@@ -254,7 +273,7 @@ def top_group_scores(
             main, main_tfs, max_tf = np.empty(0, np.int32), np.empty(0, np.float32), 0.0
         else:
             main, main_tfs, max_tf = found
-        extra, extra_tfs = _partial(rows[0], rows[1], episode_plan.partial_rows, groups)
+        extra, extra_tfs = _partial(rows[0], rows[1], episode_plan, groups)
         df = len(extra) + (len(main) if episode_plan.every else int(np.count_nonzero(full[main])))
         if df == 0:
             continue
@@ -267,12 +286,14 @@ def top_group_scores(
 class EpisodeLeg:
     """One organisation's episode postings: built when first wanted, rebuilt when stale.
 
-    Above ``sync_below`` rows the build runs in a daemon thread (measured at 1M rows:
-    RESULTS, issue 18); until it lands, ``current`` answers None and the caller uses
-    the row postings. The thread only reads what it was handed (``parts`` arrays are
-    never changed in place; tails are cut at the build's row count)."""
+    From ``min_rows`` rows; the build runs in a daemon thread (7.5 CPU-s at 1M rows:
+    RESULTS, issue 18) unless the rows are below ``sync_below`` (tests); until it
+    lands, ``current`` answers None and the caller uses the row postings. The thread
+    only reads what it was handed (``parts`` arrays are never changed in place; tails
+    are cut at the build's row count)."""
 
-    def __init__(self, sync_below: int = SYNC_BELOW) -> None:
+    def __init__(self, min_rows: int = MIN_ROWS, sync_below: int = 0) -> None:
+        self.min_rows = min_rows
         self.postings: EpisodePostings | None = None
         #: bumped when new postings land (per-filter plans are keyed by it)
         self.generation = 0
@@ -295,6 +316,8 @@ class EpisodeLeg:
     ) -> EpisodePostings | None:
         """The postings (maybe stale: the plan handles that), starting a build if due.
         ``groups``: each row's episode and whether the build counts it."""
+        if rows < self.min_rows:
+            return None
         postings = self.postings
         due = postings is None or rows - postings.rows > _STALE_SHARE * max(postings.rows, 1)
         due = due or (self._declined and version != self._built_version)

@@ -134,14 +134,19 @@ def test_episode_leg_top_k_equals_the_full_scoring(
         _assert_same(want, _top(got_groups, got_scores, k, n_groups), full_scores)
 
 
-def test_a_stale_build_declines_and_the_leg_falls_back() -> None:
+def test_a_plan_declines_where_many_episodes_are_partly_admitted() -> None:
     rng = random.Random(3)
     postings, groups, n_groups, _ = _episode_corpus(rng, 400, 1.0)
-    built = episodes.build(postings.parts(), groups[:100].copy(), n_groups)
-    live = np.ones(400, dtype=bool)
+    built = episodes.build(postings.parts(), groups.copy(), n_groups)
+    live = np.arange(400) % 3 != 0  # a row in three hidden: most episodes partly admitted
     stats = postings.group_stats(live, groups, n_groups)
     assert stats is not None
-    assert episodes.plan(built, live, groups, n_groups, stats[1]) is None  # 75 % unbuilt
+    assert episodes.plan(built, live, groups, n_groups, stats[1]) is None
+    assert episodes.plan(built, live, groups, n_groups, stats[1], partial_share=1.0) is not None
+    # rows written since the build never count against it (each term's tail)
+    later = episodes.build(postings.parts(), groups[:100].copy(), n_groups)
+    every = np.ones(400, dtype=bool)
+    assert episodes.plan(later, every, groups, n_groups, stats[1]) is not None
 
 
 def test_the_build_sums_tf_over_an_episodes_rows_wherever_they_lie() -> None:
@@ -191,6 +196,8 @@ async def test_a_restored_index_without_episode_postings_serves_the_same(tmp_pat
     restored = InProcessIndex()
     restored._orgs["o"] = read_index(tmp_path)
     assert restored._orgs["o"].episodes.postings is None
+    restored._orgs["o"].episodes.min_rows = 0  # as past 20k rows, built at once here
+    restored._orgs["o"].episodes.sync_below = 1 << 30
     for query in ("the what barm", "cotk i", "absent"):
         hits = await restored.episode_lexical("o", query, 10, ALL)
         got = [(h.item_id, h.score) for h in hits]
@@ -211,7 +218,9 @@ async def test_a_background_build_serves_the_row_postings_until_it_lands() -> No
     index = InProcessIndex()
     await index.add("o", _entries(rng, 300))
     org = index._orgs["o"]
-    org.episodes.sync_below = 0  # as at scale: the build runs in a thread
+    await index.episode_lexical("o", "the barm", 10, ALL)
+    assert org.episodes.postings is None  # below 20k rows the row postings serve
+    org.episodes.min_rows = 0  # as at scale: the build runs in a thread
     first = await index.episode_lexical("o", "the barm", 10, ALL)
     org.episodes.wait(30)
     assert org.episodes.postings is not None and org.episodes.postings.rows == 300
@@ -231,6 +240,7 @@ async def test_the_index_answers_as_the_full_scoring_through_writes() -> None:
     index = InProcessIndex()
     await index.add("o", _entries(rng, 900))
     org = index._orgs["o"]
+    org.episodes.min_rows, org.episodes.sync_below = 0, 1 << 30
     queries = ["the barm cotk", "what i dimp", "fenx gumk hoxl the", "absent the"]
 
     async def check() -> None:
