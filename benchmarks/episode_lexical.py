@@ -10,7 +10,8 @@ like the chunker, then varied turns: ``benchmarks._snapshot_rows.chunk_texts``),
 groups rows into episodes of three, keeps every row live (a reader of every
 space; ``--hide`` hides that share of single rows, so as many episodes are
 partly admitted and scored from the row postings), derives the episode
-postings (CPU seconds, bytes), and for each LongMemEval question, in the form
+postings (CPU seconds, bytes; ``--stale``: over all but that share of the
+rows, the rest read as written since the build), and for each LongMemEval question, in the form
 search sends it (``meaningful_query``: function words dropped) and whole,
 times in one process:
 
@@ -42,6 +43,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--turn-k", type=int, default=50, help="the turn leg's depth (search: 50)")
     p.add_argument("--episode-k", type=int, default=20, help="the episode leg's (search: 20)")
     p.add_argument("--hide", type=float, default=0.0, help="share of single rows hidden")
+    p.add_argument("--stale", type=float, default=0.0, help="share of rows written after the build")
     p.add_argument("--data", type=Path, help=DATA_HELP)
     return p.parse_args(argv)
 
@@ -89,7 +91,8 @@ def run(args: argparse.Namespace) -> dict[str, object]:
     parts = postings.parts()
     parts_ms = (time.process_time() - t0) * 1000
     t0, w0 = time.process_time(), time.perf_counter()
-    built = episodes.build(parts, groups.copy(), n_groups)
+    built_rows = args.rows - int(args.stale * args.rows)
+    built = episodes.build(parts, groups[:built_rows].copy(), n_groups)
     episode_build = {
         "cpu_s": round(time.process_time() - t0, 2),
         "wall_s": round(time.perf_counter() - w0, 2),
@@ -154,6 +157,7 @@ def run(args: argparse.Namespace) -> dict[str, object]:
         "rows": args.rows,
         "episodes": n_groups,
         "hidden_share": args.hide,
+        "stale_share": args.stale,
         "queries": args.queries,
         "index_build_cpu_s": round(build_s, 1),
         "episode_postings_build": episode_build,

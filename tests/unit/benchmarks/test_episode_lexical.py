@@ -8,12 +8,12 @@ from benchmarks._data import data_path
 from benchmarks.episode_lexical import run
 
 
-@pytest.mark.parametrize("hide", [0.0, 0.5])
-def test_small_run_reports_both_legs_and_agreeing_lists(hide: float) -> None:
+@pytest.mark.parametrize(("hide", "stale"), [(0.0, 0.0), (0.5, 0.0), (0.0, 0.3)])
+def test_small_run_reports_both_legs_and_agreeing_lists(hide: float, stale: float) -> None:
     if not data_path().exists():
         pytest.skip(f"LongMemEval data not at {data_path()} (../shared is beside a CI clone)")
     args = argparse.Namespace(
-        rows=600, queries=5, episode=3, turn_k=10, episode_k=5, hide=hide, data=None
+        rows=600, queries=5, episode=3, turn_k=10, episode_k=5, hide=hide, stale=stale, data=None
     )
     out = run(args)
     assert out["rows"] == 600 and out["episodes"] == 200 and out["queries"] == 5
