@@ -7,7 +7,7 @@ several passes over its rows and a bincount over every episode, per search
 sorted episode codes and the tf summed over each episode's rows, derived from
 the row postings (``build``), so nothing new is persisted: a snapshot of
 format 2 opens as before and the postings are derived after it, in a worker
-thread at scale while the leg serves with the row postings
+thread, while the leg serves with the row postings
 (``Bm25Postings.group_scores``) until they are ready.
 
 Filters: the statistics (episodes, df, lengths) must stay those of the rows a
@@ -17,10 +17,12 @@ replaced row is closed for good); per filter (``plan``), an episode is *full*
 when the rows it admits are exactly the rows the build counted; those use the
 episode postings. The others holding an admitted row (partly hidden, rows
 appended by a later write, reopened rows, episodes new since the build) are
-scored from the row postings restricted to their admitted rows (binary
-search in the sorted postings). When those rows are many (``_PARTIAL_SHARE``),
-the plan declines and the leg uses the row postings throughout, and a rebuild
-is due if anything was written since the last (``EpisodeLeg.wanted``).
+scored from the row postings restricted to their admitted rows: those of the
+build by binary search in the sorted postings, those written since as each
+posting's tail (rows are numbered in write order). When the former are many
+(``_PARTIAL_SHARE``), the plan declines and the leg uses the row postings
+throughout, and a rebuild is due if anything was written since the last
+(``EpisodeLeg.wanted``); the latter bring a rebuild past ``_STALE_SHARE``.
 """
 
 import logging
