@@ -179,9 +179,7 @@ class InMemoryControlStore:
         if found is None or found.org_id != org_id:
             return None
         if found.revoked_at is None:
-            found = self._delegations[delegation_id] = msgspec.structs.replace(
-                found, revoked_at=at
-            )
+            found = self._delegations[delegation_id] = msgspec.structs.replace(found, revoked_at=at)
         return found
 
     async def remove_organization(self, org_id: str) -> None:

@@ -68,4 +68,3 @@ class InMemoryImportStore:
             and s.metadata.get("import_id") == import_id
         }
         return sum(1 for cid in org.pending if org.chunks[cid].source_id in mine)
-

@@ -47,7 +47,6 @@ import numpy as np
 __all__ = ["EPISODE_ROWS", "AnnPolicy", "VectorGraph", "episode_rows"]
 
 
-
 @dataclass(frozen=True)
 class AnnPolicy:
     """When the graph is built and when a query uses it rather than the exact scan."""
@@ -60,6 +59,7 @@ class AnnPolicy:
     exact_rows: int = 20_000
     #: below this share of the graph admitted, a filtered walk visits mostly refused nodes
     min_share: float = 0.05
+
 
 #: rows past the graph (or whose graph vector is out of date) before they join / it rebuilds
 _TAIL_MAX = 4096

@@ -75,6 +75,7 @@ def footprint(org: "_OrgIndex") -> dict[str, int]:
     columns: list[np.ndarray] = [org.recall_codes, org.scope_codes, org.source_codes]
     columns += [org.has_vector, org.facets.occurred]
     mapped = isinstance(org.vectors, np.memmap)
+    episode_postings = org.episodes.postings
     parts = {
         # a restored matrix is mapped from the snapshot: file-backed, resident as read
         "vectors": 0 if org.vectors is None or mapped else int(org.vectors.nbytes),
@@ -82,6 +83,8 @@ def footprint(org: "_OrgIndex") -> dict[str, int]:
         "graph": _graph_bytes(org.graph),
         "lexical": org.lexical.memory_bytes(),
         "lexical_mapped": org.lexical.mapped_bytes(),
+        # derived from the row postings after an open (adapters.inprocess.episode_postings)
+        "episode_lexical": 0 if episode_postings is None else episode_postings.nbytes(),
         "texts": _text_bytes(org),
         "texts_mapped": org.texts.mapped_bytes(),
         "ids": int(size * (_SLOT + id_bytes + _DICT_ENTRY)),

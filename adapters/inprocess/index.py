@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from adapters.inprocess import ann
+from adapters.inprocess import episode_postings as episodes
 from adapters.inprocess.bm25 import Bm25Postings
 from adapters.inprocess.facets import FacetColumns
 from adapters.inprocess.query_cache import QueryCache
@@ -56,6 +57,8 @@ class _OrgIndex:
         #: candidates needs no store round trip); a restored index decodes them on demand
         self.texts = RowTexts()
         self.lexical = Bm25Postings()
+        #: the episode leg's postings, derived from ``lexical`` when first wanted
+        self.episodes = episodes.EpisodeLeg()
         #: what search ``filters`` narrow by (the caller's, beside the policy's)
         self.facets = FacetColumns()
         #: rows with a vector; a pending row answers lexical queries only
@@ -348,7 +351,7 @@ class InProcessIndex:
         org = self._orgs.get(org_id)
         if org is None or org.size == 0:
             return []
-        rows, scores = org.lexical.scores(query, org.live(where))
+        rows, scores = org.lexical.top_scores(query, org.live(where), limit)
         return org.top(rows, scores, limit)
 
     async def vector(
@@ -370,6 +373,28 @@ class InProcessIndex:
         stats = org.cache.derived(
             ("episode_bm25", where), lambda: org.lexical.group_stats(live, codes, n)
         )
+        if stats is None:
+            return []
+        size = org.size
+        postings = org.episodes.current(
+            size,
+            org.cache.version,
+            org.lexical.parts,
+            # rows closed now (removed, replaced, withheld) are left out of the build
+            lambda: (org.source_codes[:size].copy(), org.recall_codes[:size] != 0),
+            n,
+        )
+        if postings is not None:
+            key = ("episode_plan", where, org.episodes.generation)
+            plan = org.cache.derived(
+                key, lambda: episodes.plan(postings, live, codes, n, stats[1]) or False
+            )
+            if isinstance(plan, episodes.EpisodePlan):
+                groups, scores = episodes.top_group_scores(
+                    org.lexical, postings, plan, query, codes, stats, limit
+                )
+                return org.top(groups, scores, limit, org.source_ids)
+            org.episodes.wanted()  # too much changed since the build for this filter
         groups, scores = org.lexical.group_scores(query, live, codes, n, stats)
         return org.top(groups, scores, limit, org.source_ids)
 

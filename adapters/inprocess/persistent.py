@@ -142,6 +142,7 @@ class PersistentInProcessIndex(InProcessIndex):
 
     async def restore(self, org_id: str, space: EmbeddingSpace) -> SnapshotLoad:
         self._evicted.discard(org_id)  # restored, or rebuilt by the caller: writes count again
+
         def load() -> tuple[_OrgIndex, SnapshotInfo]:
             folder, manifest = self._files.check(org_id, space)
             return read_index(folder, self._ann_policy), manifest.info()

@@ -68,9 +68,7 @@ def read_blob(path: Path) -> mmap.mmap | bytes:
 class RowTexts:
     """Row ``r``'s ``IndexedText``: decoded from the blob below ``base_rows``, else held."""
 
-    def __init__(
-        self, blob: mmap.mmap | bytes = _EMPTY, offsets: np.ndarray | None = None
-    ) -> None:
+    def __init__(self, blob: mmap.mmap | bytes = _EMPTY, offsets: np.ndarray | None = None) -> None:
         self._blob = blob
         self._offsets = np.zeros(1, dtype=np.int64) if offsets is None else offsets
         if self._offsets[-1] > len(blob) or np.any(np.diff(self._offsets) < 0):

@@ -66,9 +66,7 @@ class CrossEncoderReranker:
             )
         return [float(v) for v in raw.reshape(len(texts), -1)[:, -1]]
 
-    async def rerank(
-        self, query: str, candidates: Sequence[RerankCandidate]
-    ) -> list[RerankScore]:
+    async def rerank(self, query: str, candidates: Sequence[RerankCandidate]) -> list[RerankScore]:
         if len(candidates) < 2:
             return input_order_scores(candidates)
         try:

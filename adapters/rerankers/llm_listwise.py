@@ -69,9 +69,7 @@ class LLMListwiseReranker:
     def name(self) -> str:
         return "llm"
 
-    async def rerank(
-        self, query: str, candidates: Sequence[RerankCandidate]
-    ) -> list[RerankScore]:
+    async def rerank(self, query: str, candidates: Sequence[RerankCandidate]) -> list[RerankScore]:
         if len(candidates) < 2:
             return input_order_scores(candidates)
         try:

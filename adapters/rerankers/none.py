@@ -17,7 +17,5 @@ class NoRerank:
     def name(self) -> str:
         return "none"
 
-    async def rerank(
-        self, query: str, candidates: Sequence[RerankCandidate]
-    ) -> list[RerankScore]:
+    async def rerank(self, query: str, candidates: Sequence[RerankCandidate]) -> list[RerankScore]:
         return input_order_scores(candidates)

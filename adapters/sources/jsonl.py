@@ -63,9 +63,7 @@ def _skip(record_id: str, checkpoint: str, reason: SkipReason, detail: str) -> S
     return SkippedRecord(record_id=record_id, checkpoint=checkpoint, reason=reason, detail=detail)
 
 
-def conversation_record(
-    data: Any, *, record_id: str, checkpoint: str, source_uri: str
-) -> ReadItem:
+def conversation_record(data: Any, *, record_id: str, checkpoint: str, source_uri: str) -> ReadItem:
     """One conversation object of the documented shape as a record (or a skip)."""
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
         return _skip(record_id, checkpoint, SkipReason.MALFORMED, "needs an object with messages")

@@ -95,9 +95,7 @@ class SurrealAuditLog:
         variables = {"actor": actor_id, "actions": list(actions), "limit": int(limit)}
         return await self._select(org_id, _RECENT_BY, variables)
 
-    async def _select(
-        self, org_id: str, sql: str, variables: dict[str, Any]
-    ) -> list[AuditReceipt]:
+    async def _select(self, org_id: str, sql: str, variables: dict[str, Any]) -> list[AuditReceipt]:
         if variables["limit"] < 1:
             return []
         namespace = namespace_for(org_id)

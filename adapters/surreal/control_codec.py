@@ -64,7 +64,13 @@ def _value_in(value: Any) -> Any:
             raise TypeError("the store answered a naive datetime")
         utc = value.astimezone(UTC)
         return datetime(
-            utc.year, utc.month, utc.day, utc.hour, utc.minute, utc.second, utc.microsecond,
+            utc.year,
+            utc.month,
+            utc.day,
+            utc.hour,
+            utc.minute,
+            utc.second,
+            utc.microsecond,
             tzinfo=UTC,
         )
     return value

@@ -69,9 +69,9 @@ async def update_source(
     chunks_sql = _DROP_TEXT.replace("<DROP_STAGED>", DROP_STAGED) if drop_text else _SET_CHUNKS
     await conn.query(
         namespace,
-        _UPDATE_SOURCE.replace("<CHUNKS>", chunks_sql).replace(
-            "<WITHHELD>", REFRESH_WITHHELD
-        ).replace("<STAMP>", change_log.ADVANCE + "\n" + change_log.STAMP),
+        _UPDATE_SOURCE.replace("<CHUNKS>", chunks_sql)
+        .replace("<WITHHELD>", REFRESH_WITHHELD)
+        .replace("<STAMP>", change_log.ADVANCE + "\n" + change_log.STAMP),
         variables,
         operation="correcting a source",
         write=True,

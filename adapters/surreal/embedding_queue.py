@@ -178,7 +178,5 @@ class SurrealEmbeddingQueue:
         return EmbeddingCounts(
             pending=_count(answer["pending"]),
             failed=_count(answer["failed"]),
-            oldest_pending_at=codec.datetime_from_row(oldest[0], "created_at")
-            if oldest
-            else None,
+            oldest_pending_at=codec.datetime_from_row(oldest[0], "created_at") if oldest else None,
         )

@@ -23,9 +23,7 @@ from domain.search_filters import SearchFilters, source_facets, speaker_facets
 __all__ = ["narrowing_sql"]
 
 _SOURCES_ALL = "SELECT meta::id(id) AS id, source_type, metadata FROM source;"
-_SOURCES_IN = (
-    "SELECT meta::id(id) AS id, source_type, metadata FROM source WHERE space IN $spaces;"
-)
+_SOURCES_IN = "SELECT meta::id(id) AS id, source_type, metadata FROM source WHERE space IN $spaces;"
 _SPEAKERS = "SELECT VALUE speaker FROM chunk WHERE speaker != NONE GROUP BY speaker;"
 
 _metadata = msgspec.json.Decoder(dict[str, MetadataValue])

@@ -30,8 +30,7 @@ from domain.scopes import ScopeRef
 __all__ = ["SurrealGraphVectors"]
 
 _ROWS = (
-    "SELECT meta::id(id) AS id, space, vector FROM <TABLE> "
-    "WHERE vector_model = $model ORDER BY id;"
+    "SELECT meta::id(id) AS id, space, vector FROM <TABLE> WHERE vector_model = $model ORDER BY id;"
 )
 
 _MISSING = (

@@ -57,7 +57,7 @@ def _overwriting(statement: str) -> str:
     match = _DEFINE.match(statement)
     if match is None:
         raise ValueError("a stored definition does not start with DEFINE")
-    return f"DEFINE {match.group(1)} OVERWRITE {statement[match.end():]}"
+    return f"DEFINE {match.group(1)} OVERWRITE {statement[match.end() :]}"
 
 
 async def _last(db: Any, sql: str, variables: dict[str, Any] | None = None) -> Any:
@@ -66,9 +66,7 @@ async def _last(db: Any, sql: str, variables: dict[str, Any] | None = None) -> A
 
 
 async def _replay(db: Any, prefix: str, info: dict[str, Any], kinds: tuple[str, ...]) -> None:
-    statements = [
-        _overwriting(text) for kind in kinds for text in (info.get(kind) or {}).values()
-    ]
+    statements = [_overwriting(text) for kind in kinds for text in (info.get(kind) or {}).values()]
     if statements:
         await db.query(prefix + ";\n".join(statements) + ";")
 

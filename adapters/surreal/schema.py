@@ -194,9 +194,7 @@ _PREPARE = _BOOTSTRAP + _RECORD_ORG
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(version=1, name="sources, chunks, embedding cache", script=_V1),
     Migration(version=2, name="conversation turns: chunk role and turn index", script=_V2_TURNS),
-    Migration(
-        version=3, name="speakers: a turn's speaker by name", script=_V3_SPEAKERS
-    ),
+    Migration(version=3, name="speakers: a turn's speaker by name", script=_V3_SPEAKERS),
     Migration(
         version=4, name="corrections: marks, links, history, recall keys", script=_V4_CORRECTIONS
     ),

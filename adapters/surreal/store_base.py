@@ -33,6 +33,7 @@ CHECKPOINT_EVERY_CHUNKS = 20_000
 #: ``$ids`` made in the engine from ``$keys`` (text) and ``$table``, ahead of a query over them
 AS_RECORDS = "LET $ids = $keys.map(|$k| type::record($table, $k));\n"
 
+
 class SurrealStoreBase:
     """The connection and the organisations' namespaces; one connection, safe to share."""
 

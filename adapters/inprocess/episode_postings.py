@@ -1,0 +1,363 @@
+"""Episode-level BM25 postings: a term costs the episodes it is in, not their rows.
+
+Why: the episode leg scores each episode (a source's rows read as one
+document). From the row postings, a common term (~1M rows at 1M chunks) cost
+several passes over its rows and a bincount over every episode, per search
+(~62 ms of a 1M search, RESULTS "Scale, part 4"). Here each term keeps its
+sorted episode codes and the tf summed over each episode's rows, derived from
+the row postings (``build``), so nothing new is persisted: a snapshot of
+format 2 opens as before and the postings are derived after it, in a worker
+thread, while the leg serves with the row postings
+(``Bm25Postings.group_scores``) until they are ready.
+
+Filters: the statistics (episodes, df, lengths) must stay those of the rows a
+filter admits, so a hidden row never moves a visible score. The build counts
+the rows open to some reader then (recall code not closed: a removed or
+replaced row is closed for good); per filter (``plan``), an episode is *full*
+when the rows it admits are exactly the rows the build counted; those use the
+episode postings. The others holding an admitted row (partly hidden, rows
+appended by a later write, reopened rows, episodes new since the build) are
+scored from the row postings restricted to their admitted rows: those of the
+build by binary search in the sorted postings, those written since as each
+posting's tail (rows are numbered in write order). When the former are many
+(``_PARTIAL_SHARE``), the plan declines and the leg uses the row postings
+throughout, and a rebuild is due if anything was written since the last
+(``EpisodeLeg.wanted``); the latter bring a rebuild past ``_STALE_SHARE``.
+"""
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from time import process_time
+
+import numpy as np
+
+from adapters.inprocess.analyzer import analyze
+from adapters.inprocess.bm25 import Bm25Postings
+from adapters.inprocess.bm25_topk import TermPostings, top_candidates
+
+__all__ = ["EpisodeLeg", "EpisodePlan", "EpisodePostings", "build", "plan", "top_group_scores"]
+
+_log = logging.getLogger("tessera.index")
+
+#: postings gathered into one vectorised pass of ``build`` (bounds its temporaries)
+_BLOCK = 1 << 22
+#: partly admitted rows past this share of the rows: the plan declines (each costs a
+#: binary search per query term; the row-postings path costs the terms' rows instead)
+_PARTIAL_SHARE = 0.05
+#: rows written since the build past this share of them: rebuild (in the background).
+#: They cost each query term its own new rows (the posting's tail), as the row postings
+#: would, so this bounds that cost and how often a build runs (7.5 CPU-s at 1M rows)
+_STALE_SHARE = 0.1
+#: below this many rows the leg keeps the row postings: ``group_scores`` costs ~1 ms
+#: there (RESULTS, issue 18: 5.4 ms p50 at 300k), less than a build now and then
+MIN_ROWS = 20_000
+
+Parts = list[tuple[str, np.ndarray, np.ndarray, list[int], list[int]]]
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodePostings:
+    """Term n owns ``groups[offsets[n]:offsets[n+1]]`` (sorted) and ``tfs`` beside them."""
+
+    rows: int
+    #: which rows below ``rows`` the build counted, and how many of each episode
+    counted: np.ndarray
+    counts: np.ndarray
+    terms: dict[str, int]
+    offsets: np.ndarray
+    groups: np.ndarray
+    tfs: np.ndarray
+    max_tfs: np.ndarray
+    build_cpu_s: float
+
+    def posting(self, term: str) -> tuple[np.ndarray, np.ndarray, float] | None:
+        n = self.terms.get(term)
+        if n is None:
+            return None
+        a, b = int(self.offsets[n]), int(self.offsets[n + 1])
+        return self.groups[a:b], self.tfs[a:b], float(self.max_tfs[n])
+
+    def nbytes(self) -> int:
+        arrays = (self.counted, self.counts, self.offsets, self.groups, self.tfs, self.max_tfs)
+        return sum(int(a.nbytes) for a in arrays) + sum(len(t) + 100 for t in self.terms)
+
+
+def _cut(
+    docs: np.ndarray, tfs: np.ndarray, tail_docs: list[int], tail_tfs: list[int], rows: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """A term's rows below ``rows`` (a reader's view of ``Bm25Postings.parts``)."""
+    if tail_docs:
+        tail = np.asarray(list(tail_docs), dtype=np.int32)
+        n = int(np.searchsorted(tail, rows))
+        tail_t = np.asarray(list(tail_tfs)[:n], dtype=np.float32)
+        docs = np.concatenate([docs, tail[:n]])
+        tfs = np.concatenate([tfs, tail_t])
+    n = int(np.searchsorted(docs, rows))
+    return docs[:n], tfs[:n]
+
+
+def build(
+    parts: Parts, groups: np.ndarray, n_groups: int, counted: np.ndarray | None = None
+) -> EpisodePostings:
+    """The episode postings of the ``counted`` rows (None: all) of ``0 .. len(groups)``,
+    from the row postings' ``parts`` (read once, never changed: a worker thread may run
+    this while writes go on)."""
+    began = process_time()
+    rows = len(groups)
+    if counted is None:
+        counted = np.ones(rows, dtype=bool)
+    terms: dict[str, int] = {}
+    out_groups: list[np.ndarray] = []
+    out_tfs: list[np.ndarray] = []
+    out_lengths: list[np.ndarray] = []
+    block: list[tuple[np.ndarray, np.ndarray]] = []
+    held = 0
+
+    def flush() -> None:
+        nonlocal held
+        if not block:
+            return
+        lengths = np.asarray([len(d) for d, _ in block], dtype=np.int64)
+        term_of = np.repeat(np.arange(len(block), dtype=np.int64), lengths)
+        g = groups[np.concatenate([d for d, _ in block])].astype(np.int64)
+        tf = np.concatenate([t for _, t in block])
+        key = term_of * n_groups + g
+        if len(key) > 1 and bool((key[1:] < key[:-1]).any()):
+            # an episode's rows are not contiguous (appended by a later write): sort
+            order = np.argsort(key, kind="stable")
+            key, g, tf = key[order], g[order], tf[order]
+        starts = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]])) if len(key) else key
+        out_groups.append(g[starts].astype(np.int32))
+        out_tfs.append(np.add.reduceat(tf, starts).astype(np.float32) if len(starts) else tf)
+        out_lengths.append(np.bincount(term_of[starts], minlength=len(block)))
+        block.clear()
+        held = 0
+
+    for term, docs, tfs, tail_docs, tail_tfs in parts:
+        d, t = _cut(docs, tfs, tail_docs, tail_tfs, rows)
+        keep = counted[d]
+        if not keep.all():
+            d, t = d[keep], t[keep]
+        if len(d) == 0:
+            continue
+        terms[term] = len(terms)
+        block.append((d, t))
+        held += len(d)
+        if held >= _BLOCK:
+            flush()
+    flush()
+    per_term = np.concatenate(out_lengths) if out_lengths else np.empty(0, dtype=np.int64)
+    offsets = np.zeros(len(per_term) + 1, dtype=np.int64)
+    np.cumsum(per_term, out=offsets[1:])
+    all_tfs = np.concatenate(out_tfs) if out_tfs else np.empty(0, dtype=np.float32)
+    max_tfs = (
+        np.maximum.reduceat(all_tfs, offsets[:-1]) if len(per_term) else np.empty(0, np.float32)
+    )
+    return EpisodePostings(
+        rows=rows,
+        counted=counted,
+        counts=np.bincount(groups[counted], minlength=n_groups),
+        terms=terms,
+        offsets=offsets,
+        groups=np.concatenate(out_groups) if out_groups else np.empty(0, dtype=np.int32),
+        # summed tfs are whole numbers, nearly all small: 2 bytes each where they fit
+        # (at 1M rows, 54.6M episode postings: 437 -> 328 MB)
+        tfs=all_tfs.astype(np.uint16) if len(all_tfs) and all_tfs.max() < 1 << 16 else all_tfs,
+        max_tfs=max_tfs.astype(np.float32),
+        build_cpu_s=process_time() - began,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodePlan:
+    """What one filter needs of the episode postings (kept per filter until a write)."""
+
+    #: episodes scored from the episode postings
+    full: np.ndarray
+    #: every episode of the build is full: a term's df is its posting's length
+    every: bool
+    #: admitted rows below ``rows`` of the other episodes, sorted
+    partial_rows: np.ndarray
+    #: the smallest length norm of an episode holding an admitted row
+    min_norm: float
+    #: rows at the build; the filter's mask (rows past the build: each term's tail)
+    rows: int
+    live: np.ndarray
+
+
+def plan(
+    postings: EpisodePostings,
+    live: np.ndarray,
+    groups: np.ndarray,
+    n_groups: int,
+    norm: np.ndarray,
+    partial_share: float = _PARTIAL_SHARE,
+) -> EpisodePlan | None:
+    """None when more than ``partial_share`` of the rows are admitted rows of the build
+    outside full episodes (see the module). Rows written since the build need no
+    such list: they are the tail of each row posting, read as such."""
+    n = len(live)
+    codes = groups[:n]
+    admitted = np.bincount(codes[live], minlength=n_groups)
+    counted = np.zeros(n, dtype=bool)
+    counted[: postings.rows] = postings.counted[:n]
+    both = np.bincount(codes[live & counted], minlength=n_groups)
+    built = np.zeros(n_groups, dtype=np.int64)
+    built[: len(postings.counts)] = postings.counts[:n_groups]
+    # admitted rows == counted rows: as many of each, and as many in both
+    full = (admitted == built) & (both == built) & (built > 0)
+    old = min(postings.rows, n)
+    partial_rows = np.flatnonzero(live[:old] & ~full[codes[:old]])
+    if len(partial_rows) > partial_share * n:
+        return None
+    present = admitted > 0
+    if not present.any():
+        return None
+    every = int(full.sum()) == int((built > 0).sum())
+    min_norm = float(norm[present].min())
+    return EpisodePlan(full, every, partial_rows, min_norm, postings.rows, live)
+
+
+def _partial(
+    docs: np.ndarray, tfs: np.ndarray, episode_plan: EpisodePlan, groups: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(episodes, summed tf) of a term over the admitted rows outside full episodes:
+    the row posting's intersection with the plan's rows of the build (binary search
+    from the shorter side), and its admitted rows written since (its tail: an episode
+    holding one is never full)."""
+    rows = episode_plan.partial_rows
+    start = int(np.searchsorted(docs, episode_plan.rows))
+    later = docs[start:]
+    keep = episode_plan.live[later]
+    later, later_tf = later[keep].astype(np.int64), tfs[start:][keep]
+    docs, tfs = docs[:start], tfs[:start]
+    if len(docs) == 0 or len(rows) == 0:
+        found, found_tf = later, later_tf
+    elif len(rows) <= len(docs):
+        pos = np.minimum(np.searchsorted(docs, rows.astype(docs.dtype)), len(docs) - 1)
+        hit = docs[pos] == rows
+        found, found_tf = rows[hit], tfs[pos[hit]]
+    else:
+        pos = np.minimum(np.searchsorted(rows, docs), len(rows) - 1)
+        hit = rows[pos] == docs
+        found, found_tf = docs[hit].astype(np.int64), tfs[hit]
+    if len(later) and len(rows) and len(docs):
+        found, found_tf = np.concatenate([found, later]), np.concatenate([found_tf, later_tf])
+    if len(found) == 0:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
+    episodes, inverse = np.unique(groups[found], return_inverse=True)
+    summed = np.bincount(inverse, weights=found_tf, minlength=len(episodes))
+    return episodes.astype(np.int64), summed.astype(np.float32)
+
+
+def top_group_scores(
+    lexical: Bm25Postings,
+    postings: EpisodePostings,
+    episode_plan: EpisodePlan,
+    query: str,
+    groups: np.ndarray,
+    stats: tuple[int, np.ndarray],
+    k: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(episodes, scores) holding the ``k`` best of ``lexical.group_scores`` with the
+    same scores (``stats``: ``group_stats`` of the same filter as ``episode_plan``)."""
+    n_docs, norm = stats
+    full = episode_plan.full
+    terms = []
+    for term in set(analyze(query)):
+        rows = lexical.row_posting(term)
+        if rows is None:
+            continue
+        found = postings.posting(term)
+        if found is None:
+            main, main_tfs, max_tf = np.empty(0, np.int32), np.empty(0, np.float32), 0.0
+        else:
+            main, main_tfs, max_tf = found
+        extra, extra_tfs = _partial(rows[0], rows[1], episode_plan, groups)
+        df = len(extra) + (len(main) if episode_plan.every else int(np.count_nonzero(full[main])))
+        if df == 0:
+            continue
+        idf = float(np.log(1 + (n_docs - df + 0.5) / (df + 0.5)))
+        terms.append(TermPostings(main, main_tfs, idf, max_tf, extra, extra_tfs))
+    usable = None if episode_plan.every else full
+    return top_candidates(terms, norm, episode_plan.min_norm, k, usable=usable)
+
+
+class EpisodeLeg:
+    """One organisation's episode postings: built when first wanted, rebuilt when stale.
+
+    From ``min_rows`` rows; the build runs in a daemon thread (7.5 CPU-s at 1M rows:
+    RESULTS, issue 18) unless the rows are below ``sync_below`` (tests); until it
+    lands, ``current`` answers None and the caller uses the row postings. The thread
+    only reads what it was handed (``parts`` arrays are never changed in place; tails
+    are cut at the build's row count)."""
+
+    def __init__(self, min_rows: int = MIN_ROWS, sync_below: int = 0) -> None:
+        self.min_rows = min_rows
+        self.postings: EpisodePostings | None = None
+        #: bumped when new postings land (per-filter plans are keyed by it)
+        self.generation = 0
+        self.sync_below = sync_below
+        self._building: threading.Thread | None = None
+        #: the index's write version the last build started at, and whether a plan
+        #: declined the postings since (a rebuild is due if anything was written)
+        self._built_version = -1
+        self._declined = False
+        #: rows at a failed build: no retry until the rows grew past it
+        self._failed_at = -1
+
+    def current(
+        self,
+        rows: int,
+        version: int,
+        parts: Callable[[], Parts],
+        groups: Callable[[], tuple[np.ndarray, np.ndarray]],
+        n_groups: int,
+    ) -> EpisodePostings | None:
+        """The postings (maybe stale: the plan handles that), starting a build if due.
+        ``groups``: each row's episode and whether the build counts it."""
+        if rows < self.min_rows:
+            return None
+        postings = self.postings
+        due = postings is None or rows - postings.rows > _STALE_SHARE * max(postings.rows, 1)
+        due = due or (self._declined and version != self._built_version)
+        if due and rows > self._failed_at and self._building is None:
+            self._declined = False
+            self._built_version = version
+            codes, counted = groups()
+            self.start(parts(), codes, n_groups, counted)
+        return self.postings
+
+    def wanted(self) -> None:
+        """A plan declined the postings (too much changed for its filter)."""
+        self._declined = True
+
+    def start(self, parts: Parts, groups: np.ndarray, n_groups: int, counted: np.ndarray) -> None:
+        rows = len(groups)
+
+        def run() -> None:
+            try:
+                built = build(parts, groups, n_groups, counted)
+            except Exception:  # never fatal: the leg keeps the row postings
+                _log.exception("episode postings build failed at %d rows", rows)
+                self._failed_at = rows
+            else:
+                self.postings = built
+                self.generation += 1
+            finally:
+                self._building = None
+
+        if rows < self.sync_below:
+            run()
+            return
+        thread = threading.Thread(target=run, name="episode-postings", daemon=True)
+        self._building = thread
+        thread.start()
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Until a running build lands (tests, benchmarks)."""
+        thread = self._building
+        if thread is not None:
+            thread.join(timeout)
