@@ -10,14 +10,15 @@ from functools import lru_cache
 
 import Stemmer
 
-__all__ = ["analyze"]
+__all__ = ["analyze", "stem"]
 
 _TOKEN = re.compile(r"[^\W\d_]+|\d+")
 _stemmer = None
 
 
 @lru_cache(maxsize=200_000)
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
+    """Snowball english (PyStemmer), cached: the stem of one lowercased word."""
     global _stemmer
     if _stemmer is None:
         _stemmer = Stemmer.Stemmer("english")
@@ -26,4 +27,4 @@ def _stem(word: str) -> str:
 
 
 def analyze(text: str) -> list[str]:
-    return [_stem(w) for w in _TOKEN.findall(text.lower())]
+    return [stem(w) for w in _TOKEN.findall(text.lower())]

@@ -7,7 +7,7 @@ Okapi BM25 with k1 = 1.2, b = 0.75 and the Lucene idf, like the native one.
 """
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import pairwise
 
 import numpy as np
@@ -135,6 +135,19 @@ class Bm25Postings:
         self._norm = (n, self._total_length, norm, float(norm.min()))
         return norm, float(norm.min())
 
+    def _query_postings(
+        self, query: str, n: int
+    ) -> Iterator[tuple[_Posting, np.ndarray, np.ndarray, np.float64]]:
+        """Each distinct query term's posting, its rows and tfs, and its Lucene idf over
+        ``n`` rows (terms no row holds left out)."""
+        for term in set(analyze(query)):
+            posting = self._posting(term)
+            if posting is None:
+                continue
+            docs, tfs = posting.arrays()
+            df = len(docs)
+            yield posting, docs, tfs, np.log(1 + (n - df + 0.5) / (df + 0.5))
+
     def top_scores(self, query: str, live: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """(rows, scores) holding the ``k`` best ``live`` rows of ``scores`` (and maybe
         more), with the same scores: the turn leg's top ``k`` without scoring every
@@ -143,15 +156,10 @@ class Bm25Postings:
         if n == 0 or k < 1:
             return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
         norm, min_norm = self._row_norm()
-        terms = []
-        for term in set(analyze(query)):
-            posting = self._posting(term)
-            if posting is None:
-                continue
-            docs, tfs = posting.arrays()
-            df = len(docs)
-            idf = float(np.log(1 + (n - df + 0.5) / (df + 0.5)))
-            terms.append(TermPostings(docs, tfs, idf, posting.max_tf()))
+        terms = [
+            TermPostings(docs, tfs, float(idf), posting.max_tf())
+            for posting, docs, tfs, idf in self._query_postings(query, n)
+        ]
         return top_candidates(terms, norm, min_norm, k, admitted=live[:n])
 
     def row_posting(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
@@ -167,13 +175,7 @@ class Bm25Postings:
         norm, _ = self._row_norm()
         total = np.zeros(n, dtype=np.float32)
         matched = np.zeros(n, dtype=bool)
-        for term in set(analyze(query)):
-            posting = self._posting(term)
-            if posting is None:
-                continue
-            docs, tfs = posting.arrays()
-            df = len(docs)
-            idf = np.log(1 + (n - df + 0.5) / (df + 0.5))
+        for _, docs, tfs, idf in self._query_postings(query, n):
             # rows within one posting are unique, so fancy-index add is exact
             total[docs] += idf * tfs * (_K1 + 1) / (tfs + norm[docs])
             matched[docs] = True

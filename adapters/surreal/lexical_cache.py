@@ -34,13 +34,12 @@ import math
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 import regex
-import Stemmer
 
+from adapters.inprocess.analyzer import stem
 from application.records import ScoredId
 
 __all__ = ["LexicalIndex", "LexicalRow", "tx_terms", "tx_tokens"]
@@ -55,19 +54,13 @@ _CLASS_RUNS = regex.compile(r"\p{Alphabetic}+|[^\P{N}\p{Alphabetic}]+|[!-/:-@\[-
 _K1 = float(np.float32(1.2))
 _B = float(np.float32(0.75))
 
-_stemmer: Any = None
-
 #: (id, space code, the engine's terms of the row, the row's text)
 LexicalRow = tuple[str, str, Sequence[str], str]
 
 
-@lru_cache(maxsize=100_000)
 def _stem(word: str) -> str:
-    global _stemmer
-    if _stemmer is None:
-        _stemmer = Stemmer.Stemmer("english")
-    stem: str = _stemmer.stemWord(word)
-    return stem or word
+    # the engine keeps a word its stemmer empties; PyStemmer's is shared with the chunk index
+    return stem(word) or word
 
 
 def tx_tokens(text: str) -> list[str]:
