@@ -5,6 +5,7 @@ key into a policy context, then one awaited use-case call, timed with
 ``perf_counter`` from the key to the return.
 """
 
+import asyncio
 import sys
 import time
 from collections.abc import Sequence
@@ -103,7 +104,12 @@ class SearchRun:
 
 
 async def search_phase(
-    services: Services, key: str, org_id: str, queries: Sequence[str], warmups: Sequence[str]
+    services: Services,
+    key: str,
+    org_id: str,
+    queries: Sequence[str],
+    warmups: Sequence[str],
+    settle_s: float = 0.0,
 ) -> SearchRun:
     """Warm-up queries first (not timed), then each query once.
 
@@ -112,6 +118,10 @@ async def search_phase(
     """
     for query in warmups:
         request = SearchRequest(org_id=org_id, query=query, limit=SEARCH_LIMIT)
+        await services.memory.search(request, await authorized(services, key))
+    if settle_s > 0 and warmups:
+        await asyncio.sleep(settle_s)
+        request = SearchRequest(org_id=org_id, query=warmups[0], limit=SEARCH_LIMIT)
         await services.memory.search(request, await authorized(services, key))
     run = SearchRun()
     slow_report = time.perf_counter()

@@ -40,6 +40,9 @@ class IndexPlan:
     breakdown_queries: int
     #: keep SurrealDB's own search indexes (``_wiring.native_search_for``)
     native_search: bool = True
+    #: seconds to wait after the warm-ups, then one more untimed search: background
+    #: index work the first searches started (the episode postings) lands before timing
+    settle_s: float = 0.0
 
 
 async def _interleaved(
@@ -86,7 +89,9 @@ async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
         chunks = await store.count_chunks(plan.org_id)
         progress(f"[{plan.name}] warm-up {warm_s:.2f} s over {chunks} chunks")
         progress(f"[{plan.name}] search: {len(plan.warmups)} warm-ups, {len(plan.queries)} timed")
-        search = await search_phase(services, key, plan.org_id, plan.queries, plan.warmups)
+        search = await search_phase(
+            services, key, plan.org_id, plan.queries, plan.warmups, settle_s=plan.settle_s
+        )
         progress(f"[{plan.name}] remember: {len(plan.remember_texts)} unseen turns")
         remember = await remember_phase(services, key, plan.org_id, plan.remember_texts)
         mixed_remember: list[float] = []

@@ -60,6 +60,12 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         help="close and reopen the store after this many filled chunks (0: never)",
     )
     p.add_argument("--warmups", type=int, default=5, help="untimed searches before timing")
+    p.add_argument(
+        "--settle",
+        type=float,
+        default=0.0,
+        help="seconds to wait after the warm-ups (background index builds they started land)",
+    )
     p.add_argument("--native-queries", type=int, help="cap timed searches for the surreal index")
     p.add_argument("--breakdown-queries", type=int, default=50)
     p.add_argument("--org", default="bench")
@@ -115,6 +121,7 @@ def _plans(args: argparse.Namespace, corpus: Corpus, url: str, texts: list[str])
                 breakdown_texts=mine[args.remembers + len(mixed) :],
                 breakdown_queries=min(args.breakdown_queries, len(capped)),
                 native_search=native_search_for(args.index),
+                settle_s=args.settle,
             )
         )
     return plans
