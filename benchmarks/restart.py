@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._data import DEFAULT_DATA, load_corpus
-from benchmarks._footprint import dir_bytes, peak_rss_mb
+from benchmarks._footprint import dir_bytes, peak_rss_mb, rss_mb
 from benchmarks._stats import code_version, machine_info, progress
 
 __all__ = ["main"]
@@ -63,6 +63,13 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         "--keep-snapshot",
         action="store_true",
         help="keep the snapshot found beside the store (default: removed, every run starts cold)",
+    )
+    p.add_argument(
+        "--settle",
+        type=float,
+        default=0.0,
+        help="after the first search, wait this long and search again: background index "
+        "work it started (the episode postings) lands, and its memory is counted",
     )
     p.add_argument("--phase", choices=_PHASES, help=argparse.SUPPRESS)
     p.add_argument("--url", help=argparse.SUPPRESS)
@@ -113,6 +120,12 @@ async def _phase(args: argparse.Namespace) -> dict[str, Any]:
         "to_first_correct_search_s": round(opened + first_search, 2) if correct else None,
         "peak_rss_mb": peak_rss_mb(),
     }
+    if args.settle > 0:
+        await asyncio.sleep(args.settle)
+        await services.memory.search(request, await authorized(services, key))
+        out["settled_s"] = args.settle
+        out["peak_rss_settled_mb"] = peak_rss_mb()  # the whole process, steady state
+        out["rss_settled_mb"] = rss_mb()
     keeper = services.memory._readiness.snapshots
     if keeper is not None:
         out["snapshot_outcome"] = str(keeper.outcomes.get(args.org, "none"))
@@ -141,6 +154,7 @@ async def _phase(args: argparse.Namespace) -> dict[str, Any]:
 def _run_phase(args: argparse.Namespace, phase: str, url: str, query: str) -> dict[str, Any]:
     command = [sys.executable, "-m", "benchmarks.restart", "--phase", phase, "--url", url]
     command += ["--query", query, "--org", args.org, "--catch-up", str(args.catch_up)]
+    command += ["--settle", str(args.settle)]
     progress(f"phase {phase}")
     done = subprocess.run(  # noqa: S603 - this interpreter and this module, our own arguments
         command, capture_output=True, text=True, check=False, timeout=3600
