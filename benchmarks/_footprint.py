@@ -6,7 +6,7 @@ for the scale table of issue 18, read the same way.
 
 from pathlib import Path
 
-__all__ = ["dir_bytes", "peak_rss_mb", "rss_mb"]
+__all__ = ["anon_rss_mb", "dir_bytes", "peak_rss_mb", "rss_mb"]
 
 _STATUS = Path("/proc/self/status")
 
@@ -31,6 +31,12 @@ def peak_rss_mb(status: Path = _STATUS) -> float | None:
 def rss_mb(status: Path = _STATUS) -> float | None:
     """This process's resident memory now (``VmRSS``)."""
     return _status_mb("VmRSS", status)
+
+
+def anon_rss_mb(status: Path = _STATUS) -> float | None:
+    """Resident memory that only this process holds (``RssAnon``): what ``VmRSS`` counts
+    less the pages of mapped files (a snapshot read through), which the kernel may drop."""
+    return _status_mb("RssAnon", status)
 
 
 def dir_bytes(path: Path) -> int:

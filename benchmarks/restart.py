@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._data import DEFAULT_DATA, load_corpus
-from benchmarks._footprint import dir_bytes, peak_rss_mb, rss_mb
+from benchmarks._footprint import anon_rss_mb, dir_bytes, peak_rss_mb, rss_mb
 from benchmarks._stats import code_version, machine_info, progress
 
 __all__ = ["main"]
@@ -126,6 +126,7 @@ async def _phase(args: argparse.Namespace) -> dict[str, Any]:
         out["settled_s"] = args.settle
         out["peak_rss_settled_mb"] = peak_rss_mb()  # the whole process, steady state
         out["rss_settled_mb"] = rss_mb()
+        out["anon_rss_settled_mb"] = anon_rss_mb()
     keeper = services.memory._readiness.snapshots
     if keeper is not None:
         out["snapshot_outcome"] = str(keeper.outcomes.get(args.org, "none"))
