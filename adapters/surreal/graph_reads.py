@@ -21,7 +21,8 @@ from surrealdb import RecordID
 from adapters.surreal import codec
 from adapters.surreal.connection import SurrealConnection
 from adapters.surreal.derived_tables import TableDefiner
-from adapters.surreal.lexical_cache import HeldTables, LexicalIndex, LexicalRow
+from adapters.surreal.held_tables import HeldTables
+from adapters.surreal.lexical_cache import LexicalIndex, LexicalRow
 from adapters.surreal.store_base import AS_RECORDS
 from application.records import ScoredId
 from application.reflection.merging import name_key
@@ -145,14 +146,14 @@ class SurrealGraphReads:
     ) -> list[ScoredId]:
         """The table's full text answered in process, its postings loaded when missing."""
 
-        async def load(now: float) -> LexicalIndex:
+        async def load(_: float) -> LexicalIndex:
             sql = _LEXICAL_ROWS.replace("<FIELD>", field).replace("<TABLE>", table)
             rows = await self._tables.read(namespace, sql, {}, f"reading {table} terms")
             found: list[LexicalRow] = [
                 (str(r["id"]), str(r.get("space") or ""), list(r.get("t") or []), str(r["x"]))
                 for r in rows
             ]
-            return LexicalIndex(found, now)
+            return LexicalIndex(found)
 
         index: LexicalIndex = await self._lexical.get((namespace, table), load)
         spaces = None if visible is None else frozenset(codec.ref_code(r) for r in visible)

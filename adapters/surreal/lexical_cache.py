@@ -7,7 +7,7 @@ idle machine"). Derived records are few (thousands) and change only at
 promotion, forgetting and dropping, so this process keeps each table's
 postings (terms, row numbers, term frequencies, document lengths: no record
 text) and answers as the engine would, with the same freshness rule as their
-vectors (``vector_matrix.HeldTables``: dropped at this process's writes to
+vectors (``held_tables.HeldTables``: dropped at this process's writes to
 the graph, and after ``ttl`` seconds for other processes' writes).
 
 As the engine would, exactly:
@@ -31,10 +31,8 @@ As the engine would, exactly:
 """
 
 import math
-import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 import regex
@@ -78,9 +76,9 @@ def tx_terms(text: str) -> list[str]:
 class LexicalIndex:
     """One table's postings: rows in id order (so a row number breaks ties as ``id``)."""
 
-    __slots__ = ("_lengths", "_postings", "_spaces", "_vocabulary", "ids", "made")
+    __slots__ = ("_lengths", "_postings", "_spaces", "_vocabulary", "ids")
 
-    def __init__(self, rows: Sequence[LexicalRow], made: float) -> None:
+    def __init__(self, rows: Sequence[LexicalRow]) -> None:
         ordered = sorted(rows, key=lambda r: r[0])
         self.ids = [r[0] for r in ordered]
         self._spaces = np.array([r[1] for r in ordered], dtype=object)
@@ -100,7 +98,6 @@ class LexicalIndex:
             t: (np.asarray(d, dtype=np.int64), np.asarray(f, dtype=np.float64))
             for t, (d, f) in postings.items()
         }
-        self.made = made
 
     def _query_terms(self, query: str) -> list[str]:
         return [self._vocabulary.get(t) or _stem(t) for t in tx_tokens(query)]
@@ -136,36 +133,3 @@ class LexicalIndex:
         # best first, then by id: rows are in id order, and lexsort is stable
         order = np.lexsort((rows, -scores))[:limit]
         return [ScoredId(self.ids[int(rows[i])], float(scores[i])) for i in order]
-
-
-class HeldTables:
-    """Per (namespace, table, ...) values built from the store and kept for ``ttl`` seconds,
-    dropped at this process's writes to a namespace (``forget``)."""
-
-    def __init__(self, ttl: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
-        self._ttl = ttl
-        self._clock = clock
-        self._held: dict[tuple[str, ...], tuple[float, Any]] = {}
-        #: bumped by every ``forget``: a load that a write overtook is used once, not kept
-        self._generation: dict[str, int] = {}
-
-    async def get(self, key: tuple[str, ...], load: Callable[[float], Awaitable[Any]]) -> Any:
-        """What ``load(now)`` built for ``key`` (its first part: the namespace), built again
-        when missing or older than the ttl."""
-        now = self._clock()
-        for stale in [k for k, (made, _) in self._held.items() if now - made > self._ttl]:
-            del self._held[stale]
-        held = self._held.get(key)
-        if held is not None:
-            return held[1]
-        generation = self._generation.get(key[0], 0)
-        value = await load(now)
-        if self._generation.get(key[0], 0) == generation:
-            self._held[key] = (now, value)
-        return value
-
-    def forget(self, namespace: str) -> None:
-        """The namespace's graph changed: its values are built again next time."""
-        self._generation[namespace] = self._generation.get(namespace, 0) + 1
-        for key in [k for k in self._held if k[0] == namespace]:
-            del self._held[key]

@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 import numpy as np
 
-from adapters.surreal.lexical_cache import HeldTables
+from adapters.surreal.held_tables import HeldTables
 from application.records import ScoredId, Vector
 
 __all__ = ["Matrix", "VectorMatrices"]
@@ -29,16 +29,15 @@ __all__ = ["Matrix", "VectorMatrices"]
 class Matrix:
     """The rows of one table and model: ids, space codes, unit vectors."""
 
-    __slots__ = ("ids", "made", "spaces", "vectors")
+    __slots__ = ("ids", "spaces", "vectors")
 
-    def __init__(self, rows: Sequence[tuple[str, str, Vector]], made: float) -> None:
+    def __init__(self, rows: Sequence[tuple[str, str, Vector]]) -> None:
         self.ids = [r[0] for r in rows]
         self.spaces = np.array([r[1] for r in rows], dtype=object)
         dims = len(rows[0][2]) if rows else 0
         matrix = np.array([r[2] for r in rows], dtype=np.float32).reshape(len(rows), dims)
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         self.vectors = matrix / np.where(norms == 0, 1.0, norms)
-        self.made = made
 
     def nearest(self, vector: Vector, limit: int, spaces: frozenset[str] | None) -> list[ScoredId]:
         if not self.ids or len(vector) != self.vectors.shape[1]:
@@ -57,7 +56,7 @@ class Matrix:
 
 
 class VectorMatrices:
-    """One matrix per (namespace, table, model), held as ``lexical_cache.HeldTables`` holds
+    """One matrix per (namespace, table, model), held as ``held_tables.HeldTables`` holds
     values: dropped at ``forget`` (this process's writes) and after ``ttl`` seconds."""
 
     def __init__(self, ttl: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
@@ -70,8 +69,8 @@ class VectorMatrices:
     ) -> Matrix:
         """The matrix of (namespace, table, model), loaded when missing or too old."""
 
-        async def build(now: float) -> Matrix:
-            return Matrix(await load(), now)
+        async def build(_: float) -> Matrix:
+            return Matrix(await load())
 
         matrix: Matrix = await self._held.get(key, build)
         return matrix

@@ -17,7 +17,8 @@ import pytest
 
 from adapters.surreal import codec
 from adapters.surreal.graph_store import SurrealGraphStore
-from adapters.surreal.lexical_cache import HeldTables, LexicalIndex, tx_terms, tx_tokens
+from adapters.surreal.held_tables import HeldTables
+from adapters.surreal.lexical_cache import LexicalIndex, tx_terms, tx_tokens
 from adapters.surreal.memory_store import SurrealMemoryStore
 from application.records import EmbeddingSpace
 from contracts.graph_store import ALPHA, ANA, sample_edge, sample_entity
@@ -80,7 +81,7 @@ def test_scores_are_surreals_bm25_and_ties_go_by_id() -> None:
         "d6": "alpha",
     }
     rows = [(i, "s1" if i < "d4" else "s2", tx_terms(t), t) for i, t in texts.items()]
-    index = LexicalIndex(rows, 0.0)
+    index = LexicalIndex(rows)
     docs = {i: tx_terms(t) for i, t in texts.items()}
     for query in ["beta", "alpha beta", "gamma delta", "beta beta", "alpha", "omega"]:
         want = _naive(docs, tx_terms(query))
@@ -96,12 +97,12 @@ def test_scores_are_surreals_bm25_and_ties_go_by_id() -> None:
         "d6",
     ]
     assert index.search("alpha", 0, None) == []
-    assert LexicalIndex([], 0.0).search("alpha", 5, None) == []
+    assert LexicalIndex([]).search("alpha", 5, None) == []
 
 
 def test_a_query_word_takes_the_term_its_documents_were_given() -> None:
     # the engine (Snowball 2) gives "organ" where PyStemmer (Snowball 3) gives "organiz"
-    index = LexicalIndex([("e1", "s", ["organ", "chart"], "organization chart")], 0.0)
+    index = LexicalIndex([("e1", "s", ["organ", "chart"], "organization chart")])
     assert [h.item_id for h in index.search("Organization", 5, None)] == ["e1"]
 
 

@@ -11,7 +11,7 @@ ROWS: list[tuple[str, str, Vector]] = [
 
 
 def test_nearest_ranks_by_cosine_inside_the_spaces() -> None:
-    matrix = Matrix(ROWS, 0.0)
+    matrix = Matrix(ROWS)
     hits = matrix.nearest([3.0, 0.0], 10, None)
     assert [(h.item_id, round(h.score, 4)) for h in hits] == [("a", 1.0), ("b", 1.0), ("c", 0.6)]
     assert [h.item_id for h in matrix.nearest([1.0, 0.0], 10, frozenset({"project/alpha"}))] == [
@@ -20,7 +20,7 @@ def test_nearest_ranks_by_cosine_inside_the_spaces() -> None:
     assert matrix.nearest([1.0, 0.0], 10, frozenset()) == []
     assert len(matrix.nearest([1.0, 0.0], 1, None)) == 1
     assert matrix.nearest([1.0, 0.0, 0.0], 10, None) == []  # another model's length
-    assert Matrix([], 0.0).nearest([1.0], 10, None) == []
+    assert Matrix([]).nearest([1.0], 10, None) == []
 
 
 async def test_held_until_a_write_or_the_time_limit() -> None:
