@@ -21,7 +21,8 @@ class VectorLeg(StrEnum):
     """How the vector leg of a resident organisation answers."""
 
     EXACT = "exact"
-    HNSW = "hnsw"
+    #: an inverted file (faiss IVF) past the ANN threshold
+    IVF = "ivf"
 
 
 class IndexResidency(msgspec.Struct, frozen=True, kw_only=True):

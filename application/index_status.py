@@ -19,8 +19,8 @@ __all__ = ["IndexStatus", "index_status"]
 
 
 class IndexStatus(msgspec.Struct, frozen=True, kw_only=True):
-    #: "native" (the store's own index), or the in-process vector leg: "hnsw" (a graph,
-    #: past the ANN threshold) or "exact" (the scan; also what one not held here starts as)
+    #: "native" (the store's own index), or the in-process vector leg: "ivf" (an inverted
+    #: file, past the ANN threshold) or "exact" (the scan; also what one not held here starts as)
     kind: str
     #: held in this process's memory now (None: the index holds nothing per organisation)
     resident: bool | None = None

@@ -100,7 +100,7 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "rows": held.size,
         "rows_with_vector": int(np.count_nonzero(live & held.has_vector[: held.size])),
-        "vector_leg": "hnsw graph" if graph else "exact scan",
+        "vector_leg": "inverted file" if graph else "exact scan",
         "graph_restored": bool(held.graph_restored),
         "queries": len(vectors),
         "recall_at_10": round(float(np.mean(recall)), 4),

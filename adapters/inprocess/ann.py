@@ -1,108 +1,159 @@
-"""The vector leg past a size: an HNSW graph (faiss, f16 vectors) beside the exact scan.
+"""The vector leg past a size: an inverted-file index (faiss IVF, f16 vectors) beside the
+exact scan.
 
 Why: the exact scan reads every row's vector per query (384 floats x rows), so
 it grows with the organisation: ~10 ms per product at 100k rows on this
-machine, and two or three products per search. An HNSW walk reads a few
-thousand vectors whatever the size. Below ``AnnPolicy.min_rows`` rows the exact scan
-stays (it is cheap there and exact); ``benchmarks/ann_recall.py`` measures
-where the graph starts to pay and its recall against the exact scan.
+machine, and two or three products per search. Below ``AnnPolicy.min_rows``
+rows the exact scan stays (it is cheap there and exact); past it the rows are
+split into ``lists`` clusters (k-means centroids trained once, on a sample of
+the rows there when the index is made) and a query reads only the rows of
+its ``probes`` nearest clusters.
 
-Why faiss (``faiss-cpu``): its HNSW takes an ``IDSelectorBitmap`` *inside* the
-search, so the caller's filter (visible spaces, recall, the caller's
-``filters``, no removed or pending rows) is applied while the graph is walked:
-a row the filter refuses is never returned and never takes a result slot, with
-no over-fetching. Its scalar quantizer stores f16 vectors without training
-(half the memory of f32; with them recall@10 against the exact scan measured
-0.999-1.000 at 100k real vectors), and it ships manylinux wheels for CPython
+Why an inverted file and not a graph (HNSW, used until 2026-11-27): measured
+on the 1M-row scale store (``benchmarks/ann_recall.py --store``, RESULTS.md
+"the vector leg as an inverted file"), whose rows are near-duplicate clusters
+(perturbed copies of 3,000 real vectors, like mail quoting itself), the
+HNSW graph (M 16, efConstruction 64) found 0.24 of the exact top 10 at
+efSearch 256 and 0.32 at 2048: its links stay inside the clusters and a
+walk ends in the wrong one. The inverted file's clusters follow the data:
+0.996 at 64 of 2,048 lists for ~2 CPU-ms, and it builds in ~30 s at 1M
+(the graph: ~0.27 CPU-ms per row, minutes) with 1/7 less memory (no links).
+On real MiniLM vectors both keep recall@10 >= 0.98 (``benchmarks/ann_recall.py``).
+
+Why faiss (``faiss-cpu``): its IVF search takes an ``IDSelectorBitmap``
+*inside* the search, so the caller's filter (visible spaces, recall, the
+caller's ``filters``, no removed or pending rows) is applied while the lists
+are read: a row the filter refuses is never returned and never takes a
+result slot, with no over-fetching. Its scalar quantizer stores f16 vectors
+without training (half the memory of f32; recall@10 against the exact scan
+measured 0.999-1.000 with them), and it ships manylinux wheels for CPython
 3.11 on x86_64. usearch (2.26) was the other candidate: its Python
-``Index.search`` takes no filter or predicate, so a filter would have to be
-over-fetching and hoping.
+``Index.search`` takes no filter or predicate.
 
 Exactness where it matters:
 - rows the filter admits are few (``AnnPolicy.exact_rows``) or a small share of the
-  graph: an exact scan over just those rows costs less than a filtered walk
-  and is exact, so it is used;
-- rows not in the graph yet (the tail written since, or rows still waiting for
-  their vector: the graph stops at the first pending row until the tail grows
+  index: an exact scan over just those rows costs less and is exact, so it is used;
+- a filter admitting a share ``s`` of the rows reads ``probes / s`` lists (all of
+  them at the limit), so the rows it may return are as many as an open search's;
+- a search that returns fewer rows than asked while the filter admits more falls
+  back to the exact scan (never a short list);
+- rows not in the index yet (the tail written since, or rows still waiting for
+  their vector: the index stops at the first pending row until the tail grows
   past ``_TAIL_MAX``) and rows whose vector changed after they joined
   (``stale``) are scanned exactly and merged;
-- the graph's candidates are scored with the graph's own f16 copy of their
-  vectors (``scores``), so that a walk never reads the f32 matrix: past the
-  threshold the matrix is mapped from the snapshot, and reading ~150 scattered
-  rows per query paged in the whole file over a few hundred queries (the
-  kernel maps 64 KB around each fault whatever ``madvise`` says), a second
-  resident copy of every vector. An f16 cosine differs from the f32 one by
-  ~1e-4 (``benchmarks/snapshot_open.py`` measures it); rows the graph does not
-  hold current (the tail, stale rows) are scored from the matrix.
-Removed rows lose their vector flag, so the bitmap never admits them.
+- the found rows are scored with the index's own f16 copy of their vectors
+  (``scores``, through faiss's direct map), so that a search never reads the f32
+  matrix: past the threshold the matrix is mapped from the snapshot, and reading
+  ~150 scattered rows per query paged in the whole file over a few hundred
+  queries (the kernel maps 64 KB around each fault whatever ``madvise`` says), a
+  second resident copy of every vector. An f16 cosine differs from the f32 one by
+  ~1e-4; rows the index does not hold current (the tail, stale rows) are scored
+  from the matrix.
+Removed rows lose their vector flag, so the bitmap never admits them, and their
+f16 codes are zeroed (``forget``) so a snapshot never carries them.
+
+The lists are trained once, when the index is made (``lists_for``: ~2 x sqrt of the
+rows then, a power of two); rows written later join the nearest list. A store
+that grew ``REBUILD_GROWTH`` times past its training rows is retrained when it
+is next restored (``graph_file``), never on the write path.
 """
 
 import importlib
+import math
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-__all__ = ["EPISODE_ROWS", "AnnPolicy", "VectorGraph", "episode_rows"]
+__all__ = [
+    "EPISODE_ROWS",
+    "REBUILD_GROWTH",
+    "AnnPolicy",
+    "VectorGraph",
+    "episode_rows",
+    "lists_for",
+]
 
 
 @dataclass(frozen=True)
 class AnnPolicy:
-    """When the graph is built and when a query uses it rather than the exact scan."""
+    """When the index is built and when a query uses it rather than the exact scan."""
 
     #: organisations below this many rows keep the exact scan only: measured with
     #: benchmarks/ann_recall, an exact product costs ~8 CPU-ms at 50k rows (two or three
-    #: per search) against ~1 ms for a walk, and the graph costs ~0.27 CPU-ms per row to build
+    #: per search) against ~1 ms for an inverted-file search
     min_rows: int = 50_000
     #: admitted rows at or below this are scanned exactly (a gather + product of ~20k rows)
     exact_rows: int = 20_000
-    #: below this share of the graph admitted, a filtered walk visits mostly refused nodes
+    #: below this share of the index admitted, a filtered search reads mostly refused rows
     min_share: float = 0.05
+    #: lists a query reads (of ``lists_for(rows)``); measured at 1M rows and 2,048 lists:
+    #: 32 -> recall@10 0.990, 64 -> 0.996, 128 -> 0.999 (``benchmarks/ann_recall``)
+    probes: int = 64
 
 
-#: rows past the graph (or whose graph vector is out of date) before they join / it rebuilds
+#: rows past the index (or whose indexed vector is out of date) before they join / it rebuilds
 _TAIL_MAX = 4096
 _STALE_MAX = 8192
-_M = 16
-_EF_CONSTRUCTION = 64
-#: candidates the walk keeps; raised for a filter that refuses part of the graph
-_EF_SEARCH = 256
-_EF_MAX = 1024
-#: turns the episode leg takes from the graph before averaging their whole episodes
+#: the most lists: ~2 x sqrt(1M); more lists train slower for little gain at this size
+_LISTS_MAX = 2048
+#: faiss's k-means wants >= 39 training rows per list; 50 per list bounds the training
+#: sample (100k rows at 2,048 lists: ~12 s on this machine)
+_TRAIN_PER_LIST = 50
+#: a restored index whose rows grew this many times past its training is retrained (the
+#: lists then double): 512 lists trained at 50k rows still find 0.985 of the top 10 at
+#: 1M rows, but a query reads 4x the rows of 2,048 lists (7.4 against 2.0 CPU-ms)
+REBUILD_GROWTH = 4
+#: turns the episode leg takes from the index before averaging their whole episodes
 EPISODE_ROWS = 100
 
 
+def lists_for(rows: int) -> int:
+    """The lists for an index trained on ``rows`` rows: the power of two nearest 2 x
+    sqrt(rows), at most ``_LISTS_MAX``, with at least ``_TRAIN_PER_LIST`` rows each (one
+    list, an exhaustive scan, below that). 50k rows: 512; 1M: 2,048."""
+    if rows < 2 * _TRAIN_PER_LIST:
+        return 1
+    lists = min(2 ** round(math.log2(2 * math.sqrt(rows))), _LISTS_MAX)
+    while lists * _TRAIN_PER_LIST > rows:
+        lists //= 2
+    return int(lists)
+
+
 class VectorGraph:
-    """Rows ``[0, labelled)`` of one organisation's matrix, labelled by row number."""
+    """Rows ``[0, labelled)`` of one organisation's matrix, labelled by row number.
+
+    (Named for the HNSW graph it replaced: the snapshot file, the index's field and the
+    status keep that name; what it holds is an inverted file.)"""
 
     def __init__(self, dimension: int, policy: AnnPolicy) -> None:
         self._policy = policy
-        # a heavy native import, made when an organisation first needs a graph; its
+        # a heavy native import, made when an organisation first needs an index; its
         # SWIG-made type hints do not match the Python wrappers, so it is used untyped
         faiss: Any = importlib.import_module("faiss")
         self._faiss = faiss
-        self._index = faiss.IndexHNSWSQ(
-            dimension, faiss.ScalarQuantizer.QT_fp16, _M, faiss.METRIC_INNER_PRODUCT
-        )
-        self._index.hnsw.efConstruction = _EF_CONSTRUCTION
+        self._dimension = dimension
+        self._index: Any = None  # made (trained) by the first ``extend``
+        self.trained_rows = 0
         self.labelled = 0
-        #: rows in the graph whose vector changed since (or arrived after a zero placeholder)
+        #: rows in the index whose vector changed since (or arrived after a zero placeholder)
         self.stale: set[int] = set()
-        #: snapshot writes reading the graph from a worker thread: it does not grow meanwhile
+        #: snapshot writes reading the index from a worker thread: it does not grow meanwhile
         #: (rows written then stay in the exactly scanned tail until the write ends)
         self.holds = 0
 
     @classmethod
     def restored(
-        cls, index: Any, policy: AnnPolicy, labelled: int, stale: set[int]
+        cls, index: Any, policy: AnnPolicy, labelled: int, stale: set[int], trained_rows: int
     ) -> "VectorGraph":
-        """A graph read back from a snapshot (``graph_file``), labelled up to ``labelled``."""
+        """An index read back from a snapshot (``graph_file``), labelled up to ``labelled``."""
         graph = cls.__new__(cls)
         graph._policy = policy
         graph._faiss = importlib.import_module("faiss")
+        graph._dimension = int(index.d)
         graph._index = index
-        index.hnsw.efConstruction = _EF_CONSTRUCTION
+        graph.trained_rows = trained_rows
         graph.labelled = labelled
         graph.stale = set(stale)
         graph.holds = 0
@@ -110,12 +161,43 @@ class VectorGraph:
 
     @property
     def native(self) -> Any:
-        """The faiss index (for ``graph_file``: written and read only there)."""
+        """The faiss index (for ``graph_file`` and the footprint; None before training)."""
         return self._index
 
     @property
     def usable(self) -> bool:
         return len(self.stale) <= _STALE_MAX
+
+    @property
+    def lists(self) -> int:
+        return 0 if self._index is None else int(self._index.nlist)
+
+    def _train(self, vectors: np.ndarray, fit: np.ndarray) -> None:
+        """Lists for the rows ``fit`` (their vectors are real), trained on a fixed sample."""
+        faiss = self._faiss
+        count = len(fit)
+        lists = lists_for(count)
+        index = faiss.IndexIVFScalarQuantizer(
+            faiss.IndexFlatIP(self._dimension),
+            self._dimension,
+            lists,
+            faiss.ScalarQuantizer.QT_fp16,
+            faiss.METRIC_INNER_PRODUCT,
+        )
+        # codes of the vectors themselves, not of their offsets from a centroid: an f16
+        # copy is as exact either way, and a zeroed code (``forget``) then holds nothing
+        index.by_residual = False
+        index.cp.seed = 1234  # the same rows train the same lists (snapshot tests, reruns)
+        if lists > 1:
+            size = min(count, _TRAIN_PER_LIST * lists)
+            pick = np.random.default_rng(7).choice(count, size, replace=False)
+            sample = np.ascontiguousarray(vectors[np.sort(fit[pick])], dtype=np.float32)
+        else:
+            sample = np.zeros((1, self._dimension), dtype=np.float32)
+        index.train(sample)
+        index.make_direct_map(True)  # row -> (list, offset): f16 scores and ``forget``
+        self._index = index
+        self.trained_rows = count
 
     def extend(
         self,
@@ -126,7 +208,8 @@ class VectorGraph:
     ) -> None:
         """Add rows up to the first one still waiting for its vector (all of them once the
         tail passes ``_TAIL_MAX``: a waiting row joins as a zero placeholder, marked stale).
-        A ``removed`` row waits for nothing: it joins as zeros the filter never admits."""
+        A ``removed`` row waits for nothing: it joins as zeros the filter never admits.
+        The first call trains the lists on the rows it adds."""
         if self.labelled >= size or self.holds:
             return
         waiting = ~has_vector[self.labelled : size]
@@ -139,36 +222,39 @@ class VectorGraph:
             end = self.labelled + int(first[0])
         if end <= self.labelled:
             return
+        if self._index is None:
+            real = has_vector[:end].copy()
+            if gone:
+                real[[self.labelled + g for g in gone]] = False
+            self._train(vectors, np.flatnonzero(real))
         block = np.ascontiguousarray(vectors[self.labelled : end], dtype=np.float32)
-        self._index.add(block)
+        if gone:  # never index a removed row's vector, even for a moment
+            block[[g for g in gone if g < end - self.labelled]] = 0.0
+        self._index.add(block)  # ids are positions: rows [labelled, end)
         pending = np.flatnonzero(waiting[: end - self.labelled]) + self.labelled
         self.stale.update(int(r) for r in pending)
         self.labelled = end
 
     def changed(self, rows: Sequence[int]) -> None:
-        """These rows' vectors were (re)written: the graph's copy no longer answers for them."""
+        """These rows' vectors were (re)written: the index's copy no longer answers for them."""
         self.stale.update(r for r in rows if r < self.labelled)
 
     def forget(self, rows: Sequence[int]) -> None:
-        """These rows' sources were removed: their graph vectors are zeroed, so a snapshot
-        of the graph never carries them (their links stay; the filter never admits them)."""
+        """These rows' sources were removed: their f16 codes are zeroed, so a snapshot of
+        the index never carries them (the filter never admits them)."""
         inside = [r for r in rows if r < self.labelled]
-        if not inside:
+        if not inside or self._index is None:
             return
-        storage = self._faiss.downcast_index(self._index.storage)
-        width = int(storage.code_size)
-        codes = self._faiss.rev_swig_ptr(storage.codes.data(), storage.codes.size())
+        faiss = self._faiss
+        zero = np.zeros(int(self._index.code_size), dtype=np.uint8)
         for row in inside:
-            codes[row * width : (row + 1) * width] = 0
-
-    def _codes(self) -> np.ndarray:
-        """The graph's f16 vectors, row by row (a view: valid until the graph grows)."""
-        storage = self._faiss.downcast_index(self._index.storage)
-        raw = self._faiss.rev_swig_ptr(storage.codes.data(), storage.codes.size())
-        return np.asarray(raw).view(np.float16).reshape(int(storage.ntotal), -1)
+            at = self._index.direct_map.get(row)
+            self._index.invlists.update_entry(
+                faiss.lo_listno(at), faiss.lo_offset(at), row, faiss.swig_ptr(zero)
+            )
 
     def scores(self, matrix: np.ndarray, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
-        """Cosines of ``rows`` (ascending) with ``query``: from the graph's f16 copy where
+        """Cosines of ``rows`` (ascending) with ``query``: from the index's f16 copy where
         it holds the row current, else from ``matrix``."""
         inside = rows < self.labelled
         if self.stale:
@@ -176,7 +262,8 @@ class VectorGraph:
             inside &= ~np.isin(rows, stale)
         out = np.empty(len(rows), dtype=np.float32)
         if inside.any():
-            out[inside] = self._codes()[rows[inside]].astype(np.float32) @ query
+            held = self._index.reconstruct_batch(np.ascontiguousarray(rows[inside]))
+            out[inside] = held @ query
         if not inside.all():
             out[~inside] = matrix[rows[~inside]] @ query
         return out
@@ -198,6 +285,8 @@ class VectorGraph:
         """At least the ``limit`` best admitted rows (rows, f32 cosine), or None where the
         exact scan is the better choice. ``live``: admitted rows with a vector;
         ``cached(name, compute)``: a value kept with the filter's mask until a write."""
+        if self._index is None:
+            return None
         admitted = cached("ann_admitted", lambda: self._admitted(live))
         assert isinstance(admitted, np.ndarray)
         count = cached("ann_count", lambda: int(np.count_nonzero(admitted)))
@@ -207,12 +296,19 @@ class VectorGraph:
         bitmap = cached("ann_bitmap", lambda: np.packbits(admitted, bitorder="little"))
         assert isinstance(bitmap, np.ndarray)
         share = count / max(self.labelled, 1)
-        ef = min(_EF_MAX, max(int(_EF_SEARCH / share), 2 * limit))
+        lists = int(self._index.nlist)
+        probes = min(lists, max(1, math.ceil(self._policy.probes / share)))
         selector = self._faiss.IDSelectorBitmap(bitmap)
-        params = self._faiss.SearchParametersHNSW(sel=selector, efSearch=ef)
-        _, labels = self._index.search(query.reshape(1, -1), min(limit, count), params=params)
+        params = self._faiss.SearchParametersIVF(sel=selector, nprobe=probes)
+        # twice the rows asked: which of several equal scores a list layout returns first
+        # is arbitrary (two indexes trained on other samples answer alike only if the
+        # ties at the cut come back whole), and the caller's ``top`` orders them by row
+        wanted = min(limit, count)
+        _, labels = self._index.search(query.reshape(1, -1), min(2 * limit, count), params=params)
         graph_rows = labels[0][labels[0] >= 0]
-        # what the graph cannot answer for: the tail past it and rows it holds stale
+        if len(graph_rows) < wanted and probes < lists:
+            return None  # the lists read held too few admitted rows: the exact scan answers
+        # what the index cannot answer for: the tail past it and rows it holds stale
         extra = [np.flatnonzero(live[self.labelled :]) + self.labelled]
         if self.stale:
             stale = np.fromiter(self.stale, dtype=np.int64, count=len(self.stale))

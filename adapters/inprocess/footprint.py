@@ -38,14 +38,13 @@ def _mean(values: list[int]) -> float:
 
 
 def _graph_bytes(graph: Any) -> int:
-    if graph is None:
+    """The inverted file: its f16 codes and ids per row, the direct map, the centroids."""
+    if graph is None or graph.native is None:
         return 0
     index = graph.native
-    hnsw = index.hnsw
-    storage = index.storage
-    codes = int(storage.ntotal) * int(storage.sa_code_size())
-    links = int(hnsw.neighbors.size()) * 4 + int(hnsw.offsets.size()) * 8
-    return codes + links + int(hnsw.levels.size()) * 4 + int(hnsw.assign_probas.size()) * 8
+    rows = int(index.ntotal)
+    per_row = int(index.code_size) + 8 + 8  # code, id in its list, direct-map entry
+    return rows * per_row + int(index.nlist) * int(index.d) * 4
 
 
 def _text_bytes(org: "_OrgIndex") -> int:

@@ -1,17 +1,20 @@
-"""The vector leg's HNSW graph as a snapshot file, read back instead of rebuilt.
+"""The vector leg's approximate index (``ann.VectorGraph``: a faiss inverted file) as a
+snapshot file, read back instead of rebuilt.
 
-Why: building the graph costs ~0.27 CPU-ms per row on this machine (about
-half a minute at 100k rows, minutes at 1M), and a restored index without it
-either scans every vector exactly or pays that build at its first write. The
-graph is written with faiss's own serialisation (``write_index`` through a
+Why: training and filling it costs ~30 s at 1M rows on this machine, and a
+restored index without it either scans every vector exactly or pays that
+build on open. The index is written with faiss's own serialisation (``write_index`` through a
 callback, so the manifest's CRC-32 is computed on the way out) and read with
 ``read_index``; no pickle.
 
 What is checked before a graph file is used (else the graph is rebuilt from
 the snapshot's vectors, with a log line saying why): the manifest's size and
 CRC (``snapshot_files``, like every file), then here its kind (the index
-type, quantizer, links and metric this release builds), its row count
-against the state's and the snapshot's, and its width against the vectors'.
+type, quantizer and metric this release builds: a file of the HNSW graph
+earlier releases wrote is rebuilt as an inverted file, once), its row count
+against the state's and the snapshot's, its width against the vectors', and
+its training against the rows: an organisation grown ``_REBUILD_GROWTH``
+times past the rows its lists were trained on is retrained on open.
 
 While a worker thread writes the file the graph must not change under it:
 ``FrozenGraph`` holds it (``VectorGraph.holds``), so rows written meanwhile
@@ -25,13 +28,13 @@ from typing import Any
 
 import msgspec
 
-from adapters.inprocess.ann import AnnPolicy, VectorGraph
+from adapters.inprocess.ann import REBUILD_GROWTH, AnnPolicy, VectorGraph
 
 __all__ = ["GRAPH_FILE", "GRAPH_KIND", "FrozenGraph", "GraphMeta", "read_graph", "write_graph"]
 
 GRAPH_FILE = "graph.faiss"
 #: what ``VectorGraph`` builds; a file of another kind is rebuilt, never reinterpreted
-GRAPH_KIND = "faiss-IndexHNSWSQ-fp16-M16-ip"
+GRAPH_KIND = "faiss-IndexIVFScalarQuantizer-fp16-flat-ip"
 
 
 class GraphMeta(msgspec.Struct, frozen=True, kw_only=True):
@@ -42,6 +45,8 @@ class GraphMeta(msgspec.Struct, frozen=True, kw_only=True):
     labelled: int
     #: rows in the graph whose vector changed after they joined (scanned exactly)
     stale: list[int]
+    #: rows the lists were trained on (0: not said, as by releases before the inverted file)
+    trained: int = 0
 
 
 class FrozenGraph:
@@ -50,7 +55,12 @@ class FrozenGraph:
     def __init__(self, graph: VectorGraph) -> None:
         graph.holds += 1
         self.graph = graph
-        self.meta = GraphMeta(kind=GRAPH_KIND, labelled=graph.labelled, stale=sorted(graph.stale))
+        self.meta = GraphMeta(
+            kind=GRAPH_KIND,
+            labelled=graph.labelled,
+            stale=sorted(graph.stale),
+            trained=graph.trained_rows,
+        )
         self._held = True
 
     def release(self) -> None:
@@ -88,16 +98,21 @@ def read_graph(
         return None, f"the snapshot's graph is of another kind ({meta.kind})"
     if meta.labelled > rows or any(r >= meta.labelled for r in meta.stale):
         return None, "the snapshot's graph does not match its rows"
+    if meta.trained < 1 or rows >= REBUILD_GROWTH * meta.trained:
+        return None, f"the snapshot's graph was trained on {meta.trained} of {rows} rows"
     faiss: Any = importlib.import_module("faiss")
     try:
         index = faiss.read_index(str(path))
     except RuntimeError:  # faiss reports a malformed file this way
         return None, "the snapshot's graph file is unreadable"
     if (
-        type(index).__name__ != "IndexHNSWSQ"
+        type(index).__name__ != "IndexIVFScalarQuantizer"
         or int(index.ntotal) != meta.labelled
+        or bool(index.by_residual)
+        or int(index.direct_map.type) != int(faiss.DirectMap.Array)
         or int(index.d) != dimension
         or int(index.metric_type) != int(faiss.METRIC_INNER_PRODUCT)
     ):
         return None, "the snapshot's graph does not match its rows"
-    return VectorGraph.restored(index, policy, meta.labelled, set(meta.stale)), ""
+    graph = VectorGraph.restored(index, policy, meta.labelled, set(meta.stale), meta.trained)
+    return graph, ""

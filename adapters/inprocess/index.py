@@ -68,7 +68,8 @@ class _OrgIndex:
         self.ready = False
         #: filter masks and query products shared by one search's calls, until a write
         self.cache = QueryCache()
-        #: the HNSW graph of the vector leg, made past ``ann_policy.min_rows`` (None: never)
+        #: the vector leg's inverted file (ann.VectorGraph), made past
+        #: ``ann_policy.min_rows`` (None: never)
         self.ann_policy = ann_policy
         self.graph: ann.VectorGraph | None = None
         #: the graph was read from a snapshot rather than built here (status, benchmarks)
@@ -290,7 +291,7 @@ class InProcessIndex:
     """One `_OrgIndex` per organisation; the organisation never crosses into another's arrays."""
 
     def __init__(self, ann_policy: ann.AnnPolicy | None = _DEFAULT_ANN) -> None:
-        """``ann_policy``: when an organisation's vector leg walks an HNSW graph
+        """``ann_policy``: when an organisation's vector leg reads an inverted file
         (adapters.inprocess.ann); None keeps the exact scan at any size."""
         self._orgs: dict[str, _OrgIndex] = {}
         self._ann_policy = ann_policy
@@ -318,7 +319,7 @@ class InProcessIndex:
         graph = org.graph is not None and org.graph.usable
         return IndexResidency(
             rows=org.size,
-            vector_leg=VectorLeg.HNSW if graph else VectorLeg.EXACT,
+            vector_leg=VectorLeg.IVF if graph else VectorLeg.EXACT,
             resident_bytes=footprint(org)["total"],
         )
 

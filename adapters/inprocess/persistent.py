@@ -159,7 +159,9 @@ class PersistentInProcessIndex(InProcessIndex):
             return SnapshotLoad(outcome=SnapshotOutcome.CORRUPT, detail="vector width differs")
         self._orgs[org_id] = org
         self._positions[org_id] = info.position
-        self._unsaved[org_id] = 0
+        # a vector index rebuilt on open (another kind, or retrained after growth) counts
+        # as a change, so the next save (at the latest, the clean shutdown) keeps it
+        self._unsaved[org_id] = 0 if org.graph is None or org.graph_restored else 1
         self._infos[org_id] = info
         return SnapshotLoad(outcome=SnapshotOutcome.LOADED, info=info)
 

@@ -13,8 +13,8 @@ are replaced on a write, never changed in place); ``texts.bin`` holds what the
 ranker reads of each row as one blob of records (``row_texts``), mapped
 read-only and decoded per candidate; ``state.msgpack`` holds the rest (ids,
 code tables, facets, the small per-row columns and offsets as raw arrays);
-``graph.faiss``, where the organisation has an HNSW graph (past
-``AnnPolicy.min_rows``), the graph itself (``graph_file``), so that an open
+``graph.faiss``, where the organisation has a vector index (past
+``AnnPolicy.min_rows``), the faiss inverted file itself (``graph_file``), so that an open
 does not rebuild it. No pickle: every file is numpy, msgspec or
 faiss's own format.
 
@@ -92,7 +92,7 @@ class _State(msgspec.Struct, frozen=True, kw_only=True):
     rows_with: dict[str, list[int]]
     #: per-row columns and the postings' offsets: name -> (dtype, raw bytes)
     arrays: dict[str, tuple[str, bytes]]
-    #: the HNSW graph file beside (None: the snapshot holds none)
+    #: the vector index file (an inverted file) beside (None: the snapshot holds none)
     graph: GraphMeta | None = None
 
 
@@ -326,7 +326,7 @@ def _restore_graph(org: _OrgIndex, folder: Path, meta: GraphMeta | None) -> None
         return
     graph, why = read_graph(folder, meta, int(org.vectors.shape[1]), org.size, policy)
     if graph is None:
-        _log.warning("rebuilding the HNSW graph of a restored index (%d rows): %s", org.size, why)
+        _log.warning("rebuilding the vector index of a restored index (%d rows): %s", org.size, why)
     org.graph = graph
     org.graph_restored = graph is not None
     org.extend_graph()  # the rows past the saved graph, or the whole graph

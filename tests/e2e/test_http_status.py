@@ -25,7 +25,7 @@ def test_the_owner_sees_counts_index_queues_and_recent_errors(client: Any) -> No
     assert status["audit_pending"] >= 0
     home = next(o for o in status["organisations"] if o["org_id"] == "local")
     assert home["chunks"] == 1 and home["sources"] == 1 and home["index_ready"] is True
-    assert home["index"]["kind"] in {"exact", "hnsw"} and home["index"]["resident"] is True
+    assert home["index"]["kind"] in {"exact", "ivf"} and home["index"]["resident"] is True
     assert home["index"]["resident_rows"] == 1 and home["index"]["resident_bytes"] > 0
     assert set(status["store"]) == {
         "data_bytes",

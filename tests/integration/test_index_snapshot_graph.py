@@ -1,4 +1,4 @@
-"""The HNSW graph travels in the snapshot: read back, not rebuilt, and checked first.
+"""The vector index (a faiss inverted file) travels in the snapshot: read back, checked first.
 
 The graph is forced on from the first row (``_FORCED``) so a small index has
 one. A restored index must answer exactly as the one that wrote it and keep
@@ -58,11 +58,9 @@ async def _world(
 
 
 def _codes(graph: Any) -> np.ndarray:
-    import faiss
-
-    storage = faiss.downcast_index(graph.native.storage)
-    width = int(storage.code_size)
-    return faiss.vector_to_array(storage.codes).reshape(-1, width)
+    """Every row's vector as the index file holds it (its f16 codes, decoded)."""
+    index = graph.native
+    return np.asarray(index.reconstruct_n(0, int(index.ntotal)))
 
 
 async def test_a_restored_index_reads_its_graph_and_answers_the_same(tmp_path: Path) -> None:
@@ -110,7 +108,7 @@ async def test_a_snapshot_without_a_usable_graph_rebuilds_it_and_says_why(
         copy = read_index(folder, _FORCED)
     assert not copy.graph_restored and copy.graph is not None and org.graph is not None
     assert copy.graph.labelled == org.graph.labelled  # up to the pending rows at the end
-    assert "rebuilding the HNSW graph" in caplog.text and "holds no graph" in caplog.text
+    assert "rebuilding the vector index" in caplog.text and "holds no graph" in caplog.text
     restored = PersistentInProcessIndex(tmp_path / "unused", ann_policy=_FORCED)
     restored._orgs[ORG] = copy
     assert without_history(await answers(restored, QUERIES)) == without_history(
@@ -131,10 +129,13 @@ async def test_a_graph_file_for_other_rows_or_of_another_kind_is_not_used(tmp_pa
     dim, rows = 32, org.size
     good, why = read_graph(tmp_path, meta, dim, rows, _FORCED)
     assert good is not None and why == ""
+    assert meta.trained > rows // 4  # trained on the rows there when it was made
     cases = {
         "another kind": msgspec.structs.replace(meta, kind="usearch-i8"),
         "more rows than the snapshot": msgspec.structs.replace(meta, labelled=rows + 1),
         "other rows than the file": msgspec.structs.replace(meta, labelled=meta.labelled - 1),
+        "training not said (an older release's file)": msgspec.structs.replace(meta, trained=0),
+        "grown 4x past its training": msgspec.structs.replace(meta, trained=rows // 4),
     }
     for case, other in cases.items():
         graph, why = read_graph(tmp_path, other, dim, rows, _FORCED)
@@ -194,3 +195,17 @@ async def test_a_held_graph_does_not_grow_and_its_rows_are_still_found(tmp_path:
     frozen.release()
     org.extend_graph()
     assert org.graph.labelled == org.size
+
+
+async def test_an_index_rebuilt_on_open_is_saved_at_the_next_save(tmp_path: Path) -> None:
+    world, writer = await _world(tmp_path / "snap", policy=None)  # exact only: no index file
+    await writer.save_snapshot(ORG, world.embedder.space)
+    assert writer.unsaved_changes(ORG) == 0
+    reader = PersistentInProcessIndex(tmp_path / "snap", ann_policy=_FORCED)
+    load = await reader.restore(ORG, world.embedder.space)
+    assert load.outcome is SnapshotOutcome.LOADED and reader._orgs[ORG].graph is not None
+    assert reader.unsaved_changes(ORG) == 1  # built here: the clean shutdown saves it
+    await reader.save_snapshot(ORG, world.embedder.space)
+    again = PersistentInProcessIndex(tmp_path / "snap", ann_policy=_FORCED)
+    await again.restore(ORG, world.embedder.space)
+    assert again._orgs[ORG].graph_restored and again.unsaved_changes(ORG) == 0

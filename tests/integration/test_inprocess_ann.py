@@ -1,10 +1,12 @@
-"""The in-process index's HNSW vector leg and its per-filter caches.
+"""The in-process index's approximate vector leg (a faiss inverted file) and its caches.
 
-The graph is forced on from the first row (``_FORCED``) so small sets go
-through it; the answers must equal the exact scan's (on a few thousand
-rows the walk's candidate list covers the graph), filters must hold inside
-the walk, and no write may leave a cached mask, product or graph answering
-for rows as they were before it.
+The index is forced on from the first row (``_FORCED``) so small sets go
+through it; there its few lists are all read, so the answers must equal the
+exact scan's; filters must hold inside the search, and no write may leave a
+cached mask, product or index answering for rows as they were before it.
+Past that, an index of 64 lists reading a few of them (``_partial``) must
+keep the filter, read the lists its rule says, and hand a query it cannot
+fill to the exact scan.
 """
 
 from collections.abc import AsyncIterator
@@ -13,7 +15,7 @@ import numpy as np
 import pytest
 
 from adapters.inmemory.memory_store import InMemoryMemoryStore
-from adapters.inprocess.ann import AnnPolicy
+from adapters.inprocess.ann import AnnPolicy, lists_for
 from adapters.inprocess.index import InProcessIndex
 from application.ports import MemoryStore, RetrievalIndex
 from application.records import CandidateFilter, IndexEntry, ScopeRef
@@ -168,3 +170,71 @@ async def test_top_k_is_the_prefix_of_a_deeper_list_when_scores_tie() -> None:
     for k in range(1, 12):
         assert [h.item_id for h in await index.vector(ORG, same.tolist(), k, where)] == deep[:k]
     assert deep == [f"c{n}" for n in range(12)]  # ties: the older row first
+
+
+def test_lists_grow_with_the_square_root_of_the_training_rows() -> None:
+    assert [lists_for(n) for n in (0, 99, 100, 6_000, 50_000, 1_000_000, 10**8)] == [
+        1,
+        1,
+        2,
+        64,
+        512,
+        2048,
+        2048,
+    ]
+    for rows in (150, 3_000, 77_777, 400_000):
+        lists = lists_for(rows)
+        assert lists & (lists - 1) == 0  # a power of two
+        assert rows / lists >= 50  # faiss's k-means wants >= 39 rows a list
+
+
+def _clustered(count: int, clusters: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(clusters, DIM))
+    matrix = centres[rng.integers(0, clusters, count)] + 0.3 * rng.normal(size=(count, DIM))
+    return (matrix / np.linalg.norm(matrix, axis=1, keepdims=True)).astype(np.float32)
+
+
+async def _partial(probes: int) -> tuple[InProcessIndex, InProcessIndex]:
+    """6,000 clustered rows; the inverted file (made at 6,000: 64 lists) reads ``probes``."""
+    matrix = _clustered(6000, 60, seed=5)
+    policy = AnnPolicy(min_rows=6000, exact_rows=0, min_share=0.0, probes=probes)
+    partial, exact = InProcessIndex(policy), InProcessIndex(None)
+    entries = [_entry(n, matrix[n]) for n in range(len(matrix))]
+    for index in (partial, exact):
+        await index.add(ORG, entries)
+    graph = partial._orgs[ORG].graph
+    assert graph is not None and graph.lists == 64 and graph.trained_rows == 6000
+    return partial, exact
+
+
+@pytest.mark.parametrize(("where", "lists_read"), list(zip(FILTERS, [4, 6, 16], strict=True)))
+async def test_a_search_reads_a_few_lists_keeps_the_filter_and_finds_the_nearest(
+    where: CandidateFilter, lists_read: int
+) -> None:
+    import faiss
+
+    partial, exact = await _partial(probes=4)
+    space_of = {f"c{n}": SPACES[n % len(SPACES)] for n in range(6000)}
+    found: list[float] = []
+    stats = faiss.cvar.indexIVF_stats
+    for query in _clustered(40, 60, seed=5):  # near the rows' own clusters
+        partial._orgs[ORG].cache.invalidate()
+        stats.reset()
+        got = await partial.vector(ORG, query.tolist(), 10, where)
+        # 4 lists of 64 for an open search; a filter admitting a share s reads 4 / s
+        assert (stats.nq, stats.nlist) == (1, lists_read)
+        want = await exact.vector(ORG, query.tolist(), 10, where)
+        assert len(got) == 10
+        assert where.visible is None or all(space_of[h.item_id] in where.visible for h in got)
+        found.append(len({h.item_id for h in got} & {h.item_id for h in want}) / 10)
+    assert float(np.mean(found)) >= 0.95
+
+
+async def test_lists_holding_too_few_admitted_rows_hand_the_query_to_the_exact_scan() -> None:
+    partial, exact = await _partial(probes=1)  # one list: ~94 rows, 400 asked
+    where = CandidateFilter(visible=None)
+    for query in _clustered(5, 60, seed=8):
+        got = await partial.vector(ORG, query.tolist(), 400, where)
+        want = await exact.vector(ORG, query.tolist(), 400, where)
+        assert [h.item_id for h in got] == [h.item_id for h in want]
