@@ -52,6 +52,9 @@ Exactness where it matters:
 Removed rows lose their vector flag, so the bitmap never admits them, and their
 f16 codes are zeroed (``forget``) so a snapshot never carries them.
 
+A restored index maps its lists from the snapshot file (``graph_file``), read
+only, until a change needs them in memory (``_thaw``).
+
 The lists are trained once, when the index is made (``lists_for``: ~2 x sqrt of the
 rows then, a power of two); rows written later join the nearest list. A store
 that grew ``REBUILD_GROWTH`` times past its training rows is retrained when it
@@ -60,6 +63,8 @@ is next restored (``graph_file``), never on the write path.
 
 import importlib
 import math
+import os
+import weakref
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -135,6 +140,10 @@ class VectorGraph:
         self._faiss = faiss
         self._dimension = dimension
         self._index: Any = None  # made (trained) by the first ``extend``
+        self._lists_held: Any = None
+        #: the snapshot file the lists are mapped from (an open descriptor), or None
+        self.source: int | None = None
+        self._close_source: weakref.finalize[..., Any] | None = None
         self.trained_rows = 0
         self.labelled = 0
         #: rows in the index whose vector changed since (or arrived after a zero placeholder)
@@ -145,19 +154,59 @@ class VectorGraph:
 
     @classmethod
     def restored(
-        cls, index: Any, policy: AnnPolicy, labelled: int, stale: set[int], trained_rows: int
+        cls,
+        index: Any,
+        policy: AnnPolicy,
+        labelled: int,
+        stale: set[int],
+        trained_rows: int,
+        source: int | None = None,
     ) -> "VectorGraph":
-        """An index read back from a snapshot (``graph_file``), labelled up to ``labelled``."""
+        """An index read back from a snapshot (``graph_file``), labelled up to ``labelled``.
+        ``source``: an open descriptor of the file whose lists ``index`` maps (read only);
+        the graph owns it from here (closed when the lists are copied into memory, or with
+        the graph)."""
         graph = cls.__new__(cls)
         graph._policy = policy
         graph._faiss = importlib.import_module("faiss")
         graph._dimension = int(index.d)
         graph._index = index
+        graph._lists_held = None
         graph.trained_rows = trained_rows
         graph.labelled = labelled
         graph.stale = set(stale)
         graph.holds = 0
+        graph.source = source
+        graph._close_source = None if source is None else weakref.finalize(graph, os.close, source)
         return graph
+
+    @property
+    def mapped(self) -> bool:
+        """The lists are mapped read-only from a snapshot file, not held in memory."""
+        return self.source is not None
+
+    def _thaw(self) -> None:
+        """Copy mapped lists into memory, before a write changes them.
+
+        Why they are mapped until then: at 1M rows the lists are ~770 MB of f16 codes
+        and ids; mapped, they are file pages the kernel may drop, not anonymous memory,
+        and a restored organisation that only answers queries never copies them. The
+        first change the mapped file cannot take (rows past the exactly scanned tail, a
+        removed source's codes to zero) pays one copy."""
+        if self.source is None:
+            return
+        faiss = self._faiss
+        mapped = self._index.invlists
+        held = faiss.ArrayInvertedLists(int(self._index.nlist), int(self._index.code_size))
+        for number in range(int(self._index.nlist)):
+            size = int(mapped.list_size(number))
+            if size:
+                held.add_entries(number, size, mapped.get_ids(number), mapped.get_codes(number))
+        self._index.replace_invlists(held, False)
+        self._lists_held = held  # the index does not own them: this reference keeps them
+        self.source = None
+        if self._close_source is not None:
+            self._close_source()
 
     @property
     def native(self) -> Any:
@@ -212,6 +261,10 @@ class VectorGraph:
         The first call trains the lists on the rows it adds."""
         if self.labelled >= size or self.holds:
             return
+        if self.mapped:
+            if size - self.labelled <= _TAIL_MAX:
+                return  # the tail is scanned exactly; the mapped lists stay as they are
+            self._thaw()
         waiting = ~has_vector[self.labelled : size]
         gone = [r - self.labelled for r in removed if self.labelled <= r < size]
         if gone:
@@ -245,6 +298,7 @@ class VectorGraph:
         inside = [r for r in rows if r < self.labelled]
         if not inside or self._index is None:
             return
+        self._thaw()
         faiss = self._faiss
         zero = np.zeros(int(self._index.code_size), dtype=np.uint8)
         for row in inside:

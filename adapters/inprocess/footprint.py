@@ -37,14 +37,17 @@ def _mean(values: list[int]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
-def _graph_bytes(graph: Any) -> int:
-    """The inverted file: its f16 codes and ids per row, the direct map, the centroids."""
+def _graph_bytes(graph: Any) -> tuple[int, int]:
+    """The inverted file's bytes (held, mapped): its lists (f16 code and id per row) are
+    mapped from the snapshot until a change copies them; the direct map and the
+    centroids are always held."""
     if graph is None or graph.native is None:
-        return 0
+        return 0, 0
     index = graph.native
     rows = int(index.ntotal)
-    per_row = int(index.code_size) + 8 + 8  # code, id in its list, direct-map entry
-    return rows * per_row + int(index.nlist) * int(index.d) * 4
+    held = rows * 8 + int(index.nlist) * int(index.d) * 4  # direct map, centroids
+    lists = rows * (int(index.code_size) + 8)
+    return (held, lists) if graph.mapped else (held + lists, 0)
 
 
 def _text_bytes(org: "_OrgIndex") -> int:
@@ -75,11 +78,13 @@ def footprint(org: "_OrgIndex") -> dict[str, int]:
     columns += [org.has_vector, org.facets.occurred]
     mapped = isinstance(org.vectors, np.memmap)
     episode_postings = org.episodes.postings
+    graph_held, graph_mapped = _graph_bytes(org.graph)
     parts = {
         # a restored matrix is mapped from the snapshot: file-backed, resident as read
         "vectors": 0 if org.vectors is None or mapped else int(org.vectors.nbytes),
         "vectors_mapped": int(org.vectors.nbytes) if org.vectors is not None and mapped else 0,
-        "graph": _graph_bytes(org.graph),
+        "graph": graph_held,
+        "graph_mapped": graph_mapped,
         "lexical": org.lexical.memory_bytes(),
         "lexical_mapped": org.lexical.mapped_bytes(),
         # derived from the row postings after an open (adapters.inprocess.episode_postings)

@@ -5,7 +5,11 @@ Why: training and filling it costs ~30 s at 1M rows on this machine, and a
 restored index without it either scans every vector exactly or pays that
 build on open. The index is written with faiss's own serialisation (``write_index`` through a
 callback, so the manifest's CRC-32 is computed on the way out) and read with
-``read_index``; no pickle.
+``read_index(IO_FLAG_MMAP)``: its lists (~770 MB at 1M rows) stay mapped
+read-only from the file until a change needs them in memory
+(``VectorGraph._thaw``); an index still mapped is copied into the next
+snapshot byte for byte, from a descriptor opened with the mapping, since the
+file itself goes with its snapshot. No pickle.
 
 What is checked before a graph file is used (else the graph is rebuilt from
 the snapshot's vectors, with a log line saying why): the manifest's size and
@@ -22,6 +26,7 @@ stay in the exactly scanned tail and join the graph after the write.
 """
 
 import importlib
+import os
 import zlib
 from pathlib import Path
 from typing import Any
@@ -33,6 +38,7 @@ from adapters.inprocess.ann import REBUILD_GROWTH, AnnPolicy, VectorGraph
 __all__ = ["GRAPH_FILE", "GRAPH_KIND", "FrozenGraph", "GraphMeta", "read_graph", "write_graph"]
 
 GRAPH_FILE = "graph.faiss"
+_COPY_CHUNK = 8 << 20
 #: what ``VectorGraph`` builds; a file of another kind is rebuilt, never reinterpreted
 GRAPH_KIND = "faiss-IndexIVFScalarQuantizer-fp16-flat-ip"
 
@@ -61,18 +67,35 @@ class FrozenGraph:
             stale=sorted(graph.stale),
             trained=graph.trained_rows,
         )
+        #: the mapped file to copy (a descriptor of its own: the graph may copy its lists
+        #: into memory and close its descriptor while this write runs)
+        self.source = None if graph.source is None else os.dup(graph.source)
         self._held = True
 
     def release(self) -> None:
         if self._held:
             self._held = False
             self.graph.holds -= 1
+            if self.source is not None:
+                os.close(self.source)
 
 
 def write_graph(frozen: FrozenGraph, path: Path) -> dict[str, int]:
-    """Write the graph to ``path``; its size and CRC-32 (the manifest's check)."""
+    """Write the graph to ``path``; its size and CRC-32 (the manifest's check).
+
+    A graph still mapped from the snapshot it was restored from cannot have changed
+    (the mapping is read only), so its file is copied byte for byte: faiss would write
+    a mapped index as a reference to that file, which the next snapshot deletes."""
     faiss: Any = importlib.import_module("faiss")
     crc, size = 0, 0
+    if frozen.source is not None:
+        with path.open("wb") as out:
+            while chunk := os.pread(frozen.source, _COPY_CHUNK, size):
+                out.write(chunk)
+                crc = zlib.crc32(chunk, crc)
+                size += len(chunk)
+            out.flush()
+        return {"bytes": size, "crc32": crc}
     with path.open("wb") as out:
 
         def write(data: bytes) -> int:
@@ -101,9 +124,12 @@ def read_graph(
     if meta.trained < 1 or rows >= REBUILD_GROWTH * meta.trained:
         return None, f"the snapshot's graph was trained on {meta.trained} of {rows} rows"
     faiss: Any = importlib.import_module("faiss")
+    source = os.open(path, os.O_RDONLY)
     try:
-        index = faiss.read_index(str(path))
+        # the lists stay in the file (read-only pages), the rest is read into memory
+        index = faiss.read_index(str(path), faiss.IO_FLAG_MMAP)
     except RuntimeError:  # faiss reports a malformed file this way
+        os.close(source)
         return None, "the snapshot's graph file is unreadable"
     if (
         type(index).__name__ != "IndexIVFScalarQuantizer"
@@ -113,6 +139,9 @@ def read_graph(
         or int(index.d) != dimension
         or int(index.metric_type) != int(faiss.METRIC_INNER_PRODUCT)
     ):
+        os.close(source)
         return None, "the snapshot's graph does not match its rows"
-    graph = VectorGraph.restored(index, policy, meta.labelled, set(meta.stale), meta.trained)
+    graph = VectorGraph.restored(
+        index, policy, meta.labelled, set(meta.stale), meta.trained, source=source
+    )
     return graph, ""

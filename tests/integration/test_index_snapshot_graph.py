@@ -209,3 +209,97 @@ async def test_an_index_rebuilt_on_open_is_saved_at_the_next_save(tmp_path: Path
     again = PersistentInProcessIndex(tmp_path / "snap", ann_policy=_FORCED)
     await again.restore(ORG, world.embedder.space)
     assert again._orgs[ORG].graph_restored and again.unsaved_changes(ORG) == 0
+
+
+async def test_a_restored_index_maps_its_lists_until_a_change_needs_them_in_memory(
+    tmp_path: Path,
+) -> None:
+    world, index = await _world(tmp_path / "snap")
+    await index.save_snapshot(ORG, world.embedder.space)
+    restored = PersistentInProcessIndex(tmp_path / "snap", ann_policy=_FORCED)
+    await restored.restore(ORG, world.embedder.space)
+    graph = restored._orgs[ORG].graph
+    assert graph is not None and graph.mapped  # lists are file pages, not copied
+    labelled = graph.labelled
+    for target in (index, restored):  # a few rows: the exactly scanned tail takes them
+        other = World(InMemoryMemoryStore(), target, seed=3)
+        await other.store.prepare(ORG, world.embedder.space)
+        other.made = 300
+        await other.add(6)
+    assert graph.mapped and graph.labelled == labelled < restored._orgs[ORG].size
+    assert without_history(await answers(restored, QUERIES)) == without_history(
+        await answers(index, QUERIES)
+    )
+    for target in (index, restored):  # a removal zeroes codes: the lists are copied first
+        await target.remove(ORG, "s00007")
+    assert not graph.mapped
+    assert without_history(await answers(restored, QUERIES)) == without_history(
+        await answers(index, QUERIES)
+    )
+
+
+async def test_a_mapped_index_is_copied_into_each_new_snapshot_even_after_its_file_went(
+    tmp_path: Path,
+) -> None:
+    world, index = await _world(tmp_path / "snap")
+    await index.save_snapshot(ORG, world.embedder.space)
+    files = SnapshotFiles(tmp_path / "snap")
+    first = files.live(ORG)
+    assert first is not None
+    original = (first / GRAPH_FILE).read_bytes()
+    restored = PersistentInProcessIndex(tmp_path / "snap", ann_policy=_FORCED)
+    await restored.restore(ORG, world.embedder.space)
+    graph = restored._orgs[ORG].graph
+    assert graph is not None and graph.mapped
+    for _ in range(2):  # the second save copies from a file the first one deleted
+        await restored.save_snapshot(ORG, world.embedder.space)
+        live = files.live(ORG)
+        assert live is not None and live != first and not first.exists()
+        assert (live / GRAPH_FILE).read_bytes() == original
+        first = live
+    again = PersistentInProcessIndex(tmp_path / "snap", ann_policy=_FORCED)
+    load = await again.restore(ORG, world.embedder.space)
+    assert load.outcome is SnapshotOutcome.LOADED and again._orgs[ORG].graph_restored
+    assert without_history(await answers(again, QUERIES)) == without_history(
+        await answers(index, QUERIES)
+    )
+
+
+async def test_a_source_removed_after_a_restore_leaves_the_next_index_file(
+    tmp_path: Path,
+) -> None:
+    world, index = await _world(tmp_path / "snap")
+    await index.save_snapshot(ORG, world.embedder.space)
+    restored = PersistentInProcessIndex(tmp_path / "snap", ann_policy=_FORCED)
+    await restored.restore(ORG, world.embedder.space)
+    gone = restored._orgs[ORG].rows_of("s00009")
+    assert gone and _codes(restored._orgs[ORG].graph)[gone].any()
+    await restored.remove(ORG, "s00009")
+    await restored.save_snapshot(ORG, world.embedder.space)
+    again = PersistentInProcessIndex(tmp_path / "snap", ann_policy=_FORCED)
+    await again.restore(ORG, world.embedder.space)
+    assert not _codes(again._orgs[ORG].graph)[gone].any()
+
+
+async def test_a_tail_past_its_bound_copies_the_mapped_lists_and_joins_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from adapters.inprocess import ann
+
+    world, index = await _world(tmp_path / "snap")
+    await world.attach_pending()
+    await index.save_snapshot(ORG, world.embedder.space)
+    restored = PersistentInProcessIndex(tmp_path / "snap", ann_policy=_FORCED)
+    await restored.restore(ORG, world.embedder.space)
+    graph = restored._orgs[ORG].graph
+    assert graph is not None and graph.mapped
+    monkeypatch.setattr(ann, "_TAIL_MAX", 3)
+    for target in (index, restored):
+        other = World(InMemoryMemoryStore(), target, seed=3)
+        await other.store.prepare(ORG, world.embedder.space)
+        other.made = 300
+        await other.add(6)  # more rows than the tail may hold
+    assert not graph.mapped and graph.labelled == restored._orgs[ORG].size
+    assert without_history(await answers(restored, QUERIES)) == without_history(
+        await answers(index, QUERIES)
+    )
