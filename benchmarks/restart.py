@@ -132,7 +132,7 @@ async def _phase(args: argparse.Namespace) -> dict[str, Any]:
         out["snapshot_outcome"] = str(keeper.outcomes.get(args.org, "none"))
         out["caught_up_sources"] = keeper.caught_up.get(args.org)
     held = getattr(index, "_orgs", {}).get(args.org)
-    if held is not None and held.graph is not None:  # past the ANN threshold: the HNSW graph
+    if held is not None and held.graph is not None:  # past the ANN threshold: the inverted file
         out["graph"] = "read from the snapshot" if held.graph_restored else "built at open"
     if args.phase == "crashed":
         texts = [f"restart benchmark note {n}: {args.query[:200]}" for n in range(args.catch_up)]

@@ -1,4 +1,4 @@
-"""Opening an in-process index snapshot: with the HNSW graph in it, without, and its memory.
+"""Opening an in-process index snapshot: with its vector index file in it, without, and memory.
 
     python -m benchmarks.snapshot_open --rows 100000 [--cache DIR] [--data FILE]
 

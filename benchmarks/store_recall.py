@@ -2,7 +2,7 @@
 
     python -m benchmarks.store_recall --data-dir /path/filled [--queries 200] [--org bench]
 
-``benchmarks.ann_recall`` measures the HNSW leg on real vectors, but the
+``benchmarks.ann_recall`` measures the vector leg on real vectors, but the
 embedding cache holds ~186k of them; a 1M store of the scale benchmarks holds
 3,000 real MiniLM vectors and perturbed copies of them. This opens such a
 store's snapshotting in-process index as ``tessera serve`` would (from its

@@ -100,7 +100,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     embedder_dimensions: int | None = None
     embedder_base_url: str | None = None
     index: IndexKind = IndexKind.INPROCESS
-    #: the in-process vector leg walks an HNSW graph from this many rows per organisation
+    #: the in-process vector leg reads an inverted file (faiss IVF) from this many rows
     #: (TESSERA_ANN_MIN_ROWS; ``off``: the exact scan at any size; None: the index's default)
     ann_min_rows: int | None = None
     ann_off: bool = False

@@ -3,7 +3,7 @@
 SurrealDB stays the truth. This index is derived from it: rebuilt from the
 store's packed vectors when an organisation is first used, then kept
 write-through by the use cases. Why it exists: the embedded engine never
-builds its HNSW graph (every KNN is an exact scan through the engine, and
+builds its HNSW index (every KNN is an exact scan through the engine, and
 grows with the data) and its BM25 is slow on common terms; a float32 matrix
 product over 100k x 384 takes a few milliseconds and filters for free.
 """
