@@ -211,21 +211,37 @@ async def test_an_index_rebuilt_on_open_is_saved_at_the_next_save(tmp_path: Path
     assert again._orgs[ORG].graph_restored and again.unsaved_changes(ORG) == 0
 
 
-async def test_a_restored_index_maps_its_lists_until_a_change_needs_them_in_memory(
-    tmp_path: Path,
-) -> None:
-    world, index = await _world(tmp_path / "snap")
+async def _saved_and_mapped(
+    root: Path, *, settled: bool = False
+) -> tuple[World, PersistentInProcessIndex, PersistentInProcessIndex, Any]:
+    """A world's index saved, and a second index restored from that snapshot with its
+    lists mapped (``settled``: every pending vector attached first)."""
+    world, index = await _world(root)
+    if settled:
+        await world.attach_pending()
     await index.save_snapshot(ORG, world.embedder.space)
-    restored = PersistentInProcessIndex(tmp_path / "snap", ann_policy=_FORCED)
+    restored = PersistentInProcessIndex(root, ann_policy=_FORCED)
     await restored.restore(ORG, world.embedder.space)
     graph = restored._orgs[ORG].graph
     assert graph is not None and graph.mapped  # lists are file pages, not copied
-    labelled = graph.labelled
-    for target in (index, restored):  # a few rows: the exactly scanned tail takes them
+    return world, index, restored, graph
+
+
+async def _write_more(world: World, targets: tuple[PersistentInProcessIndex, ...]) -> None:
+    """Six more sources written through each of ``targets`` alike."""
+    for target in targets:
         other = World(InMemoryMemoryStore(), target, seed=3)
         await other.store.prepare(ORG, world.embedder.space)
         other.made = 300
         await other.add(6)
+
+
+async def test_a_restored_index_maps_its_lists_until_a_change_needs_them_in_memory(
+    tmp_path: Path,
+) -> None:
+    world, index, restored, graph = await _saved_and_mapped(tmp_path / "snap")
+    labelled = graph.labelled
+    await _write_more(world, (index, restored))  # a few rows: the exactly scanned tail
     assert graph.mapped and graph.labelled == labelled < restored._orgs[ORG].size
     assert without_history(await answers(restored, QUERIES)) == without_history(
         await answers(index, QUERIES)
@@ -241,16 +257,11 @@ async def test_a_restored_index_maps_its_lists_until_a_change_needs_them_in_memo
 async def test_a_mapped_index_is_copied_into_each_new_snapshot_even_after_its_file_went(
     tmp_path: Path,
 ) -> None:
-    world, index = await _world(tmp_path / "snap")
-    await index.save_snapshot(ORG, world.embedder.space)
+    world, index, restored, _ = await _saved_and_mapped(tmp_path / "snap")
     files = SnapshotFiles(tmp_path / "snap")
     first = files.live(ORG)
     assert first is not None
     original = (first / GRAPH_FILE).read_bytes()
-    restored = PersistentInProcessIndex(tmp_path / "snap", ann_policy=_FORCED)
-    await restored.restore(ORG, world.embedder.space)
-    graph = restored._orgs[ORG].graph
-    assert graph is not None and graph.mapped
     for _ in range(2):  # the second save copies from a file the first one deleted
         await restored.save_snapshot(ORG, world.embedder.space)
         live = files.live(ORG)
@@ -268,10 +279,7 @@ async def test_a_mapped_index_is_copied_into_each_new_snapshot_even_after_its_fi
 async def test_a_source_removed_after_a_restore_leaves_the_next_index_file(
     tmp_path: Path,
 ) -> None:
-    world, index = await _world(tmp_path / "snap")
-    await index.save_snapshot(ORG, world.embedder.space)
-    restored = PersistentInProcessIndex(tmp_path / "snap", ann_policy=_FORCED)
-    await restored.restore(ORG, world.embedder.space)
+    world, _, restored, _ = await _saved_and_mapped(tmp_path / "snap")
     gone = restored._orgs[ORG].rows_of("s00009")
     assert gone and _codes(restored._orgs[ORG].graph)[gone].any()
     await restored.remove(ORG, "s00009")
@@ -286,19 +294,9 @@ async def test_a_tail_past_its_bound_copies_the_mapped_lists_and_joins_them(
 ) -> None:
     from adapters.inprocess import ann
 
-    world, index = await _world(tmp_path / "snap")
-    await world.attach_pending()
-    await index.save_snapshot(ORG, world.embedder.space)
-    restored = PersistentInProcessIndex(tmp_path / "snap", ann_policy=_FORCED)
-    await restored.restore(ORG, world.embedder.space)
-    graph = restored._orgs[ORG].graph
-    assert graph is not None and graph.mapped
+    world, index, restored, graph = await _saved_and_mapped(tmp_path / "snap", settled=True)
     monkeypatch.setattr(ann, "_TAIL_MAX", 3)
-    for target in (index, restored):
-        other = World(InMemoryMemoryStore(), target, seed=3)
-        await other.store.prepare(ORG, world.embedder.space)
-        other.made = 300
-        await other.add(6)  # more rows than the tail may hold
+    await _write_more(world, (index, restored))  # more rows than the tail may hold
     assert not graph.mapped and graph.labelled == restored._orgs[ORG].size
     assert without_history(await answers(restored, QUERIES)) == without_history(
         await answers(index, QUERIES)
