@@ -46,6 +46,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inprocess.index import InProcessIndex
 from adapters.surreal.codec import namespace_for as graph_namespace
@@ -124,15 +126,17 @@ async def _fill(services: Services, who: PrincipalRecord, n: int, rng: random.Ra
 
 async def _search(
     services: Services, who: PrincipalRecord, query: str, trips: Any
-) -> tuple[float, float, int]:
-    """Wall ms, CPU ms (every thread of the process: the embedded engine's too) and the
-    store round trips of one search."""
+) -> tuple[float, float, int, bytes]:
+    """Wall ms, CPU ms (every thread of the process: the embedded engine's too), the
+    store round trips of one search, and its whole answer (JSON, to compare arms)."""
     ctx = await _ctx(services, who)
     sent = trips.round_trips
     began, cpu = time.perf_counter(), time.process_time()
-    await services.memory.search(SearchRequest(org_id=who.org_id, query=query, limit=10), ctx)
+    found = await services.memory.search(
+        SearchRequest(org_id=who.org_id, query=query, limit=10), ctx
+    )
     wall, cpu = (time.perf_counter() - began) * 1000, (time.process_time() - cpu) * 1000
-    return wall, cpu, trips.round_trips - sent
+    return wall, cpu, trips.round_trips - sent, msgspec.json.encode(found)
 
 
 async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
@@ -186,6 +190,7 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         arms: dict[str, list[float]] = {
             "all": [],
             "engine_lexical": [],
+            "separate_reads": [],
             "words": [],
             "entity": [],
             "raw": [],
@@ -207,6 +212,7 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         choice = {
             "all": derived,
             "engine_lexical": derived,
+            "separate_reads": derived,
             "words": words_only,
             "entity": entity_only,
             "raw": None,
@@ -214,16 +220,21 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         order = list(arms)
         profiler = cProfile.Profile() if args.profile else None
         reads = _ReadTrace(connection)
+        #: every answer of the two read paths, to check they are the same (both passes)
+        answers: dict[str, list[bytes]] = {"all": [], "separate_reads": []}
         for n, query in enumerate(queries * 2):
             for arm in order[n % len(order) :] + order[: n % len(order)]:
                 services.recall._derived = choice[arm]
                 graph.lexical_in_process = arm != "engine_lexical"
+                derived.one_read = arm != "separate_reads"
                 profiled = profiler is not None and arm == "all" and n >= len(queries)
                 traced = arm == "all" and n >= len(queries)
                 reads.on = traced
                 if profiled:
                     profiler.enable()  # type: ignore[union-attr]
-                wall, used, sent = await _search(services, who, query, connection)
+                wall, used, sent, answer = await _search(services, who, query, connection)
+                if arm in answers:
+                    answers[arm].append(answer)
                 if profiled:
                     profiler.disable()  # type: ignore[union-attr]
                 reads.on = False
@@ -232,6 +243,7 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
                 trips[arm].append(sent)
         services.recall._derived = derived
         graph.lexical_in_process = True
+        derived.one_read = True
         if profiler is not None:
             profiler.dump_stats(args.profile)
         timed = len(queries)
@@ -265,7 +277,19 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
             "search_with_all_derived_signals_engine_lexical": summarize(
                 arms["engine_lexical"][len(queries) :]
             ),
+            "search_with_all_derived_signals_separate_reads": summarize(
+                arms["separate_reads"][len(queries) :]
+            ),
             "lexical_agreement": agreement,
+            # one graph read + one lifecycle read against the separate reads: the whole
+            # answer (hits, order, scores, signals, derived records) byte for byte
+            "one_read_agreement": {
+                "searches": len(answers["all"]),
+                "identical": sum(
+                    a == b for a, b in zip(answers["all"], answers["separate_reads"], strict=True)
+                ),
+                "with_derived_hits": sum(b'"derived":[]' not in a for a in answers["all"]),
+            },
             # the store reads of one search with every derived signal (timed pass), by
             # operation: how many, the rows they return, their wall ms (awaited side by side)
             "reads_per_search_all": reads.per_search(timed),
