@@ -248,12 +248,15 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
             profiler.dump_stats(args.profile)
         timed = len(queries)
         wakes: list[float] = []
+        wake_cost: list[tuple[float, int]] = []
         progress(f"waking {len(queries)} times")
         for _ in range(len(queries) + 10):
             ctx = await _ctx(services, who)
+            sent, cpu0 = connection.round_trips, time.process_time()
             t0 = time.perf_counter()
             pack = await services.wake.wake(WakeRequest(org_id=org.org_id), ctx)
             wakes.append((time.perf_counter() - t0) * 1000)
+            wake_cost.append(((time.process_time() - cpu0) * 1000, connection.round_trips - sent))
         return {
             "benchmark": "reflection",
             "store": args.store,
@@ -304,7 +307,12 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
             },
             "derived_vectors": {"left_after_drain": embedded, "drain_seconds": round(vectors_s, 3)},
             "wake": summarize(wakes[10:]),
-            "wake_pack": {"items": len(pack.items), "tokens": pack.token_count},
+            "wake_pack": {
+                "items": len(pack.items),
+                "tokens": pack.token_count,
+                "cpu_ms_mean": round(statistics.fmean(c for c, _ in wake_cost[10:]), 2),
+                "store_round_trips_mean": round(statistics.fmean(t for _, t in wake_cost[10:]), 2),
+            },
             "machine": machine_info(),
             "code": code_version(),
         }
