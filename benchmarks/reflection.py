@@ -55,6 +55,7 @@ from application.commands import RememberRequest, SearchRequest
 from application.reflection.commands import ReflectRequest, ReviewRequest
 from application.reflection.derived import DerivedRecall
 from application.reflection.expansion import GraphExpansion
+from application.reflection.vector_records import QueryMeaning
 from application.reflection.wake_records import WakeRequest
 from application.services import Services
 from application.trust.records import PrincipalRecord
@@ -244,6 +245,7 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         services.recall._derived = derived
         graph.lexical_in_process = True
         derived.one_read = True
+        lists_alone = await _lists_alone(services, who, derived, queries, connection)
         if profiler is not None:
             profiler.dump_stats(args.profile)
         timed = len(queries)
@@ -284,6 +286,9 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
                 arms["separate_reads"][len(queries) :]
             ),
             "lexical_agreement": agreement,
+            # the derived lists alone (DerivedRecall.lists, no pipeline, no ranking), both
+            # read paths interleaved: what the derived signals' own reads cost
+            "derived_lists_alone": lists_alone,
             # one graph read + one lifecycle read against the separate reads: the whole
             # answer (hits, order, scores, signals, derived records) byte for byte
             "one_read_agreement": {
@@ -318,6 +323,41 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         }
     finally:
         await services.close()
+
+
+async def _lists_alone(
+    services: Services,
+    who: PrincipalRecord,
+    derived: DerivedRecall,
+    queries: list[str],
+    connection: Any,
+) -> dict[str, dict[str, float]]:
+    """CPU ms and round trips of ``DerivedRecall.lists`` per query, one read and separate
+    reads interleaved, each query's vector made beforehand (timed: the second pass)."""
+    cost: dict[str, list[tuple[float, int]]] = {"one_read": [], "separate_reads": []}
+    model = services.recall.query_vectors
+    space = services.recall._embedder.space.model  # the model the pipeline's meaning names
+    for n, query in enumerate(queries * 2):
+        vector = await model.vector_for(query)
+        for arm in sorted(cost, reverse=n % 2 == 1):
+            meaning: asyncio.Future[QueryMeaning | None] = asyncio.Future()
+            meaning.set_result(QueryMeaning(vector=vector, model=space))
+            ctx = await _ctx(services, who)
+            derived.one_read = arm == "one_read"
+            sent, began = connection.round_trips, time.process_time()
+            await derived.lists(who.org_id, query, ctx, meaning=meaning)
+            if n >= len(queries):
+                used = (time.process_time() - began) * 1000
+                cost[arm].append((used, connection.round_trips - sent))
+    derived.one_read = True
+    return {
+        arm: {
+            "cpu_ms_mean": round(statistics.fmean(c for c, _ in seen), 2),
+            "cpu_ms_p50": round(statistics.median(c for c, _ in seen), 2),
+            "store_round_trips_mean": round(statistics.fmean(t for _, t in seen), 2),
+        }
+        for arm, seen in cost.items()
+    }
 
 
 class _ReadTrace:
