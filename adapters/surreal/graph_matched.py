@@ -54,7 +54,7 @@ RETURN {
     edges: $edges.body,
     hood: $all.map(|$r| meta::id($r)),
     namesakes: $alike.map(|$r| meta::id($r)),
-    mentions: (SELECT meta::id(id) AS e, (->mentions->chunk).map(|$c| meta::id($c)) AS c
+    mentions: (SELECT VALUE [meta::id(id), (->mentions->chunk).map(|$c| meta::id($c))]
         FROM array::distinct(array::concat($read, $fact_ends)))
 };
 """
@@ -99,7 +99,9 @@ class SurrealGraphMatched(SurrealGraphWalk):
             return empty
         read = {e.entity_id: e for e in map(decode_entity, found.get("entities") or [])}
         edges = {e.edge_id: e for e in map(decode_edge, found.get("facts") or [])}
-        mentions = chunk_lists(found.get("mentions") or [])
+        # [entity, its chunks] pairs: no field names decoded per row (``chunk_lists``' rows)
+        pairs = found.get("mentions") or []
+        mentions = chunk_lists([{"e": e, "c": c} for e, c in pairs])
         reached = [str(i) for i in found.get("hood") or []]
         ends = (i for e in edges.values() for i in (e.from_id, e.to_id))
         asked = dict.fromkeys([*entity_ids, *ends])
