@@ -24,9 +24,10 @@ final re-check like every other signal.
 Round trips (each waits for the one before on the search path): a hop is one
 graph read (``GraphStore.neighbourhood``: edges, ends, namesakes by name key,
 mentions) and one lifecycle read for every source those records cite; the
-first hop is read beside the matched records themselves (``first_hop``) and
-gated with them. It used to be about seven a hop (benchmarks/RESULTS.md, "One
-graph read per hop").
+first hop is read with the matched records and facts themselves (one
+``GraphStore.matched`` read, ``DerivedRecall.lists``) and gated with them by
+one lifecycle read. It used to be about seven a hop (benchmarks/RESULTS.md,
+"One graph read per hop"; issue 13, 2026-11-27).
 """
 
 import asyncio
