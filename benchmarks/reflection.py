@@ -46,6 +46,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inprocess.index import InProcessIndex
 from adapters.surreal.codec import namespace_for as graph_namespace
@@ -53,6 +55,7 @@ from application.commands import RememberRequest, SearchRequest
 from application.reflection.commands import ReflectRequest, ReviewRequest
 from application.reflection.derived import DerivedRecall
 from application.reflection.expansion import GraphExpansion
+from application.reflection.vector_records import QueryMeaning
 from application.reflection.wake_records import WakeRequest
 from application.services import Services
 from application.trust.records import PrincipalRecord
@@ -124,15 +127,17 @@ async def _fill(services: Services, who: PrincipalRecord, n: int, rng: random.Ra
 
 async def _search(
     services: Services, who: PrincipalRecord, query: str, trips: Any
-) -> tuple[float, float, int]:
-    """Wall ms, CPU ms (every thread of the process: the embedded engine's too) and the
-    store round trips of one search."""
+) -> tuple[float, float, int, bytes]:
+    """Wall ms, CPU ms (every thread of the process: the embedded engine's too), the
+    store round trips of one search, and its whole answer (JSON, to compare arms)."""
     ctx = await _ctx(services, who)
     sent = trips.round_trips
     began, cpu = time.perf_counter(), time.process_time()
-    await services.memory.search(SearchRequest(org_id=who.org_id, query=query, limit=10), ctx)
+    found = await services.memory.search(
+        SearchRequest(org_id=who.org_id, query=query, limit=10), ctx
+    )
     wall, cpu = (time.perf_counter() - began) * 1000, (time.process_time() - cpu) * 1000
-    return wall, cpu, trips.round_trips - sent
+    return wall, cpu, trips.round_trips - sent, msgspec.json.encode(found)
 
 
 async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
@@ -186,6 +191,7 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         arms: dict[str, list[float]] = {
             "all": [],
             "engine_lexical": [],
+            "separate_reads": [],
             "words": [],
             "entity": [],
             "raw": [],
@@ -207,6 +213,7 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         choice = {
             "all": derived,
             "engine_lexical": derived,
+            "separate_reads": derived,
             "words": words_only,
             "entity": entity_only,
             "raw": None,
@@ -214,16 +221,21 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         order = list(arms)
         profiler = cProfile.Profile() if args.profile else None
         reads = _ReadTrace(connection)
+        #: every answer of the two read paths, to check they are the same (both passes)
+        answers: dict[str, list[bytes]] = {"all": [], "separate_reads": []}
         for n, query in enumerate(queries * 2):
             for arm in order[n % len(order) :] + order[: n % len(order)]:
                 services.recall._derived = choice[arm]
                 graph.lexical_in_process = arm != "engine_lexical"
+                derived.one_read = arm != "separate_reads"
                 profiled = profiler is not None and arm == "all" and n >= len(queries)
                 traced = arm == "all" and n >= len(queries)
                 reads.on = traced
                 if profiled:
                     profiler.enable()  # type: ignore[union-attr]
-                wall, used, sent = await _search(services, who, query, connection)
+                wall, used, sent, answer = await _search(services, who, query, connection)
+                if arm in answers:
+                    answers[arm].append(answer)
                 if profiled:
                     profiler.disable()  # type: ignore[union-attr]
                 reads.on = False
@@ -232,16 +244,21 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
                 trips[arm].append(sent)
         services.recall._derived = derived
         graph.lexical_in_process = True
+        derived.one_read = True
+        lists_alone = await _lists_alone(services, who, derived, queries, connection)
         if profiler is not None:
             profiler.dump_stats(args.profile)
         timed = len(queries)
         wakes: list[float] = []
+        wake_cost: list[tuple[float, int]] = []
         progress(f"waking {len(queries)} times")
         for _ in range(len(queries) + 10):
             ctx = await _ctx(services, who)
+            sent, cpu0 = connection.round_trips, time.process_time()
             t0 = time.perf_counter()
             pack = await services.wake.wake(WakeRequest(org_id=org.org_id), ctx)
             wakes.append((time.perf_counter() - t0) * 1000)
+            wake_cost.append(((time.process_time() - cpu0) * 1000, connection.round_trips - sent))
         return {
             "benchmark": "reflection",
             "store": args.store,
@@ -265,7 +282,22 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
             "search_with_all_derived_signals_engine_lexical": summarize(
                 arms["engine_lexical"][len(queries) :]
             ),
+            "search_with_all_derived_signals_separate_reads": summarize(
+                arms["separate_reads"][len(queries) :]
+            ),
             "lexical_agreement": agreement,
+            # the derived lists alone (DerivedRecall.lists, no pipeline, no ranking), both
+            # read paths interleaved: what the derived signals' own reads cost
+            "derived_lists_alone": lists_alone,
+            # one graph read + one lifecycle read against the separate reads: the whole
+            # answer (hits, order, scores, signals, derived records) byte for byte
+            "one_read_agreement": {
+                "searches": len(answers["all"]),
+                "identical": sum(
+                    a == b for a, b in zip(answers["all"], answers["separate_reads"], strict=True)
+                ),
+                "with_derived_hits": sum(b'"derived":[]' not in a for a in answers["all"]),
+            },
             # the store reads of one search with every derived signal (timed pass), by
             # operation: how many, the rows they return, their wall ms (awaited side by side)
             "reads_per_search_all": reads.per_search(timed),
@@ -280,7 +312,12 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
             },
             "derived_vectors": {"left_after_drain": embedded, "drain_seconds": round(vectors_s, 3)},
             "wake": summarize(wakes[10:]),
-            "wake_pack": {"items": len(pack.items), "tokens": pack.token_count},
+            "wake_pack": {
+                "items": len(pack.items),
+                "tokens": pack.token_count,
+                "cpu_ms_mean": round(statistics.fmean(c for c, _ in wake_cost[10:]), 2),
+                "store_round_trips_mean": round(statistics.fmean(t for _, t in wake_cost[10:]), 2),
+            },
             "machine": machine_info(),
             "code": code_version(),
         }
@@ -288,9 +325,49 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         await services.close()
 
 
+async def _lists_alone(
+    services: Services,
+    who: PrincipalRecord,
+    derived: DerivedRecall,
+    queries: list[str],
+    connection: Any,
+) -> dict[str, Any]:
+    """CPU ms and round trips of ``DerivedRecall.lists`` per query, one read and separate
+    reads interleaved, each query's vector made beforehand (timed: the second pass)."""
+    cost: dict[str, list[tuple[float, int]]] = {"one_read": [], "separate_reads": []}
+    reads = _ReadTrace(connection)  # the one read's two reads, one after the other
+    model = services.recall.query_vectors
+    space = services.recall._embedder.space.model  # the model the pipeline's meaning names
+    for n, query in enumerate(queries * 2):
+        vector = await model.vector_for(query)
+        for arm in sorted(cost, reverse=n % 2 == 1):
+            meaning: asyncio.Future[QueryMeaning | None] = asyncio.Future()
+            meaning.set_result(QueryMeaning(vector=vector, model=space))
+            ctx = await _ctx(services, who)
+            derived.one_read = arm == "one_read"
+            sent, began = connection.round_trips, time.process_time()
+            reads.on = arm == "one_read" and n >= len(queries)
+            await derived.lists(who.org_id, query, ctx, meaning=meaning)
+            reads.on = False
+            if n >= len(queries):
+                used = (time.process_time() - began) * 1000
+                cost[arm].append((used, connection.round_trips - sent))
+    derived.one_read = True
+    found: dict[str, Any] = {
+        arm: {
+            "cpu_ms_mean": round(statistics.fmean(c for c, _ in seen), 2),
+            "cpu_ms_p50": round(statistics.median(c for c, _ in seen), 2),
+            "store_round_trips_mean": round(statistics.fmean(t for _, t in seen), 2),
+        }
+        for arm, seen in cost.items()
+    }
+    return found | {"one_read_by_read": reads.per_search(len(queries))}
+
+
 class _ReadTrace:
     """Counts the store reads of chosen searches by operation (wraps the connection's
-    ``_query`` on this instance only)."""
+    ``_query`` on this instance only): calls, rows, wall ms and the process's CPU ms while
+    each was awaited (whatever else ran meanwhile included: exact only where nothing did)."""
 
     def __init__(self, connection: Any) -> None:
         self.on = False
@@ -300,13 +377,14 @@ class _ReadTrace:
         async def traced(*a: Any, operation: str, **k: Any) -> list[Any]:
             if not self.on:
                 return list(await run(*a, operation=operation, **k))
-            began = time.perf_counter()
+            began, cpu = time.perf_counter(), time.process_time()
             results = list(await run(*a, operation=operation, **k))
             rows = sum(len(r) if isinstance(r, list) else 1 for r in results)
-            seen = self._seen.setdefault(operation, [0.0, 0.0, 0.0])
+            seen = self._seen.setdefault(operation, [0.0, 0.0, 0.0, 0.0])
             seen[0] += 1
             seen[1] += rows
             seen[2] += (time.perf_counter() - began) * 1000
+            seen[3] += (time.process_time() - cpu) * 1000
             return results
 
         connection._query = traced
@@ -318,8 +396,9 @@ class _ReadTrace:
                 "calls": round(c / searches, 2),
                 "rows": round(r / searches, 1),
                 "wall_ms": round(w / searches, 2),
+                "cpu_ms": round(u / searches, 2),
             }
-            for op, (c, r, w) in ordered
+            for op, (c, r, w, u) in ordered
         }
 
 

@@ -22,9 +22,7 @@ ALPHA = ScopeRef(MemoryScope.PROJECT, "alpha")
 class GraphWalkContract:
     """Mixed into ``GraphStoreContract``; the subclass provides a ``graph`` fixture."""
 
-    async def _world(
-        self, graph: GraphStore
-    ) -> tuple[dict[str, DerivedEntity], list[DerivedEdge]]:
+    async def _world(self, graph: GraphStore) -> tuple[dict[str, DerivedEntity], list[DerivedEdge]]:
         from contracts.graph_store import sample_edge, sample_entity
 
         person, project, task = CandidateType.PERSON, CandidateType.PROJECT, CandidateType.TASK
@@ -96,3 +94,43 @@ class GraphWalkContract:
             await graph.neighbourhood("org-c", ["p1"], 10, None),
         ):
             assert (hood.edges, hood.entities, hood.namesakes, hood.mentions) == ([], {}, [], {})
+
+    async def test_the_matched_records_read_at_once_equal_the_separate_reads(
+        self, graph: GraphStore
+    ) -> None:
+        from contracts.graph_store import supersession
+
+        await self._world(graph)
+        link = supersession("p2", "p1")
+        await graph.supersede([link])
+        asks: list[tuple[list[str], list[str], list[str], int, frozenset[ScopeRef] | None]] = [
+            (["p1", "z9", "nope"], ["r2", "r3", "gone"], ["p1", "o1"], 10, None),
+            (["t1", "p1"], ["r1"], ["p1"], 10, frozenset({ANA})),
+            (["o1"], [], ["o1"], 1, frozenset()),
+            ([], ["r3", "r1"], [], 10, None),
+            (["p4", "p2"], [], [], 10, None),
+        ]
+        for entity_ids, edge_ids, start, limit, visible in asks:
+            got = await graph.matched("org-a", entity_ids, edge_ids, start, limit, visible)
+            edges = await graph.get_edges("org-a", edge_ids)
+            ends = [i for e in edges.values() for i in (e.from_id, e.to_id)]
+            assert got.entities == await graph.get_entities("org-a", entity_ids)
+            assert got.edges == edges
+            assert got.mentions == await graph.mentions_of(
+                "org-a", list(dict.fromkeys([*entity_ids, *ends]))
+            )
+            assert got.links == await graph.supersessions("org-a", entity_ids)
+            if start:
+                hood = await graph.neighbourhood("org-a", start, limit, visible)
+                assert got.hood.edges == hood.edges
+                assert got.hood.entities == hood.entities
+                assert sorted(got.hood.namesakes) == sorted(hood.namesakes)
+                assert got.hood.mentions == hood.mentions
+            else:
+                assert (got.hood.edges, got.hood.entities, got.hood.mentions) == ([], {}, {})
+        # the links found from either end; another organisation, or nothing asked: nothing
+        assert (await graph.matched("org-a", ["p1"], [], [], 10, None)).links == [link]
+        for org, ids in (("org-b", ["p2"]), ("org-c", ["p1"]), ("org-a", [])):
+            none = await graph.matched(org, ids, [], ids, 10, None)
+            assert (none.entities, none.edges, none.mentions, none.links) == ({}, {}, {}, [])
+            assert none.hood.edges == []

@@ -17,6 +17,7 @@ from application.reflection.merging import name_key
 from application.reflection.records import (
     DerivedEdge,
     DerivedEntity,
+    Matched,
     Mention,
     Neighbourhood,
     Supersession,
@@ -233,6 +234,26 @@ class InMemoryGraphStore:
         entities = ends | await self.get_entities(org_id, namesakes)
         mentions = await self.mentions_of(org_id, list(entities))
         return Neighbourhood(edges=edges, entities=entities, namesakes=namesakes, mentions=mentions)
+
+    async def matched(
+        self,
+        org_id: str,
+        entity_ids: Sequence[str],
+        edge_ids: Sequence[str],
+        start: Sequence[str],
+        limit: int,
+        visible: frozenset[ScopeRef] | None,
+    ) -> Matched:
+        edges = await self.get_edges(org_id, edge_ids)
+        ends = [i for e in edges.values() for i in (e.from_id, e.to_id)]
+        empty = Neighbourhood(edges=[], entities={}, namesakes=[], mentions={})
+        return Matched(
+            entities=await self.get_entities(org_id, entity_ids),
+            edges=edges,
+            mentions=await self.mentions_of(org_id, list(dict.fromkeys([*entity_ids, *ends]))),
+            links=await self.supersessions(org_id, entity_ids),
+            hood=await self.neighbourhood(org_id, start, limit, visible) if start else empty,
+        )
 
     async def supersede(self, links: Sequence[Supersession]) -> None:
         for link in links:

@@ -40,6 +40,7 @@ __all__ = [
     "chunk_lists",
     "decode_edge",
     "decode_entity",
+    "decode_link",
 ]
 
 SCHEMA = """
@@ -104,7 +105,7 @@ _RECENT = (
 
 decode_entity = msgspec.json.Decoder(DerivedEntity).decode
 decode_edge = msgspec.json.Decoder(DerivedEdge).decode
-_decode_link = msgspec.json.Decoder(Supersession).decode
+decode_link = msgspec.json.Decoder(Supersession).decode
 
 
 #: each entity's chunks along its own ``mentions`` edges, one row per entity: not a scan of
@@ -335,4 +336,4 @@ class SurrealGraphReads:
             entity_ids,
             "reading supersessions",
         )
-        return [_decode_link(r["body"]) for r in rows or []]
+        return [decode_link(r["body"]) for r in rows or []]

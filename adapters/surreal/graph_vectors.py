@@ -21,7 +21,7 @@ from surrealdb import RecordID
 
 from adapters.surreal import codec
 from adapters.surreal.connection import SurrealConnection
-from adapters.surreal.graph_walk import SurrealGraphWalk
+from adapters.surreal.graph_matched import SurrealGraphMatched
 from adapters.surreal.vector_matrix import VectorMatrices
 from application.records import ScoredId, Vector
 from application.reflection.vector_records import DerivedKind, DerivedText, DerivedVector
@@ -39,7 +39,7 @@ _MISSING = (
 )
 
 
-class SurrealGraphVectors(SurrealGraphWalk):
+class SurrealGraphVectors(SurrealGraphMatched):
     def __init__(self, connection: SurrealConnection, *, lexical_in_process: bool = True) -> None:
         super().__init__(connection, lexical_in_process=lexical_in_process)
         self._matrices = VectorMatrices()

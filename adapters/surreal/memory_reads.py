@@ -39,7 +39,17 @@ _LIFECYCLE_OF = (
     "meta::id(id) AS id, scope, scope_key, lifecycle, created_by, marks, superseded_by, "
     "duplicate_of"
 )
-_LIFECYCLES = f"SELECT {_LIFECYCLE_OF} FROM $ids;"  # noqa: S608
+#: each lifecycle as a list of its values in ``_LIFECYCLE_KEYS`` order: no field name to
+#: decode in every row (the client's CBOR decoder is pure Python; 67 rows, a derived
+#: search's gate: 3.2-3.5 CPU-ms as maps, 2.4-2.6 as lists, ad hoc)
+_LIFECYCLE_KEYS = (
+    "id", "scope", "scope_key", "lifecycle", "created_by", "marks", "superseded_by",
+    "duplicate_of",
+)  # fmt: skip
+_LIFECYCLES = (
+    "SELECT VALUE [meta::id(id), scope, scope_key, lifecycle, created_by, marks, "
+    "superseded_by, duplicate_of] FROM $ids;"
+)
 #: the query's words looked up in the redactions' words (``withheld``); no text is read
 _REDACTED = (
     "LET $hits = (SELECT VALUE type::record('source', source_id) FROM withheld_term "  # noqa: S608
@@ -112,7 +122,7 @@ class SurrealMemoryReads(SurrealStoreBase):
         rows = await self._select_ids(
             org_id, _LIFECYCLES, "source", source_ids, operation="reading source lifecycles"
         )
-        found = (codec.lifecycle_from(row) for row in rows)
+        found = (codec.lifecycle_from(dict(zip(_LIFECYCLE_KEYS, row, strict=True))) for row in rows)
         return {s.source_id: s for s in found}
 
     async def list_sources(self, org_id: str, after: str | None, limit: int) -> list[Source]:

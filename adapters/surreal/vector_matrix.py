@@ -29,30 +29,41 @@ __all__ = ["Matrix", "VectorMatrices"]
 class Matrix:
     """The rows of one table and model: ids, space codes, unit vectors."""
 
-    __slots__ = ("ids", "spaces", "vectors")
+    __slots__ = ("codes", "ids", "spaces", "vectors")
 
     def __init__(self, rows: Sequence[tuple[str, str, Vector]]) -> None:
         self.ids = [r[0] for r in rows]
-        self.spaces = np.array([r[1] for r in rows], dtype=object)
+        #: each row's space as a small integer (``codes``: space code -> integer): the space
+        #: filter compares integers, not one Python string per row
+        self.codes: dict[str, int] = {}
+        spaces = [self.codes.setdefault(r[1], len(self.codes)) for r in rows]
+        self.spaces = np.array(spaces, dtype=np.int32)
         dims = len(rows[0][2]) if rows else 0
         matrix = np.array([r[2] for r in rows], dtype=np.float32).reshape(len(rows), dims)
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         self.vectors = matrix / np.where(norms == 0, 1.0, norms)
 
     def nearest(self, vector: Vector, limit: int, spaces: frozenset[str] | None) -> list[ScoredId]:
-        if not self.ids or len(vector) != self.vectors.shape[1]:
+        if not self.ids or len(vector) != self.vectors.shape[1] or limit < 1:
             return []
         query = np.asarray(vector, dtype=np.float32)
         norm = float(np.linalg.norm(query))
         if norm == 0:
             return []
         scores = self.vectors @ (query / norm)
-        keep = np.ones(len(self.ids), dtype=bool)
+        rows = np.arange(len(self.ids))
         if spaces is not None:
-            keep = np.isin(self.spaces, list(spaces))
-        rows = np.flatnonzero(keep)
+            wanted = [self.codes[s] for s in spaces if s in self.codes]
+            rows = np.flatnonzero(np.isin(self.spaces, wanted))
+        if rows.size > limit:
+            # only the rows scoring at least the limit-th best can be among the best (ties
+            # then go by id, below): sorting every row in Python took 8.4 CPU-ms a search
+            # at 3,300 entities of 384 dimensions, this 2.1 (RESULTS, issue 13, 2026-11-27)
+            kept = scores[rows]
+            bar = np.partition(kept, kept.size - limit)[kept.size - limit]
+            rows = rows[kept >= bar]
         ranked = sorted(rows.tolist(), key=lambda i: (-float(scores[i]), self.ids[i]))
-        return [ScoredId(self.ids[i], float(scores[i])) for i in ranked[: max(limit, 0)]]
+        return [ScoredId(self.ids[i], float(scores[i])) for i in ranked[:limit]]
 
 
 class VectorMatrices:

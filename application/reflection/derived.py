@@ -28,7 +28,8 @@ from collections.abc import Iterable, Sequence
 import msgspec
 
 from application.ports import MemoryStore
-from application.reflection.expansion import GraphExpansion
+from application.records import ScoredId
+from application.reflection.expansion import FirstHop, GraphExpansion
 from application.reflection.meaning import Meaning, by_meaning, fused_order
 from application.reflection.ports import GraphStore
 from application.reflection.reading import all_readable
@@ -71,6 +72,7 @@ class DerivedRecall:
         vectors: DerivedVectors | None = None,
         separate_vector_list: bool = True,
         by_meaning: bool = True,
+        one_read: bool = True,
     ) -> None:
         self._store = store
         self._graph = graph
@@ -82,6 +84,9 @@ class DerivedRecall:
         self._separate = separate_vector_list
         #: False: records and facts by words only (a benchmark's ablation)
         self._by_meaning = by_meaning
+        #: False: ``lists`` reads as ``signals`` and ``relation_list`` do on their own (the
+        #: benchmark's A/B arm)
+        self.one_read = one_read
 
     async def relation_list(
         self, org_id: str, query: str, policy: MemoryPolicyContext, meaning: Meaning | None = None
@@ -96,6 +101,57 @@ class DerivedRecall:
         """Matching records the caller may read, best first."""
         return (await self.signals(org_id, query, policy, limit))[0]
 
+    def _resume(self, org_id: str) -> None:
+        if self._vectors is not None and org_id not in self._resumed:
+            self._resumed.add(org_id)
+            self._vectors.schedule(org_id)
+
+    async def lists(
+        self,
+        org_id: str,
+        query: str,
+        policy: MemoryPolicyContext,
+        meaning: Meaning | None = None,
+    ) -> tuple[list[DerivedHit], dict[str, list[str]]]:
+        """``signals`` and ``relation_list`` together (``relation`` joins the lists): one
+        graph read for the matched records and facts, what they mention, their
+        supersessions and the first hop (``GraphStore.matched``), then one lifecycle read
+        for every source any of them cites, gating both. Two round trips deep, as
+        ``signals`` was, but two in all instead of eight (benchmarks/RESULTS.md, issue 13,
+        2026-11-27). ``one_read=False``: the two read on their own, side by side."""
+        if not self.one_read:
+            (apart, of_hits), of_facts = await asyncio.gather(
+                self.signals(org_id, query, policy, meaning=meaning),
+                self.relation_list(org_id, query, policy, meaning=meaning),
+            )
+            return apart, {**of_hits, "relation": of_facts}
+        self._resume(org_id)
+        visible = readable_spaces(policy)
+        meaning = meaning if self._by_meaning else None
+        words, near, fact_ids = await asyncio.gather(
+            self._graph.entity_lexical(org_id, meaningful_query(query), _DEPTH, visible),
+            by_meaning(self._graph.entity_vector, org_id, meaning, _DEPTH, visible),
+            self._expansion.relation_matches(org_id, query, visible, _DEPTH, meaning),
+        )
+        ids = fused_order(words, near) if words or near else []
+        if not ids and not fact_ids:
+            return [], {"relation": []}
+        expansion = self._expansion
+        start = expansion.start(ids)
+        read = await self._graph.matched(org_id, ids, fact_ids, start, expansion.fan_out, visible)
+        first = FirstHop(start=start, hood=read.hood) if start else None
+        found = [read.entities[i] for i in ids if i in read.entities]
+        facts = [read.edges[i] for i in fact_ids if i in read.edges]
+        cited = [sid for e in found for sid in e.source_ids]
+        cited += first.cited(visible) if first is not None else []
+        cited += expansion.cited(visible, facts)
+        readable = await all_readable(self._store, policy, org_id, cited)
+        relation = expansion.relation_from(visible, readable, facts, read.mentions)
+        hits, signals = await self._gated(
+            org_id, policy, (words, near), found, read.mentions, read.links, first, readable
+        )
+        return hits, {**signals, "relation": relation}
+
     async def signals(
         self,
         org_id: str,
@@ -108,9 +164,7 @@ class DerivedRecall:
         signals: ``entity`` (their mentions), ``entity_vector`` (those of the records
         matched by meaning) and ``graph`` (expansion from the strongest of them, walked
         while their supersessions and mentions are read)."""
-        if self._vectors is not None and org_id not in self._resumed:
-            self._resumed.add(org_id)
-            self._vectors.schedule(org_id)
+        self._resume(org_id)
         visible = readable_spaces(policy)
         meaning = meaning if self._by_meaning else None
         words, near = await asyncio.gather(
@@ -133,6 +187,23 @@ class DerivedRecall:
         cited = [sid for e in found for sid in e.source_ids]
         cited += first.cited(visible) if first is not None else []
         readable = await all_readable(self._store, policy, org_id, cited)
+        return await self._gated(
+            org_id, policy, (words, near), found, mentions, links, first, readable
+        )
+
+    async def _gated(
+        self,
+        org_id: str,
+        policy: MemoryPolicyContext,
+        matches: tuple[list[ScoredId], list[ScoredId]],
+        found: list[DerivedEntity],
+        mentions: dict[str, list[str]],
+        links: list[Supersession],
+        first: FirstHop | None,
+        readable: set[str],
+    ) -> tuple[list[DerivedHit], dict[str, list[str]]]:
+        """The hits and their lists from the matched records (``found``, best first) that
+        the caller may read: every source in ``readable`` (the sources readable now)."""
         kept = [e for e in found if all(s in readable for s in e.source_ids)]
         if not kept:
             return [], {}
@@ -143,6 +214,7 @@ class DerivedRecall:
             self._expansion.chunks(org_id, policy, kept, first, readable),
         )
         # a record's place, and how it matched, go to the newest visible record replacing it
+        words, near = matches
         by_words, close = {h.item_id for h in words}, {h.item_id for h in near}
         for e in kept:
             newest = _newest(e.entity_id, newer_of)

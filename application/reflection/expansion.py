@@ -24,9 +24,10 @@ final re-check like every other signal.
 Round trips (each waits for the one before on the search path): a hop is one
 graph read (``GraphStore.neighbourhood``: edges, ends, namesakes by name key,
 mentions) and one lifecycle read for every source those records cite; the
-first hop is read beside the matched records themselves (``first_hop``) and
-gated with them. It used to be about seven a hop (benchmarks/RESULTS.md, "One
-graph read per hop").
+first hop is read with the matched records and facts themselves (one
+``GraphStore.matched`` read, ``DerivedRecall.lists``) and gated with them by
+one lifecycle read. It used to be about seven a hop (benchmarks/RESULTS.md,
+"One graph read per hop"; issue 13, 2026-11-27).
 """
 
 import asyncio
@@ -124,9 +125,7 @@ class GraphExpansion:
         visible: frozenset[ScopeRef], readable: set[str], record: DerivedEntity | DerivedEdge
     ) -> bool:
         """In a space the caller may read, and every source it cites readable now."""
-        return record.scope in visible and all(
-            s in readable for s in record.provenance.source_ids
-        )
+        return record.scope in visible and all(s in readable for s in record.provenance.source_ids)
 
     def _namesakes(
         self,
@@ -153,9 +152,9 @@ class GraphExpansion:
     ) -> FirstHop | None:
         """The first hop from the first few ``matched`` records, before they are gated
         (None: no expansion). ``chunks`` uses it only if they are the seeds after all."""
-        if not self._hops or not matched:
+        start = self.start(matched)
+        if not start:
             return None
-        start = tuple(matched[: self._seeds])
         hood = await self._graph.neighbourhood(org_id, start, self._fan_out, visible)
         return FirstHop(start=start, hood=hood)
 
@@ -205,9 +204,7 @@ class GraphExpansion:
             ]
             step = list({e.entity_id: e for e in step}.values())
             step += [
-                e
-                for e in self._namesakes(hood, visible, readable, step)
-                if e.entity_id not in seen
+                e for e in self._namesakes(hood, visible, readable, step) if e.entity_id not in seen
             ]
             frontier = list({e.entity_id: e for e in step if e.entity_id not in seen}.values())
             seen |= {n.entity_id for n in frontier}
@@ -215,6 +212,60 @@ class GraphExpansion:
             if not frontier:
                 break
         return list(dict.fromkeys(c for e in reached for c in mentions.get(e.entity_id, [])))
+
+    @property
+    def fan_out(self) -> int:
+        return self._fan_out
+
+    def start(self, matched: Sequence[str]) -> tuple[str, ...]:
+        """The records the first hop starts from if the gate keeps the first few matches
+        (none: no expansion)."""
+        return tuple(matched[: self._seeds]) if self._hops else ()
+
+    async def relation_matches(
+        self,
+        org_id: str,
+        query: str,
+        visible: frozenset[ScopeRef],
+        limit: int = 20,
+        meaning: Meaning | None = None,
+    ) -> list[str]:
+        """The facts matching the query by words and by meaning, fused (not gated yet)."""
+        if not self._relations:
+            return []
+        words, near = await asyncio.gather(
+            self._graph.edge_lexical(org_id, meaningful_query(query), limit, visible),
+            by_meaning(self._graph.edge_vector, org_id, meaning, limit, visible),
+        )
+        return fused_order(words, near) if words or near else []
+
+    @staticmethod
+    def cited(visible: frozenset[ScopeRef], facts: Sequence[DerivedEdge]) -> list[str]:
+        """The sources the facts in readable spaces cite (for the caller's one gate)."""
+        return [s for e in facts if e.scope in visible for s in e.provenance.source_ids]
+
+    def relation_from(
+        self,
+        visible: frozenset[ScopeRef],
+        readable: set[str],
+        facts: Sequence[DerivedEdge],
+        mentions: dict[str, list[str]],
+    ) -> list[str]:
+        """The ``relation`` list from the matched facts (best first), the sources readable
+        now and what the facts' ends mention.
+
+        An edge is written with its two ends from one accepted candidate (one provenance),
+        so the edge's own gate (its space, every source) is theirs; the chunks then pass
+        the candidate filter and the re-check like any other."""
+        chunks: list[str] = []
+        for edge in facts:
+            if not self._passes(visible, readable, edge):
+                continue
+            # what both ends mention first: where the fact is stated (an end merged from
+            # several promotions also mentions the other sessions it came from)
+            one, other = mentions.get(edge.from_id, []), mentions.get(edge.to_id, [])
+            chunks += [c for c in one if c in other] + one + other
+        return list(dict.fromkeys(chunks))
 
     async def relation_chunks(
         self,
@@ -224,21 +275,12 @@ class GraphExpansion:
         limit: int = 20,
         meaning: Meaning | None = None,
     ) -> list[str]:
-        """The ``relation`` list: chunks mentioned by the ends of matching, readable facts.
-
-        An edge is written with its two ends from one accepted candidate (one provenance),
-        so the edge's own gate (its space, every source) is theirs; the chunks then pass
-        the candidate filter and the re-check like any other."""
-        if not self._relations:
-            return []
+        """The ``relation`` list: chunks mentioned by the ends of matching, readable facts,
+        read on their own (``DerivedRecall.lists`` reads them with the matched records)."""
         visible = readable_spaces(policy)
-        words, near = await asyncio.gather(
-            self._graph.edge_lexical(org_id, meaningful_query(query), limit, visible),
-            by_meaning(self._graph.edge_vector, org_id, meaning, limit, visible),
-        )
-        if not words and not near:
+        ids = await self.relation_matches(org_id, query, visible, limit, meaning)
+        if not ids:
             return []
-        ids = fused_order(words, near)
         found = await self._graph.get_edges(org_id, ids)
         ordered = [found[i] for i in ids if i in found]
         # the gate's lifecycle read and the ends' mentions side by side (the mentions of
@@ -248,11 +290,4 @@ class GraphExpansion:
             self._readable(org_id, policy, visible, ordered),
             self._graph.mentions_of(org_id, ends),
         )
-        edges = [e for e in ordered if self._passes(visible, readable, e)]
-        chunks: list[str] = []
-        for edge in edges:
-            # what both ends mention first: where the fact is stated (an end merged from
-            # several promotions also mentions the other sessions it came from)
-            one, other = mentions.get(edge.from_id, []), mentions.get(edge.to_id, [])
-            chunks += [c for c in one if c in other] + one + other
-        return list(dict.fromkeys(chunks))
+        return self.relation_from(visible, readable, ordered, mentions)

@@ -11,6 +11,7 @@ from application.records import ScoredId, Vector
 from application.reflection.records import (
     DerivedEdge,
     DerivedEntity,
+    Matched,
     Mention,
     Neighbourhood,
     Supersession,
@@ -138,14 +139,27 @@ class GraphStore(Protocol):
         most ``limit`` per name, in id order) and what all of them mention."""
         ...
 
+    async def matched(
+        self,
+        org_id: str,
+        entity_ids: Sequence[str],
+        edge_ids: Sequence[str],
+        start: Sequence[str],
+        limit: int,
+        visible: frozenset[ScopeRef] | None,
+    ) -> Matched:
+        """What a search reads of its matches, in one read: ``get_entities(entity_ids)``,
+        ``get_edges(edge_ids)``, ``mentions_of`` those entities and both ends of those
+        edges, ``supersessions(entity_ids)`` and ``neighbourhood(start, limit, visible)``
+        (empty when ``start`` is)."""
+        ...
+
     async def supersede(self, links: Sequence[Supersession]) -> None:
         """Write ``SUPERSEDES`` edges (newer -> older); both ends must exist. A link already
         there is kept as it is."""
         ...
 
-    async def supersessions(
-        self, org_id: str, entity_ids: Sequence[str]
-    ) -> list[Supersession]:
+    async def supersessions(self, org_id: str, entity_ids: Sequence[str]) -> list[Supersession]:
         """The ``SUPERSEDES`` edges from or to any of the entities, in edge-id order."""
         ...
 

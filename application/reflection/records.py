@@ -18,6 +18,7 @@ from domain.scopes import ScopeRef
 __all__ = [
     "DerivedEdge",
     "DerivedEntity",
+    "Matched",
     "Mention",
     "Neighbourhood",
     "Provenance",
@@ -133,3 +134,26 @@ class Neighbourhood(msgspec.Struct, frozen=True, kw_only=True):
     namesakes: list[str]
     #: the chunk ids each of ``entities`` mentions (absent: none)
     mentions: dict[str, list[str]]
+
+
+class Matched(msgspec.Struct, frozen=True, kw_only=True):
+    """What a derived search reads of the records it matched, in one read
+    (``GraphStore.matched``).
+
+    Why one value: a search used to read the matched entities, their mentions,
+    their supersessions, the first hop of expansion, the matched relationship
+    facts and their ends' mentions as six round trips (four side by side, then
+    two); on the embedded engine each costs its own parse, plan and decoding
+    (benchmarks/RESULTS.md, issue 13, 2026-11-27). Nothing here is gated yet.
+    """
+
+    #: the matched entities that exist (``get_entities``)
+    entities: dict[str, DerivedEntity]
+    #: the matched ``relates_to`` edges that exist (``get_edges``)
+    edges: dict[str, DerivedEdge]
+    #: the chunk ids each matched entity and each matched edge's two ends mention
+    mentions: dict[str, list[str]]
+    #: ``SUPERSEDES`` edges from or to any matched entity, in edge-id order
+    links: list[Supersession]
+    #: one hop from the ``start`` entities (``neighbourhood``); empty when none was asked
+    hood: Neighbourhood

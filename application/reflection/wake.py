@@ -15,6 +15,8 @@ shown after fresh. Tokens are counted with the context packs' counter, and
 the rendered pack (headings included) never exceeds the budget.
 """
 
+import asyncio
+
 from application.ports import MemoryStore, TokenCounter
 from application.records import SourceLifecycle
 from application.reflection.ports import GraphStore
@@ -25,6 +27,7 @@ from application.synthesis.audience import parse_space
 from application.trust.audit import AuditTrail
 from application.trust.guard import denied, may_read, require_org
 from domain.lifecycle import Mark
+from domain.models import Chunk
 from domain.policy import MemoryPolicyContext, authorize_read, readable_spaces
 from domain.reflection.candidates import CandidateType
 from domain.scopes import ScopeRef
@@ -174,10 +177,15 @@ class WakePacker:
             if all(unreadable_reason(policy, lifecycles.get(s)) is None for s in e.source_ids)
         ]
         ids = [e.entity_id for e in readable]
-        links = await self._graph.supersessions(org_id, ids) if ids else []
+        if not ids:
+            return [], 0
+        # the supersessions and the mentions side by side (those of a record found
+        # superseded are read for nothing): one round trip deep instead of two
+        links, mentions = await asyncio.gather(
+            self._graph.supersessions(org_id, ids), self._graph.mentions_of(org_id, ids)
+        )
         older = {link.older_id for link in links}
         kept = [e for e in readable if e.entity_id not in older]
-        mentions = await self._graph.mentions_of(org_id, [e.entity_id for e in kept])
         items = []
         for entity in kept:
             section = section_of(entity.type)
@@ -236,14 +244,22 @@ class WakePacker:
     ) -> list[WakeItem]:
         """The newest readable sources no shown record cites: their first passage each."""
         sources = await self._store.recent_sources(org_id, visible, _RECENT_DEPTH + len(cited))
-        items = []
-        for source in sources:
-            if source.source_id in cited or not may_read(policy, source):
+        eligible = [s for s in sources if s.source_id not in cited and may_read(policy, s)]
+        items: list[WakeItem] = []
+        firsts: dict[str, Chunk | None] = {}
+        for n, source in enumerate(eligible):
+            if source.source_id not in firsts:
+                # the first passages of as many sources as could still be used, read side by
+                # side (one after another, each waited for the one before: up to 8 deep)
+                batch = eligible[n : n + _RECENT_DEPTH - len(items)]
+                read = await asyncio.gather(
+                    *(self._store.chunks_of_source(org_id, s.source_id) for s in batch)
+                )
+                for got, chunks in zip(batch, read, strict=True):
+                    firsts[got.source_id] = chunks[0] if chunks else None
+            first = firsts[source.source_id]
+            if first is None:
                 continue
-            chunks = await self._store.chunks_of_source(org_id, source.source_id)
-            if not chunks:
-                continue
-            first = chunks[0]
             text = self._clip(first.text)
             why = "newest source no promoted record covers" if any_derived else "nothing promoted"
             stale = Mark.STALE in source.marks

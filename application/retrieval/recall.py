@@ -155,15 +155,14 @@ class Recall:
             if not meaning.done():
                 meaning.set_result(QueryMeaning(vector=vector, model=self._embedder.space.model))
 
+        # every derived list (``entity``, ``entity_vector``, ``graph``, ``relation``) from one
+        # graph read and one lifecycle read (``DerivedRecall.lists``)
         hits = asyncio.ensure_future(
-            derived.signals(request.org_id, request.query, policy, meaning=meaning)
-        )
-        facts = asyncio.ensure_future(
-            derived.relation_list(request.org_id, request.query, policy, meaning=meaning)
+            derived.lists(request.org_id, request.query, policy, meaning=meaning)
         )
 
         async def entity_signal() -> dict[str, list[str]]:
-            return {**(await hits)[1], "relation": await facts}
+            return (await hits)[1]
 
         signal = entity_signal()
         try:
@@ -180,9 +179,8 @@ class Recall:
             if not meaning.done():  # the pipeline failed before embedding: no vector legs
                 meaning.set_result(None)
             signal.close()  # a no-op once awaited; if the pipeline failed first, never awaited
-            for pending in (hits, facts):
-                if not pending.done():
-                    # let an embedded read finish rather than cancel it inside the engine
-                    with contextlib.suppress(Exception):
-                        await pending
+            if not hits.done():
+                # let an embedded read finish rather than cancel it inside the engine
+                with contextlib.suppress(Exception):
+                    await hits
         return (*await self.resolve(request, policy, found), hits.result()[0])

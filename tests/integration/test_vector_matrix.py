@@ -1,5 +1,7 @@
 """The in-process matrix of derived vectors the SurrealDB graph keeps: ranking and freshness."""
 
+import numpy as np
+
 from adapters.surreal.vector_matrix import Matrix, VectorMatrices
 from application.records import Vector
 
@@ -61,3 +63,27 @@ async def test_a_load_overtaken_by_a_write_is_not_kept() -> None:
     assert [h.item_id for h in first.nearest([1.0, 0.0], 1, None)] == ["a"]
     await matrices.get(key, racing)
     assert len(loads) == 2
+
+
+def test_the_best_are_those_of_a_full_sort_ties_at_the_cut_included() -> None:
+    rng = np.random.default_rng(3)
+    base = rng.standard_normal((6, 4)).astype(np.float32)
+    # many rows share a vector: ties straddle every cut, and go by id
+    rows: list[tuple[str, str, Vector]] = [
+        (f"r{(n * 37) % 101:03d}", ("private/ana", "project/alpha")[n % 2], base[n % 6].tolist())
+        for n in range(101)
+    ]
+    matrix = Matrix(rows)
+    for query in [*base.tolist(), *rng.standard_normal((10, 4)).tolist()]:
+        asked = np.asarray(query, dtype=np.float32)
+        scores = matrix.vectors @ (asked / float(np.linalg.norm(asked)))  # as nearest does
+        for spaces in (None, frozenset({"project/alpha"}), frozenset({"gone"})):
+            everything = [
+                (float(scores[i]), rows[i][0])
+                for i in range(len(rows))
+                if spaces is None or rows[i][1] in spaces
+            ]
+            full = [i for _, i in sorted(everything, key=lambda x: (-x[0], x[1]))]
+            for limit in (1, 3, 16, 17, 50, 200):
+                got = [h.item_id for h in matrix.nearest(query, limit, spaces)]
+                assert got == full[:limit], (limit, spaces)

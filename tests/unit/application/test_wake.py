@@ -131,3 +131,24 @@ async def test_corrections_reach_the_wake_pack() -> None:
     hidden = await _wake(world, ana)
     assert sid not in {s for i in hidden.items for s in i.source_ids}
     assert Mark.STALE in (await world.store.get_source(ana.org_id, other)).marks  # type: ignore[union-attr]
+
+
+async def test_the_newest_readable_sources_fill_in_newest_first_whatever_lies_between() -> None:
+    world, ana, bob = await _setup()
+    space = await world.space(ana.org_id, MemoryScope.PROJECT, "alpha", writes=True)
+    await world.member(space, ana)
+    await world.member(space, bob, SpaceRole.READER)
+    mine: list[str] = []
+    for n in range(14):  # ana's private notes and project notes, interleaved
+        shared = n % 3 == 0
+        where = (MemoryScope.PROJECT, "alpha") if shared else (MemoryScope.PRIVATE, None)
+        sid = (await world.remember(ana, f"Note {n}: the kettle {n} works.", *where)).source_id
+        mine.append(sid)
+    await _correct(world, ana, mine[-2], CorrectionRequest(action=CorrectionAction.HIDE))
+    readable = [s for s in reversed(mine) if s != mine[-2]]
+    pack = await _wake(world, ana)
+    # the eight newest readable sources, one passage each, newest first (read side by side)
+    assert [i.source_ids for i in pack.items] == [[s] for s in readable[:8]]
+    assert all(i.chunk_ids and i.text.startswith("Note ") for i in pack.items)
+    bob_pack = await _wake(world, bob)
+    assert [i.source_ids for i in bob_pack.items] == [[mine[n]] for n in (9, 6, 3, 0)]  # 12: hidden
