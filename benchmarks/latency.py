@@ -66,6 +66,13 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         default=0.0,
         help="seconds to wait after the warm-ups (background index builds they started land)",
     )
+    p.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        help="after the timed searches, this many more distinct questions under cProfile: "
+        "per-search stage times and top functions to stderr and the JSON",
+    )
     p.add_argument("--native-queries", type=int, help="cap timed searches for the surreal index")
     p.add_argument("--breakdown-queries", type=int, default=50)
     p.add_argument("--org", default="bench")
@@ -100,6 +107,10 @@ def _plans(args: argparse.Namespace, corpus: Corpus, url: str, texts: list[str])
         raise ValueError(f"only {len(qs)} distinct questions: lower --queries or --warmups")
     warmups, queries = qs[: args.warmups], qs[args.warmups : args.warmups + args.queries]
     mixed = qs[args.warmups + args.queries :][:_MIXED_PAIRS]
+    # after the mixed ones: questions no other phase asks (their candidates uncached)
+    profiled = tuple(qs[args.warmups + args.queries + _MIXED_PAIRS :][: args.profile])
+    if len(profiled) < args.profile:
+        raise ValueError(f"only {len(profiled)} questions left to profile: lower --profile")
     per = args.remembers + len(mixed) + _BREAKDOWN_REMEMBERS
     plans = []
     for i, name in enumerate(names):
@@ -122,6 +133,7 @@ def _plans(args: argparse.Namespace, corpus: Corpus, url: str, texts: list[str])
                 breakdown_queries=min(args.breakdown_queries, len(capped)),
                 native_search=native_search_for(args.index),
                 settle_s=args.settle,
+                profile_queries=profiled,
             )
         )
     return plans
