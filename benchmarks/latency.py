@@ -17,6 +17,7 @@ import random
 import shutil
 import tempfile
 import time
+from itertools import chain
 from pathlib import Path
 
 from benchmarks._data import DATA_HELP, Corpus, load_corpus
@@ -25,6 +26,7 @@ from benchmarks._fill_phase import FillConfig, fill_store
 from benchmarks._footprint import dir_bytes, peak_rss_mb
 from benchmarks._run import IndexPlan, run_index
 from benchmarks._stats import code_version, machine_info, progress
+from benchmarks._variation import vary_turns
 from benchmarks._wiring import INDEX_NAMES, make_embedder, make_store, native_search_for
 from domain.chunking import split_into_chunks
 from domain.hashing import content_hash
@@ -83,13 +85,17 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
 async def _unseen(
     url: str, org: str, pool: list[str], needed: int, native_search: bool
 ) -> list[str]:
-    """Turns none of whose chunks are in the store's embedding cache (matters on a reused store)."""
+    """Turns none of whose chunks are in the store's embedding cache (matters on a reused store).
+
+    The reserved turns first; once earlier runs on the same store have remembered them
+    all, varied turns made from them (``benchmarks._variation``: their partners are
+    reserved turns too, so no fill text comes back), round after round."""
     embedder = make_embedder()
     store = make_store(url, native_search=native_search)
     try:
         await store.prepare(org, embedder.space)
         out: list[str] = []
-        for turn in pool:
+        for turn in chain(pool, vary_turns(pool)):
             hashes = [content_hash(s.text) for s in split_into_chunks(turn)]
             if not await store.cached_embeddings(org, embedder.space.model, hashes):
                 out.append(turn)
