@@ -8,6 +8,7 @@ for rows as they were before it.
 """
 
 from collections.abc import AsyncIterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -168,3 +169,34 @@ async def test_top_k_is_the_prefix_of_a_deeper_list_when_scores_tie() -> None:
     for k in range(1, 12):
         assert [h.item_id for h in await index.vector(ORG, same.tolist(), k, where)] == deep[:k]
     assert deep == [f"c{n}" for n in range(12)]  # ties: the older row first
+
+
+async def test_the_turn_and_episode_vector_legs_of_a_query_share_one_walk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    graph, _, _ = await _pair(2000)
+    fresh, _, _ = await _pair(2000)
+    built = graph._orgs[ORG].graph
+    assert built is not None
+    walks: list[int] = []
+    real = built.nearest
+
+    def counted(*args: Any) -> Any:
+        walks.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(built, "nearest", counted)
+    where = CandidateFilter(visible=frozenset(SPACES[:3]))
+    for n, query in enumerate(_vectors(10, seed=5)):
+        probe = query.tolist()
+        turns = await graph.vector(ORG, probe, 10, where)
+        episodes = await graph.episode_vector(ORG, probe, 5, where)
+        assert len(walks) == n + 1  # the episode leg reused the turn leg's walk
+        # the same answers whichever leg walked first
+        assert episodes == await fresh.episode_vector(ORG, probe, 5, where)
+        assert turns == await fresh.vector(ORG, probe, 10, where)
+    await graph.remove(ORG, "s3")  # a write drops the kept walks
+    probe = _vectors(10, seed=5)[0].tolist()
+    before = len(walks)
+    await graph.vector(ORG, probe, 10, where)
+    assert len(walks) == before + 1
