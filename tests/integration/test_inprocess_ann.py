@@ -41,7 +41,8 @@ class TestInProcessIndexWithGraph(RetrievalIndexContract):
 def _vectors(count: int, seed: int = 3) -> np.ndarray:
     rng = np.random.default_rng(seed)
     matrix = rng.normal(size=(count, DIM)).astype(np.float32)
-    return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+    unit: np.ndarray = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+    return unit
 
 
 def _entry(n: int, vector: np.ndarray | None, source: str | None = None) -> IndexEntry:
