@@ -34,6 +34,7 @@ STAGES: dict[str, tuple[str, str]] = {
     "episode expansion": ("retrieval/pipeline.py", "_expand"),
     "ranker (whole)": ("retrieval/pipeline.py", "_rank"),
     "ranker: tokens": ("ranking/text.py", "tokens"),
+    "ranker: term_hits": ("ranking/text.py", "term_hits"),
     "row texts decode": ("inprocess/row_texts.py", "_decode"),
     "top-k of a leg (_OrgIndex.top)": ("inprocess/index.py", "top"),
     "live mask (_OrgIndex.live)": ("inprocess/index.py", "live"),
