@@ -262,8 +262,8 @@ class _OrgIndex:
             graph, vectors = self.graph, self.vectors
             # one walk deep enough for both vector legs of a query (turn: ``nearest``, the
             # episode leg: EPISODE_ROWS), shared: the turn leg's best ``nearest`` of the
-            # deeper walk are the shallower walk's (the same ef, rescored alike), and a
-            # walk cost ~2 ms a search at 1M rows (RESULTS, issue 18, C)
+            # deeper walk are the shallower walk's (the same ef; up to near-ties at the
+            # cut), and a walk cost ~2 ms a search at 1M rows (RESULTS, issue 18, C)
             depth = max(nearest, ann.EPISODE_ROWS)
             found = self.cache.walk(
                 where,
