@@ -11,9 +11,10 @@ document can reach or tie it (a tie could win on an older code, hence strict),
 and the remaining terms are looked up only for the candidates, by binary
 search in their sorted postings.
 
-The k-th best used for the cut is a lower bound of the final one taken from the
-best ``k`` candidates by their partial scores, each completed with the remaining
-terms (looked up as above): their exact scores, not their partial ones. Why: at
+The k-th best used for the cut is a lower bound of the final one: the k-th best
+exact score of up to ``_COMPLETED`` candidates (the best by partial score), each
+completed with the remaining terms (looked up as above), since any k admitted
+documents' exact scores bound the final k-th best from below. Why: at
 1M chunks the content words search sends are common enough (df 10k-270k) that
 the k-th best *partial* score, over the rare terms alone, seldom passed the rest's
 bounds, so every term was scored in full (~10/25 ms CPU p50/p95 a turn leg); the
