@@ -16,6 +16,7 @@ from benchmarks._phases import (
     to_vector_phase,
 )
 from benchmarks._policy_ab import policy_ab
+from benchmarks._search_profile import print_profile, profile_searches
 from benchmarks._stats import progress, summarize
 from benchmarks._wiring import make_index, make_services, make_store, owner_key
 from domain.policy import Surface
@@ -43,6 +44,8 @@ class IndexPlan:
     #: seconds to wait after the warm-ups, then one more untimed search: background
     #: index work the first searches started (the episode postings) lands before timing
     settle_s: float = 0.0
+    #: distinct questions searched under cProfile after the timed searches (none: no profile)
+    profile_queries: tuple[str, ...] = ()
 
 
 async def _interleaved(
@@ -92,6 +95,11 @@ async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
         search = await search_phase(
             services, key, plan.org_id, plan.queries, plan.warmups, settle_s=plan.settle_s
         )
+        profile: dict[str, object] | None = None
+        if plan.profile_queries:
+            progress(f"[{plan.name}] profile: {len(plan.profile_queries)} searches under cProfile")
+            profile = await profile_searches(services, key, plan.org_id, plan.profile_queries)
+            print_profile(profile)
         progress(f"[{plan.name}] remember: {len(plan.remember_texts)} unseen turns")
         remember = await remember_phase(services, key, plan.org_id, plan.remember_texts)
         mixed_remember: list[float] = []
@@ -150,6 +158,7 @@ async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
             "embedding_cache_hits": remember.cached_embeddings,
         },
         "remember_to_vector_searchable": summarize(to_vector),
+        "profile": profile,
         "interleaved": {
             "remember": summarize(mixed_remember),
             "search": summarize(mixed_search),

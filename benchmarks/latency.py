@@ -17,6 +17,7 @@ import random
 import shutil
 import tempfile
 import time
+from itertools import chain
 from pathlib import Path
 
 from benchmarks._data import DATA_HELP, Corpus, load_corpus
@@ -25,6 +26,7 @@ from benchmarks._fill_phase import FillConfig, fill_store
 from benchmarks._footprint import dir_bytes, peak_rss_mb
 from benchmarks._run import IndexPlan, run_index
 from benchmarks._stats import code_version, machine_info, progress
+from benchmarks._variation import vary_turns
 from benchmarks._wiring import INDEX_NAMES, make_embedder, make_store, native_search_for
 from domain.chunking import split_into_chunks
 from domain.hashing import content_hash
@@ -66,6 +68,13 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         default=0.0,
         help="seconds to wait after the warm-ups (background index builds they started land)",
     )
+    p.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        help="after the timed searches, this many more distinct questions under cProfile: "
+        "per-search stage times and top functions to stderr and the JSON",
+    )
     p.add_argument("--native-queries", type=int, help="cap timed searches for the surreal index")
     p.add_argument("--breakdown-queries", type=int, default=50)
     p.add_argument("--org", default="bench")
@@ -76,13 +85,17 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
 async def _unseen(
     url: str, org: str, pool: list[str], needed: int, native_search: bool
 ) -> list[str]:
-    """Turns none of whose chunks are in the store's embedding cache (matters on a reused store)."""
+    """Turns none of whose chunks are in the store's embedding cache (matters on a reused store).
+
+    The reserved turns first; once earlier runs on the same store have remembered them
+    all, varied turns made from them (``benchmarks._variation``: their partners are
+    reserved turns too, so no fill text comes back), round after round."""
     embedder = make_embedder()
     store = make_store(url, native_search=native_search)
     try:
         await store.prepare(org, embedder.space)
         out: list[str] = []
-        for turn in pool:
+        for turn in chain(pool, vary_turns(pool)):
             hashes = [content_hash(s.text) for s in split_into_chunks(turn)]
             if not await store.cached_embeddings(org, embedder.space.model, hashes):
                 out.append(turn)
@@ -100,6 +113,10 @@ def _plans(args: argparse.Namespace, corpus: Corpus, url: str, texts: list[str])
         raise ValueError(f"only {len(qs)} distinct questions: lower --queries or --warmups")
     warmups, queries = qs[: args.warmups], qs[args.warmups : args.warmups + args.queries]
     mixed = qs[args.warmups + args.queries :][:_MIXED_PAIRS]
+    # after the mixed ones: questions no other phase asks (their candidates uncached)
+    profiled = tuple(qs[args.warmups + args.queries + _MIXED_PAIRS :][: args.profile])
+    if len(profiled) < args.profile:
+        raise ValueError(f"only {len(profiled)} questions left to profile: lower --profile")
     per = args.remembers + len(mixed) + _BREAKDOWN_REMEMBERS
     plans = []
     for i, name in enumerate(names):
@@ -122,6 +139,7 @@ def _plans(args: argparse.Namespace, corpus: Corpus, url: str, texts: list[str])
                 breakdown_queries=min(args.breakdown_queries, len(capped)),
                 native_search=native_search_for(args.index),
                 settle_s=args.settle,
+                profile_queries=profiled,
             )
         )
     return plans

@@ -11,6 +11,15 @@ document can reach or tie it (a tie could win on an older code, hence strict),
 and the remaining terms are looked up only for the candidates, by binary
 search in their sorted postings.
 
+The k-th best used for the cut is a lower bound of the final one: the k-th best
+exact score of up to ``_COMPLETED`` candidates (the best by partial score), each
+completed with the remaining terms (looked up as above), since any k admitted
+documents' exact scores bound the final k-th best from below. Why: at
+1M chunks the content words search sends are common enough (df 10k-270k) that
+the k-th best *partial* score, over the rare terms alone, seldom passed the rest's
+bounds, so every term was scored in full (~10/25 ms CPU p50/p95 a turn leg); the
+best documents usually hold the common terms too, and their exact scores do.
+
 The result is the candidates' exact scores (every term of the query counted),
 so ``_OrgIndex.top`` over it gives the same list as over every document,
 up to float rounding of near-ties (sums are float64, added in another order).
@@ -33,6 +42,11 @@ _BOUND_SLACK = 1e-6
 _SPARSE_SHARE = 16
 #: the remaining postings must cost this many times a pruning check to make one
 _CHECK_GAIN = 4
+#: candidates completed with the remaining terms for the k-th best (lookups: cheap)
+_COMPLETED = 2048
+#: after a first try, the k-th best is sought again only where the rest's bound is
+#: within this factor of it (the first try is seldom more than a few % short)
+_RETRY_WITHIN = 1.25
 _NO_DOCS = np.empty(0, dtype=np.int64)
 _NO_TFS = np.empty(0, dtype=np.float32)
 
@@ -52,8 +66,12 @@ class TermPostings:
 
 
 def _contribution(idf: float, tfs: np.ndarray, norm: np.ndarray) -> np.ndarray:
+    # two passes in place, not five temporaries: the full scoring of a common term
+    # (100k+ postings at 1M rows) is the turn leg's main cost
     tf = tfs.astype(np.float64)
-    result: np.ndarray = idf * tf * (K1 + 1) / (tf + norm)
+    result: np.ndarray = tf * (idf * (K1 + 1))
+    tf += norm
+    result /= tf
     return result
 
 
@@ -112,19 +130,42 @@ def top_candidates(
     remaining = [0] * (len(order) + 1)  # postings of terms order[i:]
     for i in range(len(order) - 1, -1, -1):
         remaining[i] = remaining[i + 1] + len(terms[order[i]].docs)
+
+    def completed(docs: np.ndarray, start: int) -> np.ndarray:
+        """``docs``' scores with the terms ``order[start:]`` added (``total`` unchanged)."""
+        out: np.ndarray = total[docs]
+        for j in range(start, len(order)):
+            term = terms[order[j]]
+            if len(term.docs) == 0:
+                continue
+            found, pos = _lookup(term, docs, usable)
+            out[found] += _contribution(term.idf, term.tfs[pos[found]], norm[docs[found]])
+        return out
+
     essential = 0
     cands: np.ndarray | None = None
     kth = -math.inf
+    asked = False
     while essential < len(order):
         term = terms[order[essential]]
+        if essential > 0 and kth > rest[essential]:
+            # a k-th best found earlier holds (exact scores of k documents never change)
+            cands = candidates()
+            break
         # may the rest be skipped? Worth asking only where the rest costs several times
         # the question (at 100k rows, asking before every term cost 4x the full scoring),
-        # and only where the terms scored may outweigh the rest (else no document can)
+        # and, once asked, again only where a better k-th best could tip the answer
         worth = remaining[essential] > _CHECK_GAIN * check_cost()
-        if essential > 0 and worth and rest[0] - rest[essential] > rest[essential]:
+        near = not asked or rest[essential] < kth * _RETRY_WITHIN
+        if essential > 0 and worth and near:
+            asked = True
             cands = candidates()
             if len(cands) >= k:
-                kth = _kth(total[cands], k)
+                # the best by partial score often lack the common terms (a rare word many
+                # times in a short turn); completed, a wider set holds documents with both
+                m = min(len(cands), max(k, _COMPLETED))
+                best = cands[np.argpartition(total[cands], len(cands) - m)[len(cands) - m :]]
+                kth = max(kth, _kth(completed(best, essential), k))
                 if kth > rest[essential]:
                     break
             cands = None
@@ -145,14 +186,22 @@ def top_candidates(
         term = terms[order[j]]
         if len(term.docs) == 0 or len(cands) == 0:
             continue
-        # the candidates in the postings' dtype: a mixed one would copy the whole posting
-        pos = np.searchsorted(term.docs, cands.astype(term.docs.dtype, copy=False))
-        pos = np.minimum(pos, len(term.docs) - 1)
-        hit = term.docs[pos] == cands
-        if usable is not None:
-            hit &= usable[cands]
+        hit, pos = _lookup(term, cands, usable)
         found = cands[hit]
         total[found] += _contribution(term.idf, term.tfs[pos[hit]], norm[found])
         if len(cands) >= k:
-            kth = _kth(total[cands], k)
+            kth = max(kth, _kth(total[cands], k))
     return cands, total[cands].astype(np.float32)
+
+
+def _lookup(
+    term: TermPostings, docs: np.ndarray, usable: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(which of ``docs`` the term's ``docs`` hold and count, where they stand there)."""
+    # the documents in the postings' dtype: a mixed one would copy the whole posting
+    pos = np.searchsorted(term.docs, docs.astype(term.docs.dtype, copy=False))
+    pos = np.minimum(pos, len(term.docs) - 1)
+    hit = term.docs[pos] == docs
+    if usable is not None:
+        hit &= usable[docs]
+    return hit, pos

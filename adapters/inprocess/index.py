@@ -260,12 +260,22 @@ class _OrgIndex:
             with_vector = self.cache.derived(
                 ("with_vector", where), lambda: live & self.has_vector[: self.size]
             )
-            found = self.graph.nearest(
-                self.vectors,
+            graph, vectors = self.graph, self.vectors
+            # one walk deep enough for both vector legs of a query (turn: ``nearest``, the
+            # episode leg: EPISODE_ROWS), shared: the turn leg's best ``nearest`` of the
+            # deeper walk are the shallower walk's (the same ef; up to near-ties at the
+            # cut), and a walk cost ~2 ms a search at 1M rows (RESULTS, issue 18, C)
+            depth = max(nearest, ann.EPISODE_ROWS)
+            found = self.cache.walk(
+                where,
                 query,
-                with_vector,
-                nearest,
-                lambda name, compute: self.cache.derived((name, where), compute),
+                lambda: graph.nearest(
+                    vectors,
+                    query,
+                    with_vector,
+                    depth,
+                    lambda name, compute: self.cache.derived((name, where), compute),
+                ),
             )
             if found is not None and whole_episodes:
                 rows = ann.episode_rows(found[0], with_vector, self.source_codes, self.members)

@@ -27,6 +27,8 @@ T = TypeVar("T")
 _MASKS = 16
 #: query products kept (the turn leg and the episode leg of one query share one)
 _PRODUCTS = 4
+#: graph walks kept, likewise (a query's turn and episode vector legs share one)
+_WALKS = 4
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
@@ -39,6 +41,7 @@ class QueryCache:
         self.version = 0
         self._masks: OrderedDict[Hashable, np.ndarray] = OrderedDict()
         self._products: OrderedDict[Hashable, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._walks: OrderedDict[Hashable, tuple[np.ndarray, np.ndarray] | None] = OrderedDict()
         #: derived per-filter values (e.g. BM25 episode lengths), dropped with the masks
         self._derived: OrderedDict[Hashable, object] = OrderedDict()
 
@@ -47,6 +50,7 @@ class QueryCache:
         self.version += 1
         self._masks.clear()
         self._products.clear()
+        self._walks.clear()
         self._derived.clear()
 
     @staticmethod
@@ -99,4 +103,27 @@ class QueryCache:
             found = self._products[key] = (_frozen(rows), _frozen(sims))
             if len(self._products) > _PRODUCTS:
                 self._products.popitem(last=False)
+        return found
+
+    def walk(
+        self,
+        where: object,
+        query: np.ndarray,
+        compute: Callable[[], tuple[np.ndarray, np.ndarray] | None],
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """A graph walk's (rows, similarities) of one normalised query under one filter
+        (None: the graph declined, kept too); kept apart from ``derived``, whose few
+        slots hold the filter's own values."""
+        base = self._key(where)
+        if base is None:
+            return compute()
+        key = (base, query.tobytes())
+        if key in self._walks:
+            return self._walks[key]
+        found = compute()
+        if found is not None:
+            found = (_frozen(found[0]), _frozen(found[1]))
+        self._walks[key] = found
+        if len(self._walks) > _WALKS:
+            self._walks.popitem(last=False)
         return found

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from application.records import IndexedText, ScoredId
 from domain.query_terms import meaningful_query
-from domain.ranking.text import content_terms, tokens
+from domain.ranking.text import content_terms, term_hits
 
 __all__ = ["evidence_of"]
 
@@ -32,6 +32,6 @@ def evidence_of(
     out: dict[str, tuple[float | None, int]] = {}
     for cid in chunk_ids:
         text = texts.get(cid)
-        held = len(words.intersection(tokens(text.text))) if text is not None else 0
+        held = len(term_hits(text.text, words)) if text is not None else 0
         out[cid] = (similarity.get(cid), held)
     return out

@@ -30,15 +30,9 @@ from datetime import date
 import msgspec
 
 from domain.ranking.dates import DateWindow
-from domain.ranking.features import (
-    best_segment,
-    coverage,
-    idf_weights,
-    phrase_adjacency,
-    term_positions,
-)
+from domain.ranking.features import best_segment, coverage, idf_weights, phrase_adjacency
 from domain.ranking.question import QuestionProfile
-from domain.ranking.text import tokens
+from domain.ranking.text import term_hits, tokens
 
 __all__ = ["Candidate", "RankWeights", "Ranked", "rank_candidates"]
 
@@ -186,8 +180,10 @@ def rank_candidates(
         return []
     named = _named(profile, candidates) if w.speaker_names else frozenset()
     profile = _without(profile, named)
-    toks = [tokens(c.text) for c in candidates]
-    sets = [frozenset(t) for t in toks]
+    # the question's terms are all the rules read of a text (``parts`` are among them)
+    question_terms = frozenset(profile.terms)
+    hits = [term_hits(c.text, question_terms) for c in candidates]
+    sets = [frozenset(h) for h in hits]
     idf = idf_weights(profile.terms, sets)
     episode_terms: dict[str, set[str]] = {}
     for cand, present in zip(candidates, sets, strict=True):
@@ -199,7 +195,7 @@ def rank_candidates(
     episode_weight = words * w.episode_coverage
     scored: list[_Scored] = []
     evidence: list[float] = []
-    for base, (cand, tok, present) in enumerate(zip(candidates, toks, sets, strict=True)):
+    for base, (cand, positions, present) in enumerate(zip(candidates, hits, sets, strict=True)):
         reasons: list[str] = []
         score = w.fused * cand.fused / high
         cover = coverage(profile.terms, present, idf)
@@ -209,7 +205,6 @@ def rank_candidates(
             reasons.append(f"holds {cover:.0%} of the question's weighted words")
         phrase = 0.0
         if cover > 0:  # no question word in the text: no phrase, no segment
-            positions = term_positions(profile.terms, tok)
             phrase = phrase_adjacency(profile.bigrams, positions)
             segment = best_segment(profile.terms, positions, idf)
             own += words * (w.phrase * phrase + w.segment * segment)

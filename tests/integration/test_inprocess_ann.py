@@ -10,6 +10,7 @@ fill to the exact scan.
 """
 
 from collections.abc import AsyncIterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -42,7 +43,8 @@ class TestInProcessIndexWithGraph(RetrievalIndexContract):
 def _vectors(count: int, seed: int = 3) -> np.ndarray:
     rng = np.random.default_rng(seed)
     matrix = rng.normal(size=(count, DIM)).astype(np.float32)
-    return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+    unit: np.ndarray = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+    return unit
 
 
 def _entry(n: int, vector: np.ndarray | None, source: str | None = None) -> IndexEntry:
@@ -238,3 +240,32 @@ async def test_lists_holding_too_few_admitted_rows_hand_the_query_to_the_exact_s
         got = await partial.vector(ORG, query.tolist(), 400, where)
         want = await exact.vector(ORG, query.tolist(), 400, where)
         assert [h.item_id for h in got] == [h.item_id for h in want]
+async def test_the_turn_and_episode_vector_legs_of_a_query_share_one_walk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    graph, _, _ = await _pair(2000)
+    fresh, _, _ = await _pair(2000)
+    built = graph._orgs[ORG].graph
+    assert built is not None
+    walks: list[int] = []
+    real = built.nearest
+
+    def counted(*args: Any) -> Any:
+        walks.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(built, "nearest", counted)
+    where = CandidateFilter(visible=frozenset(SPACES[:3]))
+    for n, query in enumerate(_vectors(10, seed=5)):
+        probe = query.tolist()
+        turns = await graph.vector(ORG, probe, 10, where)
+        episodes = await graph.episode_vector(ORG, probe, 5, where)
+        assert len(walks) == n + 1  # the episode leg reused the turn leg's walk
+        # the same answers whichever leg walked first
+        assert episodes == await fresh.episode_vector(ORG, probe, 5, where)
+        assert turns == await fresh.vector(ORG, probe, 10, where)
+    await graph.remove(ORG, "s3")  # a write drops the kept walks
+    probe = _vectors(10, seed=5)[0].tolist()
+    before = len(walks)
+    await graph.vector(ORG, probe, 10, where)
+    assert len(walks) == before + 1
