@@ -261,10 +261,11 @@ class _OrgIndex:
                 ("with_vector", where), lambda: live & self.has_vector[: self.size]
             )
             graph, vectors = self.graph, self.vectors
-            # one walk deep enough for both vector legs of a query (turn: ``nearest``, the
-            # episode leg: EPISODE_ROWS), shared: the turn leg's best ``nearest`` of the
-            # deeper walk are the shallower walk's (the same ef; up to near-ties at the
-            # cut), and a walk cost ~2 ms a search at 1M rows (RESULTS, issue 18, C)
+            # one search deep enough for both vector legs of a query (turn: ``nearest``,
+            # the episode leg: EPISODE_ROWS), shared: the turn leg's best ``nearest`` of
+            # the deeper search are the shallower one's (the same lists read; up to
+            # near-ties at the cut), and a search cost ~2 ms at 1M rows (RESULTS, issue
+            # 18, C, measured on the HNSW graph the inverted file replaced)
             depth = max(nearest, ann.EPISODE_ROWS)
             found = self.cache.walk(
                 where,

@@ -27,7 +27,7 @@ T = TypeVar("T")
 _MASKS = 16
 #: query products kept (the turn leg and the episode leg of one query share one)
 _PRODUCTS = 4
-#: graph walks kept, likewise (a query's turn and episode vector legs share one)
+#: vector-index searches kept, likewise (a query's turn and episode vector legs share one)
 _WALKS = 4
 
 
@@ -111,8 +111,8 @@ class QueryCache:
         query: np.ndarray,
         compute: Callable[[], tuple[np.ndarray, np.ndarray] | None],
     ) -> tuple[np.ndarray, np.ndarray] | None:
-        """A graph walk's (rows, similarities) of one normalised query under one filter
-        (None: the graph declined, kept too); kept apart from ``derived``, whose few
+        """A vector-index search's (rows, similarities) of one normalised query under one
+        filter (None: the index declined, kept too); kept apart from ``derived``, whose few
         slots hold the filter's own values."""
         base = self._key(where)
         if base is None:
