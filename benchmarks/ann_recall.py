@@ -120,6 +120,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--queries", type=int, default=300, help="held-out real vectors as queries")
     p.add_argument("--questions", action="store_true", help="also the embedded questions")
     p.add_argument("--cache", type=Path, help="embedding-cache directory (read only)")
+    p.add_argument("--probes", type=int, help="lists a query reads (default: AnnPolicy's)")
     return p.parse_args(argv)
 
 
@@ -145,7 +146,10 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
         progress(f"{size} rows: building exact and inverted-file indexes")
         exact, exact_s = await _build(entries, None)
         made_at = min(size, AnnPolicy().min_rows)
-        ann, ann_s = await _build(entries, dataclasses.replace(AnnPolicy(), min_rows=made_at))
+        policy = dataclasses.replace(AnnPolicy(), min_rows=made_at)
+        if args.probes is not None:
+            policy = dataclasses.replace(policy, probes=args.probes)
+        ann, ann_s = await _build(entries, policy)
         graph = ann._orgs["bench"].graph
         lists = 0 if graph is None else graph.lists
         progress(f"  built (CPU s): exact {exact_s:.1f}, with the inverted file {ann_s:.1f}")
@@ -154,6 +158,7 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
                 "rows": size,
                 "build_cpu_s": {"exact": round(exact_s, 1), "with_index": round(ann_s, 1)},
                 "lists": lists,
+                "probes": policy.probes,
                 "trained_at_rows": made_at,
                 **await _compare(ann, exact, queries),
             }

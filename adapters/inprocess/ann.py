@@ -7,7 +7,7 @@ machine, and two or three products per search. Below ``AnnPolicy.min_rows``
 rows the exact scan stays (it is cheap there and exact); past it the rows are
 split into ``lists`` clusters (k-means centroids trained once, on a sample of
 the rows there when the index is made) and a query reads only the rows of
-its ``probes`` nearest clusters.
+its ``probes`` nearest clusters (128 by default).
 
 Why an inverted file and not a graph (HNSW, used until 2026-11-27): measured
 on the 1M-row scale store (``benchmarks/ann_recall.py --store``, RESULTS.md
@@ -16,7 +16,7 @@ on the 1M-row scale store (``benchmarks/ann_recall.py --store``, RESULTS.md
 HNSW graph (M 16, efConstruction 64) found 0.24 of the exact top 10 at
 efSearch 256 and 0.32 at 2048: its links stay inside the clusters and a
 walk ends in the wrong one. The inverted file's clusters follow the data:
-0.996 at 64 of 2,048 lists for ~2 CPU-ms, and it builds in ~30 s at 1M
+0.998 at 128 of 2,048 lists for ~3.4 CPU-ms, and it builds in ~30-90 s at 1M
 (the graph: ~0.27 CPU-ms per row, minutes) with 1/7 less memory (no links).
 On real MiniLM vectors both keep recall@10 >= 0.98 (``benchmarks/ann_recall.py``).
 
@@ -93,9 +93,12 @@ class AnnPolicy:
     exact_rows: int = 20_000
     #: below this share of the index admitted, a filtered search reads mostly refused rows
     min_share: float = 0.05
-    #: lists a query reads (of ``lists_for(rows)``); measured at 1M rows and 2,048 lists:
-    #: 32 -> recall@10 0.990, 64 -> 0.996, 128 -> 0.999 (``benchmarks/ann_recall``)
-    probes: int = 64
+    #: lists a query reads (of ``lists_for(rows)``). Recall@10 against the exact scan
+    #: (RESULTS "the vector leg as an inverted file"): real MiniLM vectors, 50k rows and
+    #: 512 lists, 64 -> 0.978, 128 -> 0.991 (``benchmarks/ann_recall``); the 1M scale
+    #: store, 2,048 lists, 64 -> 0.991, 128 -> 0.998 for 1.9 -> 3.4 CPU-ms a query
+    #: (``benchmarks/ivf_sweep``)
+    probes: int = 128
 
 
 #: rows past the index (or whose indexed vector is out of date) before they join / it rebuilds
