@@ -82,8 +82,14 @@ class EpisodePostings:
         return self.groups[a:b], self.tfs[a:b], float(self.max_tfs[n])
 
     def nbytes(self) -> int:
+        """Bytes held in memory (the packed arrays mapped from a snapshot are not)."""
         arrays = (self.counted, self.counts, self.offsets, self.groups, self.tfs, self.max_tfs)
-        return sum(int(a.nbytes) for a in arrays) + sum(len(t) + 100 for t in self.terms)
+        held = sum(int(a.nbytes) for a in arrays if not isinstance(a, np.memmap))
+        return held + sum(len(t) + 100 for t in self.terms)
+
+    def mapped_bytes(self) -> int:
+        """The packed arrays mapped from a snapshot (resident only as far as read)."""
+        return sum(int(a.nbytes) for a in (self.groups, self.tfs) if isinstance(a, np.memmap))
 
 
 def release_free_heap() -> None:
@@ -333,6 +339,14 @@ class EpisodeLeg:
         self._declined = False
         #: rows at a failed build: no retry until the rows grew past it
         self._failed_at = -1
+        #: called in the build's thread with what it built: the same postings mapped
+        #: from files written for them (the heap copies go), or None (not written)
+        self.persist: Callable[[EpisodePostings], EpisodePostings | None] | None = None
+
+    def adopt(self, postings: EpisodePostings) -> None:
+        """Postings read back from a snapshot, in place of a build."""
+        self.postings = postings
+        self.generation += 1
 
     def current(
         self,
@@ -372,6 +386,8 @@ class EpisodeLeg:
             else:
                 self.postings = built
                 self.generation += 1
+                self._persist(built)
+                del built  # once mapped, the heap copies are the allocator's again
             finally:
                 self._building = None
                 release_free_heap()
@@ -382,6 +398,18 @@ class EpisodeLeg:
         thread = threading.Thread(target=run, name="episode-postings", daemon=True)
         self._building = thread
         thread.start()
+
+    def _persist(self, built: EpisodePostings) -> None:
+        persist = self.persist
+        if persist is None:
+            return
+        try:
+            on_disk = persist(built)
+        except Exception:  # never fatal: the next open derives them again
+            _log.exception("episode postings of %d rows could not be written", built.rows)
+            return
+        if on_disk is not None and self.postings is built:
+            self.postings = on_disk  # the same content: plans of this generation hold
 
     def wait(self, timeout: float | None = None) -> None:
         """Until a running build lands (tests, benchmarks)."""
