@@ -153,9 +153,11 @@ def read(
         raise ValueError("the episode postings' offsets do not fit their terms")
     if offsets[0] != 0 or offsets[-1] != len(groups) or bool((np.diff(offsets) <= 0).any()):
         raise ValueError("the episode postings' offsets do not fit their arrays")
-    if len(counts) > n_groups or not np.array_equal(
-        counts, np.bincount(source_codes[:rows][counted], minlength=len(counts))
-    ):
+    if bool(counts[n_groups:].any()):
+        raise ValueError("the episode postings count episodes the snapshot does not hold")
+    # a build after a catch-up knew the episodes it added (none of their rows counted)
+    counts = counts[:n_groups]
+    if not np.array_equal(counts, np.bincount(source_codes[:rows][counted], minlength=len(counts))):
         raise ValueError("the episode postings counted other rows than the snapshot holds")
     if _counts_removed(counted, removed):
         raise ValueError("the episode postings count a removed row")

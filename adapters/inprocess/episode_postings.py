@@ -342,6 +342,9 @@ class EpisodeLeg:
         #: called in the build's thread with what it built: the same postings mapped
         #: from files written for them (the heap copies go), or None (not written)
         self.persist: Callable[[EpisodePostings], EpisodePostings | None] | None = None
+        #: the rows ``persist`` takes (a snapshot's): a build stops there when the rows
+        #: past it are few (a restore's catch-up), so that it can be persisted
+        self.persist_rows: int | None = None
 
     def adopt(self, postings: EpisodePostings) -> None:
         """Postings read back from a snapshot, in place of a build."""
@@ -367,6 +370,11 @@ class EpisodeLeg:
             self._declined = False
             self._built_version = version
             codes, counted = groups()
+            cut = self.persist_rows if self.persist is not None else None
+            # the rows past the cut are each term's tail to the plan, as after any build;
+            # at most half the stale share, so that no rebuild follows at once
+            if cut is not None and cut < rows and rows - cut <= _STALE_SHARE / 2 * cut:
+                codes, counted = codes[:cut], counted[:cut]
             self.start(parts(), codes, n_groups, counted)
         return self.postings
 

@@ -248,6 +248,7 @@ class PersistentInProcessIndex(InProcessIndex):
         if any(name in manifest.files for name in episode_files.EPISODE_FILES):
             org.episodes.persist = None  # it holds them: a later build waits for a save
             return
+        org.episodes.persist_rows = manifest.rows
 
         def persist(built: EpisodePostings) -> EpisodePostings | None:
             # rows past the snapshot's are numbered by this process's writes; a restore

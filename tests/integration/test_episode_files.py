@@ -108,15 +108,37 @@ async def test_a_snapshot_without_them_gets_them_after_its_first_build(tmp_path:
     assert again._orgs["o"].episodes.postings is mapped
 
 
-async def test_a_build_past_the_snapshots_rows_is_not_added_to_it(tmp_path: Path) -> None:
+async def test_a_build_after_a_catch_up_stops_at_the_snapshots_rows(tmp_path: Path) -> None:
     """Rows written after the open are numbered by this process; a restore's catch-up
-    may number them otherwise: postings counting them wait for the next save."""
+    may number them otherwise: the build stops at the snapshot's rows (the plan reads
+    the rest as each term's tail), so its postings fit the snapshot."""
     await _filled(tmp_path, built=False)
     index = await _restored(tmp_path)
     await index.add("o", _entries(random.Random(7), 10, start=900))
+    await index.remove("o", "s3")
     _eager(index)
     await _check(index)
-    assert index._orgs["o"].episodes.postings is not None
+    postings = index._orgs["o"].episodes.postings
+    assert postings is not None and postings.rows == 900
+    assert isinstance(postings.groups, np.memmap)
+    assert _listed(tmp_path) == set(episode_files.EPISODE_FILES)
+    again = await _restored(tmp_path)
+    assert again._orgs["o"].episodes.postings is not None
+    _eager(again)
+    await again.add("o", _entries(random.Random(7), 10, start=900))  # the catch-up
+    await again.remove("o", "s3")
+    await _check(again)
+
+
+async def test_a_build_past_the_snapshots_rows_is_not_added_to_it(tmp_path: Path) -> None:
+    """Many rows since the open: the build counts them; its postings wait for a save."""
+    await _filled(tmp_path, built=False)
+    index = await _restored(tmp_path)
+    await index.add("o", _entries(random.Random(7), 100, start=900))
+    _eager(index)
+    await _check(index)
+    postings = index._orgs["o"].episodes.postings
+    assert postings is not None and postings.rows == 1000
     assert _listed(tmp_path) == set()
     assert await index.save_snapshot("o", SPACE) is not None
     assert _listed(tmp_path) == set(episode_files.EPISODE_FILES)  # the save holds them
