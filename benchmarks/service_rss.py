@@ -77,16 +77,16 @@ class Sampler(threading.Thread):
         super().__init__(daemon=True)
         self.pid, self.every = pid, every
         self.peaks: dict[str, float] = {}
-        self._stop = threading.Event()
+        self._halt = threading.Event()
 
     def run(self) -> None:
-        while not self._stop.is_set():
+        while not self._halt.is_set():
             for name, value in status_mb(self.pid).items():
                 self.peaks[name] = max(self.peaks.get(name, 0.0), value)
-            self._stop.wait(self.every)
+            self._halt.wait(self.every)
 
     def stop(self) -> None:
-        self._stop.set()
+        self._halt.set()
         self.join()
 
 
@@ -181,14 +181,15 @@ def main(argv: list[str] | None = None) -> None:
         out["second_pass"] = _searches(base, key, questions)
         out["settled_mb"] = status_mb(server.pid)
     finally:
-        sampler.stop()
-        out["sampled_peaks_mb"] = sampler.peaks
+        out["peak_mb"] = status_mb(server.pid).get("VmHWM")  # the kernel's own peak
         server.send_signal(signal.SIGINT)
         try:
             server.wait(timeout=120)
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+        sampler.stop()
+        out["sampled_peaks_mb"] = sampler.peaks
     print(json.dumps(out), flush=True)
 
 
