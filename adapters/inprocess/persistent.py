@@ -16,8 +16,9 @@ Episode postings: a snapshot saved after the episode leg's build holds them
 before they were built, or by a release without them) derives them in the
 build's thread as before, and that thread then adds them to the snapshot it
 opened (``SnapshotFiles.add_files``) when that is still the live one and they
-cover none of its rows' successors (built at or below its row count), and
-serves them mapped from there: the next open maps them, and the heap copy goes.
+count only its rows (rows a catch-up or a write added are numbered by this
+process), and serves them mapped from there: the next open maps them, and the
+heap copy goes.
 """
 
 import asyncio
@@ -219,7 +220,7 @@ class PersistentInProcessIndex(InProcessIndex):
                     org_id, staging, space, position, frozen.size, checks
                 )
                 folder = self._files.live(org_id)
-            if folder is not None and frozen.episodes is None:
+            if folder is not None:  # (a no-op where the save holds the postings)
                 self._persist_episodes_into(org_id, org, folder, manifest)
             return manifest.info()
 

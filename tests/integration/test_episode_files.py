@@ -209,3 +209,16 @@ async def test_postings_that_disagree_with_the_snapshot_are_derived_again(
         restored = read_index(tmp_path, listed=listed)
     assert restored.episodes.postings is None
     assert "episode postings of a restored index" in caplog.text
+
+
+async def test_an_evicted_organisation_maps_them_back(tmp_path: Path) -> None:
+    """Evicted when idle, restored at the next use: mapped again, no build."""
+    index = await _filled(tmp_path, built=True)
+    await index.evict("o")
+    assert index.resident_orgs() == []
+    assert (await index.restore("o", SPACE)).outcome is SnapshotOutcome.LOADED
+    postings = index._orgs["o"].episodes.postings
+    assert postings is not None and isinstance(postings.groups, np.memmap)
+    _eager(index)
+    await _check(index)
+    assert index._orgs["o"].episodes.postings is postings
