@@ -25,6 +25,7 @@ reach the disk: postings that counted a row removed since are not written
 """
 
 import dataclasses
+import zlib
 from collections.abc import Iterable, Set
 from pathlib import Path
 
@@ -34,7 +35,7 @@ import numpy as np
 from adapters.inprocess.checked_files import Checked, write_npy
 from adapters.inprocess.episode_postings import EpisodePostings
 
-__all__ = ["EPISODE_FILES", "mapped", "persistable", "read", "write"]
+__all__ = ["EPISODE_FILES", "FileSink", "mapped", "persistable", "read", "write"]
 
 GROUPS_FILE = "episode_groups.npy"
 TFS_FILE = "episode_tfs.npy"
@@ -42,6 +43,8 @@ STATE_FILE = "episode_state.msgpack"
 EPISODE_FILES = (GROUPS_FILE, TFS_FILE, STATE_FILE)
 #: postings read per step of the checks and the writes (bounds their temporaries)
 _BLOCK = 1 << 22
+#: bytes of a streamed array's .npy header (written last, once its length is known)
+_HEADER = 128
 
 
 class _EpisodeState(msgspec.Struct, frozen=True, kw_only=True):
@@ -62,24 +65,82 @@ def persistable(postings: EpisodePostings, removed: Set[int]) -> bool:
     return not _counts_removed(postings.counted, removed)
 
 
+def _header(dtype: str, n: int) -> bytes:
+    """A .npy 1.0 header of a 1-d array, padded to ``_HEADER`` bytes (the format's own
+    padding: spaces before the newline)."""
+    text = repr({"descr": dtype, "fortran_order": False, "shape": (n,)})
+    body = text.ljust(_HEADER - 11) + "\n"
+    return b"\x93NUMPY\x01\x00" + len(body).to_bytes(2, "little") + body.encode("latin1")
+
+
+class FileSink:
+    """The packed arrays written as a build makes them (``episode_postings.BlockSink``),
+    into ``folder``; listed in no manifest until ``add_files``, so never read before."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._n = 0
+        self._out = [(folder / GROUPS_FILE).open("wb"), (folder / TFS_FILE).open("wb")]
+        for out in self._out:
+            out.seek(_HEADER)
+
+    def add(self, groups: np.ndarray, tfs: np.ndarray) -> None:
+        self._out[0].write(np.ascontiguousarray(groups, dtype="<i4").tobytes())
+        self._out[1].write(np.ascontiguousarray(tfs, dtype="<u2").tobytes())
+        self._n += len(groups)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        for out, dtype in zip(self._out, ("<i4", "<u2"), strict=True):
+            out.seek(0)
+            out.write(_header(dtype, self._n))
+            out.close()
+        groups = np.load(self.folder / GROUPS_FILE, mmap_mode="r")
+        tfs = np.load(self.folder / TFS_FILE, mmap_mode="r")
+        if groups.shape != (self._n,) or tfs.shape != (self._n,):
+            raise ValueError("the streamed episode postings did not read back")
+        return groups, tfs
+
+
+def _from(array: np.ndarray, path: Path) -> bool:
+    """``array`` is mapped from ``path`` (streamed there by a ``FileSink``)."""
+    return (
+        isinstance(array, np.memmap)
+        and array.filename is not None
+        and (Path(array.filename) == path)
+    )
+
+
+def _file_check(path: Path) -> dict[str, int]:
+    crc = 0
+    with path.open("rb") as f:
+        while block := f.read(1 << 22):
+            crc = zlib.crc32(block, crc)
+    return {"bytes": path.stat().st_size, "crc32": crc}
+
+
 def _blocks(array: np.ndarray) -> Iterable[np.ndarray]:
     for start in range(0, len(array), _BLOCK):
         yield array[start : start + _BLOCK]
 
 
 def write(postings: EpisodePostings, folder: Path) -> dict[str, dict[str, int]]:
-    """The three files in ``folder``; their sizes and checksums, by name."""
-    checks = {
-        GROUPS_FILE: write_npy(
-            folder / GROUPS_FILE, _blocks(postings.groups), (len(postings.groups),), "<i4"
-        ),
-        TFS_FILE: write_npy(
-            folder / TFS_FILE,
-            _blocks(postings.tfs),
-            (len(postings.tfs),),
-            postings.tfs.dtype.newbyteorder("<").str,
-        ),
-    }
+    """The three files in ``folder``; their sizes and checksums, by name. Arrays a
+    ``FileSink`` streamed there already are checksummed as they are, not rewritten."""
+    groups_path, tfs_path = folder / GROUPS_FILE, folder / TFS_FILE
+    if _from(postings.groups, groups_path) and _from(postings.tfs, tfs_path):
+        checks = {GROUPS_FILE: _file_check(groups_path), TFS_FILE: _file_check(tfs_path)}
+    else:
+        checks = {
+            GROUPS_FILE: write_npy(
+                groups_path, _blocks(postings.groups), (len(postings.groups),), "<i4"
+            ),
+            TFS_FILE: write_npy(
+                tfs_path,
+                _blocks(postings.tfs),
+                (len(postings.tfs),),
+                postings.tfs.dtype.newbyteorder("<").str,
+            ),
+        }
     arrays = {
         "counted": postings.counted,
         "counts": postings.counts.astype(np.int64),
@@ -102,6 +163,8 @@ def write(postings: EpisodePostings, folder: Path) -> dict[str, dict[str, int]]:
 def mapped(postings: EpisodePostings, folder: Path) -> EpisodePostings:
     """``postings`` with its packed arrays mapped from the files ``write`` just put in
     ``folder`` (same content: the heap copies can go)."""
+    if _from(postings.groups, folder / GROUPS_FILE) and _from(postings.tfs, folder / TFS_FILE):
+        return postings
     groups = np.load(folder / GROUPS_FILE, mmap_mode="r")
     tfs = np.load(folder / TFS_FILE, mmap_mode="r")
     if groups.shape != postings.groups.shape or tfs.shape != postings.tfs.shape:

@@ -248,6 +248,7 @@ class PersistentInProcessIndex(InProcessIndex):
         """Let the next episode build of ``org`` add its postings to this snapshot."""
         if any(name in manifest.files for name in episode_files.EPISODE_FILES):
             org.episodes.persist = None  # it holds them: a later build waits for a save
+            org.episodes.sink = None
             return
         org.episodes.persist_rows = manifest.rows
 
@@ -265,7 +266,7 @@ class PersistentInProcessIndex(InProcessIndex):
                 listed = self._files.add_files(org_id, folder, manifest, checks)
                 if listed is None:
                     return None
-            org.episodes.persist = None
+            org.episodes.persist = org.episodes.sink = None
             _log.info(
                 "episode postings of %s added to its snapshot: %d rows, %.1f MB",
                 org_id,
@@ -274,7 +275,14 @@ class PersistentInProcessIndex(InProcessIndex):
             )
             return episode_files.mapped(built, folder)
 
+        def sink(rows: int) -> episode_files.FileSink | None:
+            # straight into the snapshot's (unlisted) files: the build holds no copy
+            if rows > manifest.rows or self._files.live(org_id) != folder:
+                return None
+            return episode_files.FileSink(folder)
+
         org.episodes.persist = persist
+        org.episodes.sink = sink
 
     def snapshot_info(self, org_id: str) -> SnapshotInfo | None:
         known = self._infos.get(org_id)

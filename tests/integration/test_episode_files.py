@@ -222,3 +222,44 @@ async def test_an_evicted_organisation_maps_them_back(tmp_path: Path) -> None:
     _eager(index)
     await _check(index)
     assert index._orgs["o"].episodes.postings is postings
+
+
+async def test_a_build_into_the_files_equals_one_held_in_memory(tmp_path: Path) -> None:
+    from adapters.inprocess.episode_postings import build
+
+    index = await _filled(tmp_path / "snap", 3000, built=False)
+    org = index._orgs["o"]
+    size = org.size
+    codes, counted = org.source_codes[:size].copy(), org.recall_codes[:size] != 0
+    counted[::7] = False
+    n = len(org.source_ids)
+    held = build(org.lexical.parts(), codes, n, counted)
+    (tmp_path / "out").mkdir()
+    streamed = build(
+        org.lexical.parts(), codes, n, counted, episode_files.FileSink(tmp_path / "out")
+    )
+    assert isinstance(streamed.groups, np.memmap) and isinstance(streamed.tfs, np.memmap)
+    assert streamed.terms == held.terms
+    for name in ("counted", "counts", "offsets", "groups", "tfs", "max_tfs"):
+        assert np.array_equal(getattr(streamed, name), getattr(held, name)), name
+    assert streamed.tfs.dtype == held.tfs.dtype == np.uint16
+    # what a restore reads back of them: the same postings
+    checks = episode_files.write(streamed, tmp_path / "out")
+    assert set(checks) == set(episode_files.EPISODE_FILES)
+    back = episode_files.read(tmp_path / "out", size, org.source_codes, n, org.removed)
+    assert np.array_equal(back.groups, held.groups) and np.array_equal(back.max_tfs, held.max_tfs)
+
+
+async def test_a_sink_that_fails_costs_a_build_in_memory(tmp_path: Path) -> None:
+    await _filled(tmp_path, built=False)
+    index = await _restored(tmp_path)
+    org = index._orgs["o"]
+
+    def gone(rows: int) -> episode_files.FileSink:
+        return episode_files.FileSink(tmp_path / "no such folder")
+
+    org.episodes.sink = gone
+    _eager(index)
+    await _check(index)  # built held, then written by the persist step
+    assert org.episodes.postings is not None
+    assert _listed(tmp_path) == set(episode_files.EPISODE_FILES)
