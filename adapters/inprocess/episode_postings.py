@@ -32,6 +32,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from time import process_time
+from typing import Protocol
 
 import numpy as np
 
@@ -39,7 +40,16 @@ from adapters.inprocess.analyzer import analyze
 from adapters.inprocess.bm25 import Bm25Postings
 from adapters.inprocess.bm25_topk import TermPostings, top_candidates
 
-__all__ = ["EpisodeLeg", "EpisodePlan", "EpisodePostings", "build", "plan", "top_group_scores"]
+__all__ = [
+    "BlockSink",
+    "EpisodeLeg",
+    "EpisodePlan",
+    "EpisodePostings",
+    "WideTfs",
+    "build",
+    "plan",
+    "top_group_scores",
+]
 
 _log = logging.getLogger("tessera.index")
 
@@ -57,6 +67,24 @@ _STALE_SHARE = 0.1
 MIN_ROWS = 20_000
 
 Parts = list[tuple[str, np.ndarray, np.ndarray, list[int], list[int]]]
+
+
+class BlockSink(Protocol):
+    """Where ``build`` puts the packed arrays block by block instead of holding them
+    (files: ``episode_files.FileSink``): the build's peak is one block, not both
+    arrays twice (at 1M rows, ~560 MB less: RESULTS, issue 18, helper A)."""
+
+    def add(self, groups: np.ndarray, tfs: np.ndarray) -> None:
+        """The next block: int32 episode codes, uint16 summed tfs."""
+        ...
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """After the last block: the whole arrays (mapped)."""
+        ...
+
+
+class WideTfs(ValueError):
+    """A summed tf past uint16: a sink cannot take it (the build holds float32 instead)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +110,14 @@ class EpisodePostings:
         return self.groups[a:b], self.tfs[a:b], float(self.max_tfs[n])
 
     def nbytes(self) -> int:
+        """Bytes held in memory (the packed arrays mapped from a snapshot are not)."""
         arrays = (self.counted, self.counts, self.offsets, self.groups, self.tfs, self.max_tfs)
-        return sum(int(a.nbytes) for a in arrays) + sum(len(t) + 100 for t in self.terms)
+        held = sum(int(a.nbytes) for a in arrays if not isinstance(a, np.memmap))
+        return held + sum(len(t) + 100 for t in self.terms)
+
+    def mapped_bytes(self) -> int:
+        """The packed arrays mapped from a snapshot (resident only as far as read)."""
+        return sum(int(a.nbytes) for a in (self.groups, self.tfs) if isinstance(a, np.memmap))
 
 
 def release_free_heap() -> None:
@@ -115,11 +149,16 @@ def _cut(
 
 
 def build(
-    parts: Parts, groups: np.ndarray, n_groups: int, counted: np.ndarray | None = None
+    parts: Parts,
+    groups: np.ndarray,
+    n_groups: int,
+    counted: np.ndarray | None = None,
+    sink: BlockSink | None = None,
 ) -> EpisodePostings:
     """The episode postings of the ``counted`` rows (None: all) of ``0 .. len(groups)``,
     from the row postings' ``parts`` (read once, never changed: a worker thread may run
-    this while writes go on)."""
+    this while writes go on). ``sink``: the packed arrays go there (raises ``WideTfs``
+    where a summed tf does not fit uint16)."""
     began = process_time()
     rows = len(groups)
     if counted is None:
@@ -128,6 +167,7 @@ def build(
     out_groups: list[np.ndarray] = []
     out_tfs: list[np.ndarray] = []
     out_lengths: list[np.ndarray] = []
+    out_max: list[np.ndarray] = []
     block: list[tuple[np.ndarray, np.ndarray]] = []
     held = 0
 
@@ -151,8 +191,18 @@ def build(
         # (at 1M rows, 54.6M episode postings: 437 -> 328 MB), made per block so the
         # build never holds a second full-width copy of them
         small = len(summed) == 0 or float(summed.max()) < 1 << 16
-        out_tfs.append(summed.astype(np.uint16 if small else np.float32))
-        out_lengths.append(np.bincount(term_of[starts], minlength=len(block)))
+        per_term = np.bincount(term_of[starts], minlength=len(block))
+        out_lengths.append(per_term)
+        # every term of a block is whole in it and holds a posting: its largest tf here
+        firsts = np.zeros(len(per_term), dtype=np.int64)
+        np.cumsum(per_term[:-1], out=firsts[1:])
+        out_max.append(np.maximum.reduceat(summed, firsts).astype(np.float32))
+        if sink is not None:
+            if not small:
+                raise WideTfs("a summed tf does not fit uint16")
+            sink.add(out_groups.pop(), summed.astype(np.uint16))
+        else:
+            out_tfs.append(summed.astype(np.uint16 if small else np.float32))
         block.clear()
         held = 0
 
@@ -172,17 +222,18 @@ def build(
     per_term = np.concatenate(out_lengths) if out_lengths else np.empty(0, dtype=np.int64)
     offsets = np.zeros(len(per_term) + 1, dtype=np.int64)
     np.cumsum(per_term, out=offsets[1:])
-    # one array at a time, each block list dropped once joined: the build's peak is one
-    # joined array beside its blocks, not every one of them twice (RESULTS, issue 18)
-    all_groups = np.concatenate(out_groups) if out_groups else np.empty(0, dtype=np.int32)
-    out_groups.clear()
-    wide = any(t.dtype != np.uint16 for t in out_tfs)
-    tf_type = np.float32 if wide or not out_tfs else np.uint16
-    all_tfs = np.concatenate(out_tfs, dtype=tf_type) if out_tfs else np.empty(0, tf_type)
-    out_tfs.clear()
-    max_tfs = (
-        np.maximum.reduceat(all_tfs, offsets[:-1]) if len(per_term) else np.empty(0, np.float32)
-    )
+    if sink is not None:
+        all_groups, all_tfs = sink.arrays()
+    else:
+        # one array at a time, each block list dropped once joined: the build's peak is one
+        # joined array beside its blocks, not every one of them twice (RESULTS, issue 18)
+        all_groups = np.concatenate(out_groups) if out_groups else np.empty(0, dtype=np.int32)
+        out_groups.clear()
+        wide = any(t.dtype != np.uint16 for t in out_tfs)
+        tf_type = np.float32 if wide or not out_tfs else np.uint16
+        all_tfs = np.concatenate(out_tfs, dtype=tf_type) if out_tfs else np.empty(0, tf_type)
+        out_tfs.clear()
+    max_tfs = np.concatenate(out_max) if out_max else np.empty(0, np.float32)
     return EpisodePostings(
         rows=rows,
         counted=counted,
@@ -333,6 +384,19 @@ class EpisodeLeg:
         self._declined = False
         #: rows at a failed build: no retry until the rows grew past it
         self._failed_at = -1
+        #: called in the build's thread with what it built: the same postings mapped
+        #: from files written for them (the heap copies go), or None (not written)
+        self.persist: Callable[[EpisodePostings], EpisodePostings | None] | None = None
+        #: the rows ``persist`` takes (a snapshot's): a build stops there when the rows
+        #: past it are few (a restore's catch-up), so that it can be persisted
+        self.persist_rows: int | None = None
+        #: where a build of this many rows may put its arrays as it goes (None: held)
+        self.sink: Callable[[int], BlockSink | None] | None = None
+
+    def adopt(self, postings: EpisodePostings) -> None:
+        """Postings read back from a snapshot, in place of a build."""
+        self.postings = postings
+        self.generation += 1
 
     def current(
         self,
@@ -353,6 +417,11 @@ class EpisodeLeg:
             self._declined = False
             self._built_version = version
             codes, counted = groups()
+            cut = self.persist_rows if self.persist is not None else None
+            # the rows past the cut are each term's tail to the plan, as after any build;
+            # at most half the stale share, so that no rebuild follows at once
+            if cut is not None and cut < rows and rows - cut <= _STALE_SHARE / 2 * cut:
+                codes, counted = codes[:cut], counted[:cut]
             self.start(parts(), codes, n_groups, counted)
         return self.postings
 
@@ -365,13 +434,15 @@ class EpisodeLeg:
 
         def run() -> None:
             try:
-                built = build(parts, groups, n_groups, counted)
+                built = self._build(parts, groups, n_groups, counted)
             except Exception:  # never fatal: the leg keeps the row postings
                 _log.exception("episode postings build failed at %d rows", rows)
                 self._failed_at = rows
             else:
                 self.postings = built
                 self.generation += 1
+                self._persist(built)
+                del built  # once mapped, the heap copies are the allocator's again
             finally:
                 self._building = None
                 release_free_heap()
@@ -382,6 +453,32 @@ class EpisodeLeg:
         thread = threading.Thread(target=run, name="episode-postings", daemon=True)
         self._building = thread
         thread.start()
+
+    def _build(
+        self, parts: Parts, groups: np.ndarray, n_groups: int, counted: np.ndarray
+    ) -> EpisodePostings:
+        """Into the sink where one is offered (its files), else held; a sink that fails
+        (a save replaced the snapshot meanwhile, a wide tf) costs a held build."""
+        offer = self.sink
+        try:
+            sink = None if offer is None else offer(len(groups))
+            if sink is not None:
+                return build(parts, groups, n_groups, counted, sink)
+        except (OSError, ValueError) as exc:
+            _log.info("episode postings built in memory instead of to the snapshot: %s", exc)
+        return build(parts, groups, n_groups, counted)
+
+    def _persist(self, built: EpisodePostings) -> None:
+        persist = self.persist
+        if persist is None:
+            return
+        try:
+            on_disk = persist(built)
+        except Exception:  # never fatal: the next open derives them again
+            _log.exception("episode postings of %d rows could not be written", built.rows)
+            return
+        if on_disk is not None and self.postings is built:
+            self.postings = on_disk  # the same content: plans of this generation hold
 
     def wait(self, timeout: float | None = None) -> None:
         """Until a running build lands (tests, benchmarks)."""

@@ -87,8 +87,12 @@ def footprint(org: "_OrgIndex") -> dict[str, int]:
         "graph_mapped": graph_mapped,
         "lexical": org.lexical.memory_bytes(),
         "lexical_mapped": org.lexical.mapped_bytes(),
-        # derived from the row postings after an open (adapters.inprocess.episode_postings)
+        # derived from the row postings (adapters.inprocess.episode_postings), or mapped
+        # from the snapshot (adapters.inprocess.episode_files)
         "episode_lexical": 0 if episode_postings is None else episode_postings.nbytes(),
+        "episode_lexical_mapped": (
+            0 if episode_postings is None else episode_postings.mapped_bytes()
+        ),
         "texts": _text_bytes(org),
         "texts_mapped": org.texts.mapped_bytes(),
         "ids": int(size * (_SLOT + id_bytes + _DICT_ENTRY)),

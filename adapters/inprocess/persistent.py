@@ -10,16 +10,28 @@ disk (``surrealkv://``); an in-memory store gets the plain index.
 Saving: ``freeze`` copies the small columns on the event loop, the files are
 written in a worker thread (``asyncio.to_thread``) so requests keep being
 served; the vector matrix is read in blocks, never copied whole.
+
+Episode postings: a snapshot saved after the episode leg's build holds them
+(``episode_files``) and an open maps them. One opened without them (written
+before they were built, or by a release without them) derives them in the
+build's thread as before, and that thread then adds them to the snapshot it
+opened (``SnapshotFiles.add_files``) when that is still the live one and they
+count only its rows (rows a catch-up or a write added are numbered by this
+process), and serves them mapped from there: the next open maps them, and the
+heap copy goes.
 """
 
 import asyncio
 import logging
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from adapters.inprocess import episode_files
+from adapters.inprocess.episode_postings import EpisodePostings
 from adapters.inprocess.index import InProcessIndex, _OrgIndex
-from adapters.inprocess.snapshot_files import SnapshotFiles, SnapshotRefused
+from adapters.inprocess.snapshot_files import Manifest, SnapshotFiles, SnapshotRefused
 from adapters.inprocess.snapshot_format import freeze, read_index, write_files
 from application.changes import ChangePosition
 from application.index_snapshots import SnapshotInfo, SnapshotLoad, SnapshotOutcome
@@ -77,6 +89,9 @@ class PersistentInProcessIndex(InProcessIndex):
         self._infos: dict[str, SnapshotInfo] = {}
         #: sources removed since the last save: their text is still in the snapshot on disk
         self._removals: dict[str, int] = {}
+        #: one writer of an organisation's snapshot folders at a time: a save's thread or
+        #: an episode build's thread adding its files to the live snapshot
+        self._disk = threading.Lock()
 
     @property
     def snapshots_enabled(self) -> bool:
@@ -145,7 +160,9 @@ class PersistentInProcessIndex(InProcessIndex):
 
         def load() -> tuple[_OrgIndex, SnapshotInfo]:
             folder, manifest = self._files.check(org_id, space)
-            return read_index(folder, self._ann_policy), manifest.info()
+            org = read_index(folder, self._ann_policy, manifest.files)
+            self._persist_episodes_into(org_id, org, folder, manifest)
+            return org, manifest.info()
 
         try:
             org, info = await asyncio.to_thread(load)
@@ -198,9 +215,15 @@ class PersistentInProcessIndex(InProcessIndex):
         frozen = freeze(org)
 
         def write() -> SnapshotInfo:
-            staging = self._files.new_folder(org_id)
-            checks = write_files(frozen, staging)
-            manifest = self._files.publish(org_id, staging, space, position, frozen.size, checks)
+            with self._disk:
+                staging = self._files.new_folder(org_id)
+                checks = write_files(frozen, staging)
+                manifest = self._files.publish(
+                    org_id, staging, space, position, frozen.size, checks
+                )
+                folder = self._files.live(org_id)
+            if folder is not None:  # (a no-op where the save holds the postings)
+                self._persist_episodes_into(org_id, org, folder, manifest)
             return manifest.info()
 
         try:
@@ -220,6 +243,48 @@ class PersistentInProcessIndex(InProcessIndex):
             info.position.sequence,
         )
         return info
+
+    def _persist_episodes_into(
+        self, org_id: str, org: _OrgIndex, folder: Path, manifest: Manifest
+    ) -> None:
+        """Let the next episode build of ``org`` add its postings to this snapshot."""
+        if any(name in manifest.files for name in episode_files.EPISODE_FILES):
+            org.episodes.persist = None  # it holds them: a later build waits for a save
+            org.episodes.sink = None
+            return
+        org.episodes.persist_rows = manifest.rows
+
+        def persist(built: EpisodePostings) -> EpisodePostings | None:
+            # rows past the snapshot's are numbered by this process's writes; a restore
+            # numbers them by its catch-up: only a build within the snapshot's rows fits
+            if built.rows > manifest.rows or not episode_files.persistable(
+                built, frozenset(org.removed)
+            ):
+                return None
+            with self._disk:
+                if self._files.live(org_id) != folder:
+                    return None
+                checks = episode_files.write(built, folder)
+                listed = self._files.add_files(org_id, folder, manifest, checks)
+                if listed is None:
+                    return None
+            org.episodes.persist = org.episodes.sink = None
+            _log.info(
+                "episode postings of %s added to its snapshot: %d rows, %.1f MB",
+                org_id,
+                built.rows,
+                sum(c["bytes"] for c in checks.values()) / 1e6,
+            )
+            return episode_files.mapped(built, folder)
+
+        def sink(rows: int) -> episode_files.FileSink | None:
+            # straight into the snapshot's (unlisted) files: the build holds no copy
+            if rows > manifest.rows or self._files.live(org_id) != folder:
+                return None
+            return episode_files.FileSink(folder)
+
+        org.episodes.persist = persist
+        org.episodes.sink = sink
 
     def snapshot_info(self, org_id: str) -> SnapshotInfo | None:
         known = self._infos.get(org_id)

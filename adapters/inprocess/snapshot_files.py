@@ -11,9 +11,18 @@ no id reaches a path.
 Opening checks, in order: CURRENT and the manifest exist (else MISSING), the
 format version (OTHER_SCHEMA), the embedding space (OTHER_MODEL), each file's
 size and CRC-32 (CORRUPT). The caller checks the change epoch against the store.
+The episode postings' files are the exception: derived from the others, a
+mismatch there drops them from the manifest read (logged) and the open goes on
+without them (they are built again after it), not a rebuild of everything.
+
+``add_files``: files written into the live folder after it was published (the
+episode postings built after an open of a snapshot without them), listed by
+replacing its manifest with ``os.replace``: a crash leaves the old manifest,
+which does not list them, so unlisted leftovers are never read.
 """
 
 import hashlib
+import logging
 import os
 import shutil
 import uuid
@@ -22,7 +31,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import msgspec
+import msgspec.structs
 
+from adapters.inprocess.episode_files import EPISODE_FILES
 from adapters.inprocess.snapshot_format import FILES, OPTIONAL_FILES
 from application.changes import ChangePosition
 from application.index_snapshots import SnapshotInfo, SnapshotOutcome
@@ -33,6 +44,8 @@ __all__ = ["FORMAT_VERSION", "Manifest", "SnapshotFiles", "SnapshotRefused"]
 #: bump when the files' layout or what the index derives from an entry changes
 FORMAT_VERSION = 2
 _READ_BLOCK = 1 << 22
+
+_log = logging.getLogger("tessera.index")
 
 
 class FileCheck(msgspec.Struct, frozen=True, kw_only=True):
@@ -74,6 +87,18 @@ def _crc(path: Path) -> int:
         while block := f.read(_READ_BLOCK):
             crc = zlib.crc32(block, crc)
     return crc
+
+
+def _mismatch(path: Path, want: FileCheck) -> str | None:
+    """Why ``path`` is not the file the manifest lists (None: it is)."""
+    try:
+        if path.stat().st_size != want.bytes:
+            return "size differs"
+        if _crc(path) != want.crc32:
+            return "checksum differs"
+    except OSError:
+        return "unreadable"
+    return None
 
 
 def _sync_dir(folder: Path) -> None:
@@ -135,17 +160,49 @@ class SnapshotFiles:
         listed = set(manifest.files)
         if not set(FILES) <= listed or not listed <= {*FILES, *OPTIONAL_FILES}:
             raise SnapshotRefused(SnapshotOutcome.CORRUPT, "manifest lists other files")
+        dropped = False
         for name, want in manifest.files.items():
-            path = live / name
-            try:
-                size = path.stat().st_size
-                if size != want.bytes:
-                    raise SnapshotRefused(SnapshotOutcome.CORRUPT, f"{name}: size differs")
-                if _crc(path) != want.crc32:
-                    raise SnapshotRefused(SnapshotOutcome.CORRUPT, f"{name}: checksum differs")
-            except OSError as exc:
-                raise SnapshotRefused(SnapshotOutcome.CORRUPT, f"{name}: unreadable") from exc
+            why = _mismatch(live / name, want)
+            if why is None:
+                continue
+            if name not in EPISODE_FILES:
+                raise SnapshotRefused(SnapshotOutcome.CORRUPT, f"{name}: {why}")
+            _log.warning("snapshot file %s %s: the episode postings are derived again", name, why)
+            dropped = True
+        if dropped:
+            kept = {k: v for k, v in manifest.files.items() if k not in EPISODE_FILES}
+            manifest = msgspec.structs.replace(manifest, files=kept)
         return live, manifest
+
+    def add_files(
+        self, org_id: str, folder: Path, expected: Manifest, checks: dict[str, dict[str, int]]
+    ) -> Manifest | None:
+        """List ``checks`` (files already written into ``folder``) in its manifest, if
+        ``folder`` is still the live snapshot and its manifest still ``expected``; the
+        new manifest, or None (nothing changed)."""
+        if self.live(org_id) != folder:
+            return None
+        path = folder / "manifest.json"
+        try:
+            held = msgspec.json.decode(path.read_bytes(), type=Manifest)
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+            return None
+        if held != expected or set(checks) & set(held.files):
+            return None
+        for name in checks:
+            (folder / name).chmod(0o600)
+            with (folder / name).open("rb+") as f:
+                os.fsync(f.fileno())
+        files = {**held.files, **{n: FileCheck(**c) for n, c in checks.items()}}
+        manifest = msgspec.structs.replace(held, files=files)
+        staging = folder / f".manifest-{uuid.uuid4().hex}"
+        staging.write_bytes(msgspec.json.encode(manifest))
+        staging.chmod(0o600)
+        with staging.open("rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(staging, path)
+        _sync_dir(folder)
+        return manifest
 
     def new_folder(self, org_id: str) -> Path:
         """A private staging folder (0700, like the store's data directory: texts live here)."""

@@ -16,7 +16,10 @@ code tables, facets, the small per-row columns and offsets as raw arrays);
 ``graph.faiss``, where the organisation has a vector index (past
 ``AnnPolicy.min_rows``), the faiss inverted file itself (``graph_file``), so that an open
 does not rebuild it. No pickle: every file is numpy, msgspec or
-faiss's own format.
+faiss's own format. ``episode_*`` (``episode_files``), where the episode leg's
+postings were built before the save, those postings, mapped on open so that an
+open does not derive them again; a snapshot without them (format 2 as first
+written) still opens, and they are derived after it.
 
 ``freeze`` runs on the event loop and copies what writes may change under a
 reader (the small columns, the tables, the list heads); ``write_files`` then
@@ -32,18 +35,18 @@ affected terms); which rows match, the vector and episode scores do not.
 """
 
 import logging
-import zlib
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from itertools import chain
 from pathlib import Path
-from typing import BinaryIO
 
 import msgspec
 import numpy as np
 
+from adapters.inprocess import episode_files
 from adapters.inprocess.ann import AnnPolicy
 from adapters.inprocess.bm25 import Bm25Postings
+from adapters.inprocess.checked_files import Checked, write_npy
 from adapters.inprocess.facets import FacetColumns
 from adapters.inprocess.graph_file import (
     GRAPH_FILE,
@@ -64,7 +67,7 @@ _log = logging.getLogger("tessera.index")
 #: the files of one snapshot, each checked against its manifest entry on open
 FILES = ("vectors.npy", "postings_docs.npy", "postings_tfs.npy", "texts.bin", "state.msgpack")
 #: files a snapshot may hold besides (checked the same way when listed)
-OPTIONAL_FILES = (GRAPH_FILE,)
+OPTIONAL_FILES = (GRAPH_FILE, *episode_files.EPISODE_FILES)
 _BLOCK_ROWS = 8_192
 #: spare rows after the last in vectors.npy: at least this many, else an eighth of the rows
 _SPARE_MIN = 1_024
@@ -125,6 +128,13 @@ class Frozen:
         usable = graph is not None and graph.usable and 0 < graph.labelled <= size
         #: held (not growing) until ``release``: the writer thread reads it
         self.graph = FrozenGraph(graph) if usable and graph is not None else None
+        #: the episode leg's postings (never changed once built), unless they counted a
+        #: row removed since: then the next open derives them again
+        episodes = org.episodes.postings
+        if episodes is not None and not episode_files.persistable(episodes, org.removed):
+            _log.info("episode postings left out of the snapshot: a row they count was removed")
+            episodes = None
+        self.episodes = episodes
 
     def release(self) -> None:
         """The files are written (or failed): the live graph may grow again."""
@@ -140,31 +150,6 @@ def _raw(array: np.ndarray) -> tuple[str, bytes]:
     return (array.dtype.str, np.ascontiguousarray(array).tobytes())
 
 
-class _Checked:
-    """A file written through a running CRC-32 (the manifest's checksum)."""
-
-    def __init__(self, out: BinaryIO) -> None:
-        self.out, self.crc, self.size = out, 0, 0
-
-    def write(self, data: bytes) -> None:
-        self.out.write(data)
-        self.crc = zlib.crc32(data, self.crc)
-        self.size += len(data)
-
-
-def _write_npy(
-    path: Path, blocks: Iterable[np.ndarray], shape: tuple[int, ...], dtype: str
-) -> dict[str, int]:
-    with path.open("wb") as raw:
-        out = _Checked(raw)
-        header = {"descr": dtype, "fortran_order": False, "shape": shape}
-        np.lib.format.write_array_header_1_0(out, header)
-        for block in blocks:
-            out.write(np.ascontiguousarray(block, dtype=dtype).tobytes())
-        raw.flush()
-        return {"bytes": out.size, "crc32": out.crc}
-
-
 def write_files(frozen: Frozen, folder: Path) -> dict[str, dict[str, int]]:
     """Write the snapshot's files into ``folder``; their sizes and checksums, by name."""
     size = frozen.size
@@ -172,7 +157,7 @@ def write_files(frozen: Frozen, folder: Path) -> dict[str, dict[str, int]]:
     vectors = frozen.vectors
     checks: dict[str, dict[str, int]] = {}
     capacity = 0 if vectors is None else _capacity(size)
-    checks["vectors.npy"] = _write_npy(
+    checks["vectors.npy"] = write_npy(
         folder / "vectors.npy",
         ()
         if vectors is None
@@ -202,15 +187,15 @@ def write_files(frozen: Frozen, folder: Path) -> dict[str, dict[str, int]]:
         doc_parts.append(rows[kept])
         tf_parts.append(tfs[kept])
         offsets.append(offsets[-1] + int(kept.sum()))
-    checks["postings_docs.npy"] = _write_npy(
+    checks["postings_docs.npy"] = write_npy(
         folder / "postings_docs.npy", doc_parts, (offsets[-1],), "<i4"
     )
-    checks["postings_tfs.npy"] = _write_npy(
+    checks["postings_tfs.npy"] = write_npy(
         folder / "postings_tfs.npy", tf_parts, (offsets[-1],), "<f4"
     )
     text_offsets = np.zeros(size + 1, dtype=np.int64)
     with (folder / "texts.bin").open("wb") as raw:
-        out = _Checked(raw)
+        out = Checked(raw)
         for row, record in enumerate(frozen.texts.records(size)):
             out.write(record)
             text_offsets[row + 1] = out.size
@@ -241,8 +226,10 @@ def write_files(frozen: Frozen, folder: Path) -> dict[str, dict[str, int]]:
     )
     if frozen.graph is not None:
         checks[GRAPH_FILE] = write_graph(frozen.graph, folder / GRAPH_FILE)
+    if frozen.episodes is not None:
+        checks.update(episode_files.write(frozen.episodes, folder))
     with (folder / "state.msgpack").open("wb") as raw:
-        out = _Checked(raw)
+        out = Checked(raw)
         out.write(msgspec.msgpack.encode(state))
         checks["state.msgpack"] = {"bytes": out.size, "crc32": out.crc}
     return checks
@@ -259,10 +246,13 @@ def _padded(column: np.ndarray, capacity: int) -> np.ndarray:
     return out
 
 
-def read_index(folder: Path, ann_policy: AnnPolicy | None = None) -> _OrgIndex:
+def read_index(
+    folder: Path, ann_policy: AnnPolicy | None = None, listed: Collection[str] = ()
+) -> _OrgIndex:
     """The index the files in ``folder`` hold (checked by the caller); raises on a bad file.
 
-    ``ann_policy``: the vector leg's graph policy of the index it is restored into."""
+    ``ann_policy``: the vector leg's graph policy of the index it is restored into;
+    ``listed``: the optional files its manifest lists (and the caller checked)."""
     state = msgspec.msgpack.decode((folder / "state.msgpack").read_bytes(), type=_State)
     size = state.size
     org = _OrgIndex(ann_policy)
@@ -315,8 +305,26 @@ def read_index(folder: Path, ann_policy: AnnPolicy | None = None) -> _OrgIndex:
         org.source_codes = _padded(org.source_codes, capacity)
         org.has_vector = _padded(org.has_vector, capacity)
     _restore_graph(org, folder, state.graph)
+    if all(name in listed for name in episode_files.EPISODE_FILES):
+        _restore_episodes(org, folder)
     org.ready = True
     return org
+
+
+def _restore_episodes(org: _OrgIndex, folder: Path) -> None:
+    """The snapshot's episode postings, mapped; left to a build (logged why) if unusable."""
+    try:
+        postings = episode_files.read(
+            folder, org.size, org.source_codes, len(org.source_ids), org.removed
+        )
+    except (OSError, ValueError, KeyError, msgspec.DecodeError, msgspec.ValidationError) as exc:
+        _log.warning(
+            "episode postings of a restored index (%d rows) unusable, derived again: %s",
+            org.size,
+            exc,
+        )
+        return
+    org.episodes.adopt(postings)
 
 
 def _restore_graph(org: _OrgIndex, folder: Path, meta: GraphMeta | None) -> None:
