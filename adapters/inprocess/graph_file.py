@@ -128,6 +128,10 @@ def read_graph(
     try:
         # the lists stay in the file (read-only pages), the rest is read into memory
         index = faiss.read_index(str(path), faiss.IO_FLAG_MMAP)
+        # no prefetch threads: faiss starts 32 per search of mapped lists, which made a
+        # 128-list search at 1M rows 5.6 ms wall / 7.9 CPU-ms against 2.7 / 2.6 without
+        # them (the pages are in memory or the page cache: nothing to prefetch)
+        faiss.downcast_InvertedLists(index.invlists).prefetch_nthread = 0
     except RuntimeError:  # faiss reports a malformed file this way
         os.close(source)
         return None, "the snapshot's graph file is unreadable"

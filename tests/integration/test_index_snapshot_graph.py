@@ -239,7 +239,11 @@ async def _write_more(world: World, targets: tuple[PersistentInProcessIndex, ...
 async def test_a_restored_index_maps_its_lists_until_a_change_needs_them_in_memory(
     tmp_path: Path,
 ) -> None:
+    import faiss
+
     world, index, restored, graph = await _saved_and_mapped(tmp_path / "snap")
+    # a search of mapped lists starts no prefetch threads (they cost 2x its time)
+    assert faiss.downcast_InvertedLists(graph.native.invlists).prefetch_nthread == 0
     labelled = graph.labelled
     await _write_more(world, (index, restored))  # a few rows: the exactly scanned tail
     assert graph.mapped and graph.labelled == labelled < restored._orgs[ORG].size
