@@ -269,6 +269,7 @@ class PersistentInProcessIndex(InProcessIndex):
                 if listed is None:
                     return None
             org.episodes.persist = org.episodes.sink = None
+            self._infos[org_id] = listed.info()  # status: the files' bytes counted
             _log.info(
                 "episode postings of %s added to its snapshot: %d rows, %.1f MB",
                 org_id,
