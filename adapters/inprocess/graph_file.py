@@ -124,16 +124,20 @@ def read_graph(
     if meta.trained < 1 or rows >= REBUILD_GROWTH * meta.trained:
         return None, f"the snapshot's graph was trained on {meta.trained} of {rows} rows"
     faiss: Any = importlib.import_module("faiss")
-    source = os.open(path, os.O_RDONLY)
+    # a mapped index keeps a descriptor of its file: its next snapshot copies from it
+    source = os.open(path, os.O_RDONLY) if policy.map_lists else None
     try:
-        # the lists stay in the file (read-only pages), the rest is read into memory
-        index = faiss.read_index(str(path), faiss.IO_FLAG_MMAP)
-        # no prefetch threads: faiss starts 32 per search of mapped lists, which made a
-        # 128-list search at 1M rows 5.6 ms wall / 7.9 CPU-ms against 2.7 / 2.6 without
-        # them (the pages are in memory or the page cache: nothing to prefetch)
-        faiss.downcast_InvertedLists(index.invlists).prefetch_nthread = 0
+        if policy.map_lists:
+            # the lists stay in the file (read-only pages), the rest is read into memory
+            index = faiss.read_index(str(path), faiss.IO_FLAG_MMAP)
+            # no prefetch threads: faiss starts 32 per search of mapped lists, which made
+            # a 128-list search at 1M rows 5.6 ms wall / 7.9 CPU-ms against 2.7 / 2.6
+            # without them (the pages are in memory or the page cache)
+            faiss.downcast_InvertedLists(index.invlists).prefetch_nthread = 0
+        else:
+            index = faiss.read_index(str(path))
     except RuntimeError:  # faiss reports a malformed file this way
-        os.close(source)
+        _close(source)
         return None, "the snapshot's graph file is unreadable"
     if (
         type(index).__name__ != "IndexIVFScalarQuantizer"
@@ -143,9 +147,14 @@ def read_graph(
         or int(index.d) != dimension
         or int(index.metric_type) != int(faiss.METRIC_INNER_PRODUCT)
     ):
-        os.close(source)
+        _close(source)
         return None, "the snapshot's graph does not match its rows"
     graph = VectorGraph.restored(
         index, policy, meta.labelled, set(meta.stale), meta.trained, source=source
     )
     return graph, ""
+
+
+def _close(source: int | None) -> None:
+    if source is not None:
+        os.close(source)

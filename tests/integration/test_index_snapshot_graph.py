@@ -36,6 +36,7 @@ from tests.support.index_world import (
 )
 
 _FORCED = AnnPolicy(min_rows=0, exact_rows=0, min_share=0.0)
+_MAPPED = AnnPolicy(min_rows=0, exact_rows=0, min_share=0.0, map_lists=True)
 QUERIES = queries(random.Random(11), 6)
 
 
@@ -75,6 +76,7 @@ async def test_a_restored_index_reads_its_graph_and_answers_the_same(tmp_path: P
     assert load.outcome is SnapshotOutcome.LOADED
     copy = restored._orgs[ORG]
     assert copy.graph_restored and copy.graph is not None
+    assert not copy.graph.mapped  # the default: its lists read into memory
     assert (copy.graph.labelled, copy.graph.stale) == (org.graph.labelled, org.graph.stale)
     assert without_history(await answers(restored, QUERIES)) == without_history(
         await answers(index, QUERIES)
@@ -220,7 +222,7 @@ async def _saved_and_mapped(
     if settled:
         await world.attach_pending()
     await index.save_snapshot(ORG, world.embedder.space)
-    restored = PersistentInProcessIndex(root, ann_policy=_FORCED)
+    restored = PersistentInProcessIndex(root, ann_policy=_MAPPED)
     await restored.restore(ORG, world.embedder.space)
     graph = restored._orgs[ORG].graph
     assert graph is not None and graph.mapped  # lists are file pages, not copied
