@@ -16,7 +16,7 @@ from typing import Any
 
 from adapters.surreal import codec
 from adapters.surreal.graph_reads import chunk_lists, decode_edge, decode_entity, decode_link
-from adapters.surreal.graph_walk import SurrealGraphWalk
+from adapters.surreal.graph_walk import HOP, SurrealGraphWalk
 from application.reflection.records import Matched, Neighbourhood
 from domain.scopes import ScopeRef
 
@@ -30,18 +30,11 @@ LET $fact_ends = array::distinct(array::flatten($facts.map(|$e| [$e.in, $e.out])
 LET $links = SELECT id, body FROM supersedes WHERE in IN $ids OR out IN $ids ORDER BY id;
 """
 
-#: ``graph_walk``'s hop from ``$from`` (only when the search asks for one: over no starting
-#: entity its ``WHERE in IN []`` would still scan the edges)
-_HOOD = """
-LET $from = $start.map(|$k| type::record('entity', $k));
-LET $edges = SELECT id, body, in, out FROM relates_to WHERE in IN $from OR out IN $from
-    ORDER BY id LIMIT $limit;
-LET $ends = array::distinct(array::flatten($edges.map(|$e| [$e.in, $e.out])));
-LET $names = array::distinct(SELECT VALUE key FROM $ends WHERE key != NONE);
-LET $alike = array::flatten($names.map(|$k| (SELECT VALUE id FROM entity
-    WHERE key = $k<SPACES> ORDER BY id LIMIT $limit)));
-LET $all = array::distinct(array::concat($ends, $alike));
-"""
+#: ``graph_walk``'s hop (``HOP``) from ``$hop_from``, only when the search asks for one:
+#: over no starting entity its ``WHERE in IN []`` would still scan the edges
+_HOOD = "LET $hop_from = $start.map(|$k| type::record('entity', $k));\n" + HOP.replace(
+    "$ids", "$hop_from"
+)
 
 _NO_HOOD = "LET $edges = []; LET $alike = []; LET $all = [];\n"
 

@@ -23,16 +23,22 @@ from adapters.surreal.store_base import AS_RECORDS
 from application.reflection.records import Neighbourhood
 from domain.scopes import ScopeRef
 
-__all__ = ["SurrealGraphWalk"]
+__all__ = ["HOP", "SurrealGraphWalk"]
 
-_HOOD = """
+#: one hop from the entity records in ``$ids``: its edges, their ends, the entities named
+#: like an end (``<SPACES>``: the visible-space condition) and all of them as ``$all``;
+#: ``graph_matched`` runs the same hop inside its one read
+HOP = """
 LET $edges = SELECT id, body, in, out FROM relates_to WHERE in IN $ids OR out IN $ids
     ORDER BY id LIMIT $limit;
 LET $ends = array::distinct(array::flatten($edges.map(|$e| [$e.in, $e.out])));
-LET $keys = array::distinct(SELECT VALUE key FROM $ends WHERE key != NONE);
-LET $alike = array::flatten($keys.map(|$k| (SELECT VALUE id FROM entity
+LET $names = array::distinct(SELECT VALUE key FROM $ends WHERE key != NONE);
+LET $alike = array::flatten($names.map(|$k| (SELECT VALUE id FROM entity
     WHERE key = $k<SPACES> ORDER BY id LIMIT $limit)));
 LET $all = array::distinct(array::concat($ends, $alike));
+"""
+
+_ANSWER = """
 RETURN {
     edges: $edges.body,
     entities: (SELECT VALUE body FROM $all),
@@ -41,6 +47,8 @@ RETURN {
         FROM $all)
 };
 """
+
+_HOOD = HOP + _ANSWER
 
 
 class SurrealGraphWalk(SurrealGraphReads):
