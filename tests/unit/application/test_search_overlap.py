@@ -1,0 +1,158 @@
+"""A search's independent steps overlap, and its answers stay what they were.
+
+The query's embedding runs while the lexical legs run; the redacted count's
+store read starts with the search instead of after it. Both are orderings
+only: the lists are the same as when each step waited for the one before.
+"""
+
+import asyncio
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from application.commands import RememberRequest, SearchRequest
+from application.records import Vector
+from application.retrieval.pipeline import RetrievalPipeline
+from application.trust.guard import candidate_filter
+from domain.models import Turn
+from domain.scopes import SourceType
+from tests.unit.application.conftest import Parts
+
+ORG = "acme"
+QUESTIONS = (
+    "How many kayak trips did I book?",
+    "Which kayak colour did I choose?",
+    "What did the assistant say about tax receipts?",
+)
+
+
+async def _seed(parts: Parts) -> None:
+    talks = (
+        [("user", "I finally bought a kayak for the lake."), ("user", "It is bright orange.")],
+        [("user", "Help me sort my tax receipts."), ("assistant", "Group them by month.")],
+        [("user", "The kayak trip is booked for May."), ("user", "A second trip in June.")],
+    )
+    for day, lines in enumerate(talks, start=1):
+        await parts.service.remember(
+            RememberRequest(
+                org_id=ORG,
+                source_type=SourceType.CONVERSATION,
+                occurred_at=datetime(2031, 3, day, 9, 0, tzinfo=UTC),
+                turns=[Turn(role=role, content=text) for role, text in lines],
+            ),
+            parts.ctx,
+        )
+    await parts.service.lane.drain()
+
+
+async def test_the_lexical_legs_run_while_the_query_is_embedded(parts: Parts) -> None:
+    await _seed(parts)
+    legs: list[str] = []
+    both = asyncio.Event()
+
+    def watch(name: str) -> Any:
+        leg = getattr(parts.index, name)
+
+        async def watched(*args: Any, **kwargs: Any) -> Any:
+            legs.append(name)
+            if {"lexical", "episode_lexical"} <= set(legs):
+                both.set()
+            return await leg(*args, **kwargs)
+
+        return watched
+
+    async def slow_vector(text: str) -> Vector:
+        # answers only once both lexical legs have started: a pipeline that awaited the
+        # embedding before its legs would time out here
+        await asyncio.wait_for(both.wait(), 5)
+        (vector,) = await parts.embedder.embed([text])
+        return vector
+
+    async def plain_vector(text: str) -> Vector:
+        (vector,) = await parts.embedder.embed([text])
+        return vector
+
+    where = candidate_filter(parts.ctx)
+    plain = RetrievalPipeline(index=parts.index, query_vector=plain_vector)
+    expected = [await plain.run(ORG, q, 10, where) for q in QUESTIONS]
+    overlapped = RetrievalPipeline(index=parts.index, query_vector=slow_vector)
+    parts.index.lexical = watch("lexical")  # type: ignore[method-assign]
+    parts.index.episode_lexical = watch("episode_lexical")  # type: ignore[method-assign]
+    got = []
+    for q in QUESTIONS:
+        legs.clear()
+        both.clear()
+        got.append(await overlapped.run(ORG, q, 10, where))
+    assert got == expected
+    assert all(found for found in got)
+
+
+async def test_the_vector_reaches_on_vector_before_the_vector_legs(parts: Parts) -> None:
+    await _seed(parts)
+    told: list[Vector] = []
+    vector_legs = parts.index.vector
+
+    async def vector_leg(*args: Any, **kwargs: Any) -> Any:
+        assert told, "the vector legs ran before on_vector was told the query vector"
+        return await vector_legs(*args, **kwargs)
+
+    parts.index.vector = vector_leg  # type: ignore[method-assign]
+
+    async def query_vector(text: str) -> Vector:
+        (vector,) = await parts.embedder.embed([text])
+        return vector
+
+    pipeline = RetrievalPipeline(index=parts.index, query_vector=query_vector)
+    found = await pipeline.run(
+        ORG, QUESTIONS[0], 10, candidate_filter(parts.ctx), None, None, told.append
+    )
+    assert found and len(told) == 1
+
+
+async def test_the_redacted_count_starts_with_the_search(parts: Parts) -> None:
+    await _seed(parts)
+    order: list[str] = []
+    redacted = parts.store.redacted_sources
+    chunks_with_sources = parts.store.chunks_with_sources
+    lexical = parts.index.lexical
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        order.append("redacted")
+        return await redacted(*args, **kwargs)
+
+    async def reread(*args: Any, **kwargs: Any) -> Any:
+        order.append("reread")
+        return await chunks_with_sources(*args, **kwargs)
+
+    async def lexical_leg(*args: Any, **kwargs: Any) -> Any:
+        order.append("lexical")
+        return await lexical(*args, **kwargs)
+
+    parts.store.redacted_sources = counted  # type: ignore[method-assign]
+    parts.store.chunks_with_sources = reread  # type: ignore[method-assign]
+    parts.index.lexical = lexical_leg  # type: ignore[method-assign]
+    results = await parts.service.search(SearchRequest(org_id=ORG, query=QUESTIONS[1]), parts.ctx)
+    assert results.results and results.withheld_redacted == 0
+    assert order == ["redacted", "lexical", "reread"]
+
+
+async def test_a_failed_search_lets_its_redacted_count_finish(parts: Parts) -> None:
+    await _seed(parts)
+    finished: list[bool] = []
+    redacted = parts.store.redacted_sources
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(0.05)  # still reading when the search fails
+        found = await redacted(*args, **kwargs)
+        finished.append(True)
+        return found
+
+    async def failing_leg(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the lexical leg failed")
+
+    parts.store.redacted_sources = counted  # type: ignore[method-assign]
+    parts.index.lexical = failing_leg  # type: ignore[method-assign]
+    with pytest.raises(RuntimeError, match="lexical leg failed"):
+        await parts.service.search(SearchRequest(org_id=ORG, query=QUESTIONS[1]), parts.ctx)
+    assert finished == [True]  # awaited before the error left search, not cancelled
