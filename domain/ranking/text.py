@@ -80,8 +80,13 @@ def term_hits(text: str, terms: Collection[str]) -> dict[str, list[int]]:
     """
     if not terms:
         return {}
-    words = _WORD.findall(text.lower())
+    lowered = text.lower()
     prefixes = tuple({_stem_prefix(t) for t in terms})
+    # a word starting with a prefix holds it as a substring: a text holding none (many a
+    # vector leg's candidate) is answered without splitting it into words
+    if not any(p in lowered for p in prefixes):
+        return {}
+    words = _WORD.findall(lowered)
     wanted = terms if isinstance(terms, (set, frozenset)) else set(terms)
     matched = {w: s for w in set(words) if w.startswith(prefixes) and (s := stem(w)) in wanted}
     if not matched:
