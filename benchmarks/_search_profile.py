@@ -38,6 +38,10 @@ STAGES: dict[str, tuple[str, str]] = {
     "row texts decode": ("inprocess/row_texts.py", "_decode"),
     "top-k of a leg (_OrgIndex.top)": ("inprocess/index.py", "top"),
     "live mask (_OrgIndex.live)": ("inprocess/index.py", "live"),
+    "re-read and re-check (Recall.resolve)": ("retrieval/recall.py", "resolve"),
+    "redacted count (withheld_redacted)": ("retrieval/withheld.py", "withheld_redacted"),
+    "store answers decoded (CBOR)": ("cbor/_decoder.py", "decode"),
+    "evidence of the shown (evidence_of)": ("retrieval/evidence.py", "evidence_of"),
 }
 
 
