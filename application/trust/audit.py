@@ -121,25 +121,38 @@ class AuditTrail:
         return audit_id if seen == 1 else f"{audit_id}.{seen}"
 
     async def _flush_later(self) -> None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._wake.wait(), _FLUSH_DELAY_S)
-        await self.flush()
+        # Receipts noted while a batch is being written start no flusher of their own
+        # (this one is still running): they are written one delay later here, not left
+        # waiting for the next receipt (or for ``close``), which a crash would lose.
+        # A batch the log refused stays for the next receipt, as before.
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), _FLUSH_DELAY_S)
+            written = await self._flush()
+            if not written or not self._pending:
+                return
 
     async def flush(self) -> None:
+        await self._flush()
+
+    async def _flush(self) -> bool:
+        """Write what is pending; False if the log refused it (kept for a retry)."""
         async with self._writing:
             batch, self._pending = self._pending, []
             if not batch:
-                return
+                return True
             try:
                 await self._log.record(batch)
             except ConflictError:
-                await self._one_by_one(batch)
+                return await self._one_by_one(batch)
             except Exception:
                 # keep them for the next flush rather than lose them; the log lines exist
                 self._pending[:0] = batch
                 _log.exception("audit receipts could not be written; will retry")
+                return False
+            return True
 
-    async def _one_by_one(self, batch: list[AuditReceipt]) -> None:
+    async def _one_by_one(self, batch: list[AuditReceipt]) -> bool:
         """Write a refused batch receipt by receipt; one the log already holds is dropped."""
         kept: list[AuditReceipt] = []
         held = 0
@@ -155,6 +168,7 @@ class AuditTrail:
             _log.warning("%d audit receipt(s) could not be written; will retry", len(kept))
         if held:
             _log.warning("%d audit receipt(s) were already in the log; not written again", held)
+        return not kept
 
     async def recent(self, org_id: str, limit: int) -> list[AuditReceipt]:
         await self.flush()

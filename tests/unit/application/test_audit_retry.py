@@ -7,6 +7,7 @@ two receipts noted under one context's audit id. Before the fix each left the
 trail refusing the same batch on every flush, newer receipts queued behind it.
 """
 
+import asyncio
 from collections.abc import Sequence
 
 from adapters.inmemory.audit_log import InMemoryAuditLog
@@ -68,3 +69,31 @@ async def test_two_receipts_under_one_audit_id_are_both_kept() -> None:
         "admin.key.create",
         "admin.key.revoke",
     ]
+
+
+class _SlowLog(InMemoryAuditLog):
+    """Holds each write until told to go on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writing = asyncio.Event()
+        self.go_on = asyncio.Event()
+
+    async def record(self, receipts: Sequence[AuditReceipt]) -> None:
+        self.writing.set()
+        await self.go_on.wait()
+        await super().record(receipts)
+
+
+async def test_receipts_noted_during_a_write_are_written_without_a_later_receipt() -> None:
+    log = _SlowLog()
+    trail = AuditTrail(log, SystemClock(), TimeOrderedIds())
+    trail.note(_ctx(), "search")
+    await asyncio.wait_for(log.writing.wait(), 5)  # the timed flush is writing it
+    trail.note(_ctx(), "search")  # noted mid-write: no flusher of its own starts
+    log.go_on.set()
+    for _ in range(60):  # bounded: the next timed flush is one delay away
+        if trail.pending == 0:
+            break
+        await asyncio.sleep(0.05)
+    assert trail.pending == 0 and len(await log.recent(ORG, 10)) == 2
