@@ -79,7 +79,6 @@ class SurrealAuditLog:
                 variables,
                 operation="recording audit receipts",
                 write=True,
-                hold_reads=False,  # no request waits for a receipt's write
             )
         except UpstreamError as exc:
             conflict = as_conflict(exc, "an audit receipt with this id")

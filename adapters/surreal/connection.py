@@ -161,19 +161,12 @@ class SurrealConnection:
         *,
         operation: str,
         write: bool = False,
-        hold_reads: bool = True,
     ) -> list[Any]:
         """Run ``sql`` inside ``namespace`` (or at root level); one result per statement.
 
         ``write=True`` marks statements that change data: on the embedded engine
-        they run one at a time. ``hold_reads=False``: a write no reader waits for
-        (audit receipts), which takes its turn at the lock without holding new reads
-        back: the once-a-second receipt batch otherwise stalled the store reads of
-        the search in flight (11-20 ms a flush at 1M chunks; RESULTS, issue 18 A).
+        they run one at a time.
         """
-        if write and self.embedded and not hold_reads:
-            async with self._writing:
-                return await self._query(namespace, sql, variables, operation=operation)
         if write and self.embedded:
             self._writers += 1
             self._no_writers.clear()

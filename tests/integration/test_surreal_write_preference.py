@@ -12,9 +12,7 @@ import asyncio
 from adapters.surreal.connection import SurrealConnection
 
 
-async def _read_while_a_write_waits(
-    prefer_writes: bool, hold_reads: bool = True
-) -> tuple[bool, list[str]]:
+async def _read_while_a_write_waits(prefer_writes: bool) -> tuple[bool, list[str]]:
     conn = SurrealConnection("mem://")
     conn.prefer_writes = prefer_writes
     await conn.open()
@@ -22,9 +20,7 @@ async def _read_while_a_write_waits(
     try:
         await conn._writing.acquire()  # another write is in the engine
         write = asyncio.create_task(
-            conn.query(
-                None, "RETURN 1;", operation="a test write", write=True, hold_reads=hold_reads
-            )
+            conn.query(None, "RETURN 1;", operation="a test write", write=True)
         )
         await asyncio.sleep(0)  # the write is now queued for the lock
 
@@ -50,11 +46,6 @@ async def _read_while_a_write_waits(
 async def test_a_read_waits_for_a_queued_write() -> None:
     read_done_first, _ = await _read_while_a_write_waits(prefer_writes=True)
     assert not read_done_first
-
-
-async def test_a_write_that_holds_no_reads_lets_them_pass() -> None:
-    read_done_first, _ = await _read_while_a_write_waits(prefer_writes=True, hold_reads=False)
-    assert read_done_first  # the audit receipts' write: no search read waits for it
 
 
 async def test_the_old_behaviour_let_reads_pass_a_queued_write() -> None:
