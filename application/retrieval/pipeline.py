@@ -175,8 +175,9 @@ class RetrievalPipeline:
         ``extra``: more ranked chunk-id lists computed outside the index (the ``entity``
         signal of derived memory), awaited beside the index searches; they join the turn
         signals, filtered by ``where`` too. The fused modes only (HYBRID, RANKED).
-        ``on_vector``: told the query vector as soon as it is made (``extra``'s vector legs
-        reuse it rather than embed the query again).
+        ``on_vector``: told the query vector at the loop's first turn after it is made,
+        before the vector legs at the latest (``extra``'s vector legs reuse it rather than
+        embed the query again).
         """
         depth = max(limit, _MIN_CANDIDATES)
         if self._mode in (RetrievalMode.BM25, RetrievalMode.VECTOR):
@@ -208,6 +209,8 @@ class RetrievalPipeline:
         finally:
             if not embedding.done():  # a leg failed: the model's answer is not wanted
                 embedding.cancel()
+            elif not embedding.cancelled():
+                embedding.exception()  # seen: a leg's error, if any, is the one raised
         semantic, ep_vector, *by_subject = await asyncio.gather(
             self._index.vector(org_id, vector, depth, where),
             self._index.episode_vector(org_id, vector, _EPISODE_DEPTH, where),
