@@ -217,8 +217,16 @@ class MemoryService:
     ) -> asyncio.Future[int]:
         """The redacted count, started now: it needs only the question, so its store read
         runs on the engine's threads while the retrieval runs here, not after it (1M
-        chunks: 1-8 ms a search that waited at the end; RESULTS, issue 18 A)."""
-        return asyncio.ensure_future(withheld_redacted(self._store, policy, org_id, query, filters))
+        chunks: 1-8 ms a search that waited at the end; RESULTS, issue 18 A).
+
+        After the organisation is prepared (its tables defined): an organisation's first
+        search otherwise read the redactions before the retrieval had prepared it."""
+
+        async def count() -> int:
+            await self._readiness.ensure(org_id)
+            return await withheld_redacted(self._store, policy, org_id, query, filters)
+
+        return asyncio.ensure_future(count())
 
     # -- context pack ------------------------------------------------------
 

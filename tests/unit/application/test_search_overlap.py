@@ -156,3 +156,28 @@ async def test_a_failed_search_lets_its_redacted_count_finish(parts: Parts) -> N
     with pytest.raises(RuntimeError, match="lexical leg failed"):
         await parts.service.search(SearchRequest(org_id=ORG, query=QUESTIONS[1]), parts.ctx)
     assert finished == [True]  # awaited before the error left search, not cancelled
+
+
+async def test_the_redacted_count_reads_an_organisation_only_once_it_is_prepared(
+    parts: Parts,
+) -> None:
+    # an organisation's first search: on SurrealDB its tables are defined by ``prepare``,
+    # and a redaction read before it failed the search (tests/e2e/test_http_trust.py)
+    order: list[str] = []
+    prepare = parts.store.prepare
+    redacted = parts.store.redacted_sources
+
+    async def preparing(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(0.01)  # the engine defining tables takes a while
+        found = await prepare(*args, **kwargs)
+        order.append("prepared")
+        return found
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        order.append("redacted")
+        return await redacted(*args, **kwargs)
+
+    parts.store.prepare = preparing  # type: ignore[method-assign]
+    parts.store.redacted_sources = counted  # type: ignore[method-assign]
+    results = await parts.service.search(SearchRequest(org_id=ORG, query=QUESTIONS[1]), parts.ctx)
+    assert results.results == [] and order == ["prepared", "redacted"]
