@@ -48,6 +48,7 @@ __all__ = [
     "WideTfs",
     "build",
     "plan",
+    "replan",
     "top_group_scores",
 ]
 
@@ -287,6 +288,59 @@ def plan(
     full = (admitted == built) & (both == built) & (built > 0)
     old = min(postings.rows, n)
     partial_rows = np.flatnonzero(live[:old] & ~full[codes[:old]])
+    if len(partial_rows) > partial_share * n:
+        return None
+    present = admitted > 0
+    if not present.any():
+        return None
+    every = int(full.sum()) == int((built > 0).sum())
+    min_norm = float(norm[present].min())
+    return EpisodePlan(full, every, partial_rows, min_norm, postings.rows, live)
+
+
+def replan(
+    kept: EpisodePlan,
+    postings: EpisodePostings,
+    live: np.ndarray,
+    groups: np.ndarray,
+    n_groups: int,
+    norm: np.ndarray,
+    admitted: np.ndarray,
+    moved: np.ndarray,
+    rows_of: Callable[[int], list[int]],
+    partial_share: float = _PARTIAL_SHARE,
+) -> EpisodePlan | None:
+    """``plan`` of the same postings for ``live``, from ``kept`` (the plan of a mask that
+    differs from ``live`` at rows ``moved`` and in the rows appended since): only the
+    episodes of those rows are looked at again (``rows_of``: an episode's rows), so a
+    write costs its own rows, not a pass over every row. ``admitted``: each episode's
+    admitted rows (``GroupTotals.counts`` of ``live``). The same plan as ``plan`` makes
+    afresh (the property tests compare them), or None where ``plan`` declines."""
+    n = len(live)
+    codes = groups[:n]
+    built = np.zeros(n_groups, dtype=np.int64)
+    built[: len(postings.counts)] = postings.counts[:n_groups]
+    full = np.zeros(n_groups, dtype=bool)
+    full[: len(kept.full)] = kept.full[:n_groups]
+    old = min(postings.rows, n)
+    touched = np.unique(codes[moved]) if len(moved) else np.empty(0, dtype=np.int64)
+    partial_rows = kept.partial_rows
+    if len(touched):
+        lists = [rows_of(int(code)) for code in touched]
+        rows = np.fromiter((r for rs in lists for r in rs), dtype=np.int64)
+        slot = np.repeat(np.arange(len(touched)), [len(rs) for rs in lists])
+        counted = np.zeros(len(rows), dtype=bool)
+        early = rows < postings.rows
+        counted[early] = postings.counted[rows[early]]
+        admitted_here = live[rows]
+        both = np.bincount(slot[admitted_here & counted], minlength=len(touched))
+        mine = built[touched]
+        full[touched] = (admitted[touched] == mine) & (both == mine) & (mine > 0)
+        # the touched episodes' rows of the build, admitted and outside a full episode
+        again = rows[(rows < old) & admitted_here]
+        again = again[~full[codes[again]]]
+        others = partial_rows[~np.isin(codes[partial_rows], touched)]
+        partial_rows = np.union1d(others, again).astype(np.int64)
     if len(partial_rows) > partial_share * n:
         return None
     present = admitted > 0
