@@ -105,6 +105,8 @@ def _replan(
         return None
     entered, left = _moved_rows(before, live, changed)
     moved_rows = np.concatenate([entered, left])
+    if len(moved_rows) == 0 and live is before and len(kept.full) == len(org.source_ids):
+        return kept  # nothing it reads moved (e.g. vectors arrived): the same plan
     return episodes.replan(
         kept,
         postings,
