@@ -133,7 +133,9 @@ class Bm25Postings:
             grown[: self._filled] = self._lengths_buffer[: self._filled]
             self._lengths_buffer = grown
         if self._filled < n:
-            self._lengths_buffer[self._filled : n] = self._lengths[self._filled : n]
+            # through asarray: a slice assignment from a list converts item by item (~3x)
+            tail = np.asarray(self._lengths[self._filled : n], dtype=np.float32)
+            self._lengths_buffer[self._filled : n] = tail
             self._filled = n
         view = self._lengths_buffer[:n]
         view.flags.writeable = False
@@ -360,10 +362,11 @@ class GroupTotals:
     ) -> "GroupTotals":
         """The totals after rows ``entered`` joined the filter and ``left`` left it (row
         numbers; ``groups``, ``row_lengths``: each row's group and length)."""
-        lengths = np.zeros(n_groups, dtype=np.float64)
-        counts = np.zeros(n_groups, dtype=np.int64)
-        lengths[: len(self.lengths)] = self.lengths
-        counts[: len(self.counts)] = self.counts
+        grow = n_groups - len(self.counts)  # groups (sources) new since: none admitted yet
+        lengths = np.concatenate([self.lengths, np.zeros(grow)]) if grow else self.lengths.copy()
+        counts = (
+            np.concatenate([self.counts, np.zeros(grow, np.int64)]) if grow else self.counts.copy()
+        )
         for rows, sign in ((entered, 1), (left, -1)):
             if len(rows):
                 codes = groups[rows]

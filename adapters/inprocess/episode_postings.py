@@ -318,35 +318,44 @@ def replan(
     afresh (the property tests compare them), or None where ``plan`` declines."""
     n = len(live)
     codes = groups[:n]
-    built = np.zeros(n_groups, dtype=np.int64)
-    built[: len(postings.counts)] = postings.counts[:n_groups]
-    full = np.zeros(n_groups, dtype=bool)
-    full[: len(kept.full)] = kept.full[:n_groups]
+    counts = postings.counts[:n_groups]  # episodes past the build: none counted
+    full = kept.full[:n_groups]
+    fresh = len(full) < n_groups
+    if fresh:
+        full = np.concatenate([full, np.zeros(n_groups - len(full), dtype=bool)])
     old = min(postings.rows, n)
     touched = np.unique(codes[moved]) if len(moved) else np.empty(0, dtype=np.int64)
     partial_rows = kept.partial_rows
     if len(touched):
         lists = [rows_of(int(code)) for code in touched]
-        rows = np.fromiter((r for rs in lists for r in rs), dtype=np.int64)
-        slot = np.repeat(np.arange(len(touched)), [len(rs) for rs in lists])
+        rows = np.sort(np.fromiter((r for rs in lists for r in rs), dtype=np.int64))
+        slot = np.searchsorted(touched, codes[rows])
         counted = np.zeros(len(rows), dtype=bool)
         early = rows < postings.rows
         counted[early] = postings.counted[rows[early]]
         admitted_here = live[rows]
         both = np.bincount(slot[admitted_here & counted], minlength=len(touched))
-        mine = built[touched]
+        mine = np.zeros(len(touched), dtype=np.int64)
+        inside = touched < len(counts)
+        mine[inside] = counts[touched[inside]]
+        full = full if fresh else full.copy()  # the kept plan's array stays as it was
         full[touched] = (admitted[touched] == mine) & (both == mine) & (mine > 0)
-        # the touched episodes' rows of the build, admitted and outside a full episode
+        # the touched episodes' rows leave the sorted list (they are among ``rows``) and
+        # those of the build, admitted and outside a full episode, go back in: a cost of
+        # the touched rows and one copy of the list, not a sort of it
+        if len(partial_rows):
+            at = np.minimum(np.searchsorted(partial_rows, rows), len(partial_rows) - 1)
+            partial_rows = np.delete(partial_rows, at[partial_rows[at] == rows])
         again = rows[(rows < old) & admitted_here]
         again = again[~full[codes[again]]]
-        others = partial_rows[~np.isin(codes[partial_rows], touched)]
-        partial_rows = np.union1d(others, again).astype(np.int64)
+        where = np.searchsorted(partial_rows, again)
+        partial_rows = np.insert(partial_rows, where, again).astype(np.int64)
     if len(partial_rows) > partial_share * n:
         return None
     present = admitted > 0
     if not present.any():
         return None
-    every = int(full.sum()) == int((built > 0).sum())
+    every = int(np.count_nonzero(full)) == int(np.count_nonzero(counts))
     min_norm = float(norm[present].min())
     return EpisodePlan(full, every, partial_rows, min_norm, postings.rows, live)
 
