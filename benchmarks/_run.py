@@ -58,14 +58,16 @@ async def _interleaved(
     remember_ms: list[float],
     search_ms: list[float],
     search_cpu_ms: list[float],
+    remember_cpu_ms: list[float],
 ) -> None:
     """remember, then search, alternately: what a live agent does. A search's CPU time is
     the process's (the remember's background lane may add to it while the search runs)."""
     for text, query in zip(plan.mixed_texts, plan.mixed_queries, strict=False):
         request = RememberRequest(org_id=plan.org_id, content=text, source_type=SourceType.TURN)
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.process_time()
         await services.memory.remember(request, await authorized(services, key))
         remember_ms.append((time.perf_counter() - began) * 1000)
+        remember_cpu_ms.append((time.process_time() - cpu) * 1000)
         began, cpu = time.perf_counter(), time.process_time()
         search = SearchRequest(org_id=plan.org_id, query=query, limit=SEARCH_LIMIT)
         await services.memory.search(search, await authorized(services, key))
@@ -111,8 +113,11 @@ async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
         mixed_remember: list[float] = []
         mixed_search: list[float] = []
         mixed_cpu: list[float] = []
+        mixed_remember_cpu: list[float] = []
         progress(f"[{plan.name}] interleaved remember+search: {len(plan.mixed_queries)} pairs")
-        await _interleaved(plan, services, key, mixed_remember, mixed_search, mixed_cpu)
+        await _interleaved(
+            plan, services, key, mixed_remember, mixed_search, mixed_cpu, mixed_remember_cpu
+        )
         interleaved_profile: dict[str, object] | None = None
         if plan.profile_pairs:
             progress(f"[{plan.name}] profile: {len(plan.profile_pairs)} interleaved searches")
@@ -154,6 +159,7 @@ async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
         "remember_p50_ms": remember_stats.get("p50_ms"),
         "remember_p95_ms": remember_stats.get("p95_ms"),
         "search_cpu_ms": summarize(search.cpu_ms),
+        "remember_cpu_ms": summarize(remember.cpu_ms),
         "search": {
             **search_stats,
             "limit": SEARCH_LIMIT,
@@ -177,6 +183,7 @@ async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
             "remember": summarize(mixed_remember),
             "search": summarize(mixed_search),
             "search_cpu_ms": summarize(mixed_cpu),
+            "remember_cpu_ms": summarize(mixed_remember_cpu),
             "profile": interleaved_profile,
         },
         "policy_cost": policy_cost,

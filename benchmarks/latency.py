@@ -222,6 +222,7 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
             )
         },
         "search_cpu_ms": head.get("search_cpu_ms"),
+        "remember_cpu_ms": head.get("remember_cpu_ms"),
         "bulk_chunks_per_s": fill.get("bulk_chunks_per_s"),
         **footprint,
         "peak_rss_note": "VmHWM of the whole benchmark process: fill (if any), corpus, "
