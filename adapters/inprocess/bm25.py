@@ -205,7 +205,7 @@ class Bm25Postings:
     ) -> tuple[int, np.ndarray] | None:
         """What ``group_scores`` needs of the live rows alone: how many groups hold one,
         and each group's length norm. A pass over every row, so the index keeps it per
-        filter until a write; None when no group holds a live row."""
+        filter (moved by writes: ``group_totals``); None when no group holds a live row."""
         return self.group_totals(live, groups, n_groups).stats()
 
     def group_totals(self, live: np.ndarray, groups: np.ndarray, n_groups: int) -> "GroupTotals":

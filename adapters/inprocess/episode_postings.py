@@ -250,7 +250,7 @@ def build(
 
 @dataclass(frozen=True, slots=True)
 class EpisodePlan:
-    """What one filter needs of the episode postings (kept per filter until a write)."""
+    """What one filter needs of the episode postings (kept per filter; writes move it)."""
 
     #: episodes scored from the episode postings
     full: np.ndarray

@@ -69,7 +69,7 @@ class _OrgIndex:
         #: rows whose source was removed (redact, delete): a late vector never lands there
         self.removed: set[int] = set()
         self.ready = False
-        #: filter masks and query products shared by one search's calls, until a write
+        #: filter masks (moved by writes) and query products (until a write) a search shares
         self.cache = QueryCache()
         #: the vector leg's inverted file (ann.VectorGraph), made past
         #: ``ann_policy.min_rows`` (None: never)
