@@ -5,7 +5,9 @@
 Why: a write used to drop every per-filter cache of the organisation's index (the
 filter's row mask, the episode leg's group totals and plan), so the search after
 it rebuilt them over every row; now a write moves them by the rows it changed
-(``adapters/inprocess/cache_follow.py``). This isolates that trade from the rest
+(``adapters/inprocess/cache_follow.py``), at the first lookup after them (so the
+write itself only notes its rows, and the search pays the move). This isolates
+that trade from the rest
 of the service (store, embedder, ranker): one index of ``--rows`` chunks
 (LongMemEval turns cut like the chunker, then varied turns:
 ``benchmarks._snapshot_rows.chunk_texts``) in episodes of three, its episode
@@ -83,7 +85,7 @@ async def _run(args: argparse.Namespace) -> dict[str, object]:
     questions = [meaningful_query(q) for q in corpus.questions]
     follow = org._follow
 
-    def drop(changed: object, start: int) -> None:
+    def drop(changed: object) -> None:
         org.cache.invalidate()
 
     async def search(query: str) -> None:

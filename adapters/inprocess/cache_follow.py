@@ -29,9 +29,10 @@ if TYPE_CHECKING:
 __all__ = ["follow"]
 
 
-def follow(org: "_OrgIndex", changed: np.ndarray, start: int) -> None:
-    """Rows ``changed`` (sorted, below ``start``) may be admitted otherwise now, and rows
-    ``start ..`` are new: every kept mask and per-filter value of ``org`` moves by them."""
+def follow(org: "_OrgIndex", changed: np.ndarray) -> None:
+    """Older rows ``changed`` (sorted) may be admitted otherwise now, and the rows past
+    each kept mask are new: every kept mask and per-filter value of ``org`` moves by them
+    (``QueryCache`` calls this at the first lookup after the writes)."""
     size = org.size
 
     def remask(key: Hashable, mask: np.ndarray) -> np.ndarray:

@@ -36,9 +36,6 @@ _INITIAL_ROWS = 1024
 _DEFAULT_ANN = ann.AnnPolicy()
 #: a filter keeping fewer than 1/_GATHER_BELOW of the rows gathers them before the product
 _GATHER_BELOW = 4
-#: a write changing more older rows than this drops the per-filter caches instead of
-#: moving them row by row (each changed row costs a few operations per kept filter)
-_FOLLOW_ROWS = 50_000
 
 
 class _OrgIndex:
@@ -70,7 +67,7 @@ class _OrgIndex:
         self.removed: set[int] = set()
         self.ready = False
         #: filter masks (moved by writes) and query products (until a write) a search shares
-        self.cache = QueryCache()
+        self.cache = QueryCache(lambda changed: cache_follow.follow(self, changed))
         #: the vector leg's inverted file (ann.VectorGraph), made past
         #: ``ann_policy.min_rows`` (None: never)
         self.ann_policy = ann_policy
@@ -159,7 +156,7 @@ class _OrgIndex:
         # older rows too (rows of sources new with this write are all appended)
         for code in sorted(c for c in widened if c < sources_before):
             replaced.extend(row for _, row in self.members[code] if row < start)
-        self._follow(np.asarray(replaced, dtype=np.int64), start)
+        self._follow(np.asarray(replaced, dtype=np.int64))
         self.extend_graph()
 
     def extend_graph(self) -> None:
@@ -182,7 +179,7 @@ class _OrgIndex:
             if self.graph is not None:
                 self.graph.changed([row])
         # no filter's mask reads vectors: the masks and the values made of them alone stay
-        self._follow(np.empty(0, dtype=np.int64), self.size)
+        self._follow(np.empty(0, dtype=np.int64))
         self.extend_graph()
 
     def recall_code(self, key: str) -> int:
@@ -198,7 +195,7 @@ class _OrgIndex:
         for row in rows:
             if self.row_of.get(self.ids[row]) == row:  # not a row a re-index replaced
                 self.recall_codes[row] = code
-        self._follow(np.asarray(rows, dtype=np.int64), self.size)
+        self._follow(np.asarray(rows, dtype=np.int64))
 
     def remove(self, source_id: str) -> None:
         """The rows stop answering and lose their text and vector; the BM25 postings
@@ -212,7 +209,7 @@ class _OrgIndex:
             self.texts.clear(row)
         if self.graph is not None:
             self.graph.forget(self.rows_of(source_id))
-        self._follow(np.asarray(self.rows_of(source_id), dtype=np.int64), self.size)
+        self._follow(np.asarray(self.rows_of(source_id), dtype=np.int64))
 
     def live(self, where: CandidateFilter) -> np.ndarray:
         """Rows ``where`` admits (read-only; kept across writes, ``_follow``)."""
@@ -238,14 +235,11 @@ class _OrgIndex:
             )
         return live
 
-    def _follow(self, changed: np.ndarray, start: int) -> None:
-        """After a write: rows ``changed`` (below ``start``) and the rows appended from
-        ``start`` may be admitted otherwise; every kept mask and per-filter value moves
-        by them (``cache_follow``) instead of being rebuilt over every row."""
-        if len(changed) > _FOLLOW_ROWS:  # e.g. a space's lifecycle: rebuilding costs less
-            self.cache.invalidate()
-            return
-        cache_follow.follow(self, np.unique(changed), start)
+    def _follow(self, changed: np.ndarray) -> None:
+        """After a write: rows ``changed`` (older rows) and the rows it appended may be
+        admitted otherwise; every kept mask and per-filter value moves by them at the
+        next lookup (``cache_follow``) instead of being rebuilt over every row."""
+        self.cache.written(changed)
 
     def top(
         self, rows: np.ndarray, scores: np.ndarray, limit: int, names: list[str] | None = None

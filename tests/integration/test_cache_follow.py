@@ -14,6 +14,7 @@ import random
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -234,5 +235,57 @@ def test_a_write_keeps_the_masks_it_follows() -> None:
         names = {key[0] for key, _ in org.cache.derived_items() if isinstance(key, tuple)}
         assert "episode_bm25" in names
         _assert_cache_is_fresh(org)
+
+    asyncio.run(run())
+
+
+def test_writes_with_no_lookup_between_them_are_moved_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An import writes many sources with no search between them: the caches move once,
+    at the next lookup, by every write's rows (and right: checked against a fresh build)."""
+    from adapters.inprocess import cache_follow
+
+    moves: list[int] = []
+    real = cache_follow.follow
+
+    def counted(org: _OrgIndex, changed: np.ndarray) -> None:
+        moves.append(len(changed))
+        real(org, changed)
+
+    monkeypatch.setattr(cache_follow, "follow", counted)
+
+    async def run() -> None:
+        world = _World(random.Random(5), graph=False)
+        for _ in range(30):
+            await world.write("new")
+        await _answers(world.index, _FILTERS[0], "the barm")
+        moves.clear()
+        for op in ["new", "later", "hide", "reindex", "attach", "facet", "reopen", "remove"]:
+            await world.write(op)
+        assert moves == []
+        _assert_cache_is_fresh(world.org)
+        assert len(moves) == 1
+
+    asyncio.run(run())
+
+
+def test_a_write_changing_many_rows_drops_the_caches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``FOLLOW_ROWS`` older rows changed, rebuilding costs less than moving."""
+    from adapters.inprocess import query_cache
+
+    monkeypatch.setattr(query_cache, "FOLLOW_ROWS", 2)
+
+    async def run() -> None:
+        world = _World(random.Random(6), graph=False)
+        for _ in range(30):
+            await world.write("new")
+        org = world.org
+        await _answers(world.index, _FILTERS[0], "the barm")
+        assert dict(org.cache.masks())
+        big = max(org.source_code_of, key=lambda s: len(org.rows_of(s)))
+        assert len(org.rows_of(big)) > 2
+        await world.index.update("o", big, LifecycleState.HIDDEN, RECALL_CLOSED)
+        assert not dict(org.cache.masks())
 
     asyncio.run(run())
