@@ -16,7 +16,7 @@ from benchmarks._phases import (
     to_vector_phase,
 )
 from benchmarks._policy_ab import policy_ab
-from benchmarks._search_profile import print_profile, profile_searches
+from benchmarks._search_profile import print_profile, profile_interleaved, profile_searches
 from benchmarks._stats import progress, summarize
 from benchmarks._wiring import make_index, make_services, make_store, owner_key
 from domain.policy import Surface
@@ -46,6 +46,9 @@ class IndexPlan:
     settle_s: float = 0.0
     #: distinct questions searched under cProfile after the timed searches (none: no profile)
     profile_queries: tuple[str, ...] = ()
+    #: (unseen text, distinct question) pairs: remembered, then searched under cProfile,
+    #: after the interleaved phase (none: no such profile)
+    profile_pairs: tuple[tuple[str, str], ...] = ()
 
 
 async def _interleaved(
@@ -54,17 +57,22 @@ async def _interleaved(
     key: str,
     remember_ms: list[float],
     search_ms: list[float],
+    search_cpu_ms: list[float],
+    remember_cpu_ms: list[float],
 ) -> None:
-    """remember, then search, alternately: what a live agent does."""
+    """remember, then search, alternately: what a live agent does. A search's CPU time is
+    the process's (the remember's background lane may add to it while the search runs)."""
     for text, query in zip(plan.mixed_texts, plan.mixed_queries, strict=False):
         request = RememberRequest(org_id=plan.org_id, content=text, source_type=SourceType.TURN)
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.process_time()
         await services.memory.remember(request, await authorized(services, key))
         remember_ms.append((time.perf_counter() - began) * 1000)
-        began = time.perf_counter()
+        remember_cpu_ms.append((time.process_time() - cpu) * 1000)
+        began, cpu = time.perf_counter(), time.process_time()
         search = SearchRequest(org_id=plan.org_id, query=query, limit=SEARCH_LIMIT)
         await services.memory.search(search, await authorized(services, key))
         search_ms.append((time.perf_counter() - began) * 1000)
+        search_cpu_ms.append((time.process_time() - cpu) * 1000)
 
 
 def _snapshot_outcome(services: Services, org_id: str) -> str:
@@ -104,8 +112,19 @@ async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
         remember = await remember_phase(services, key, plan.org_id, plan.remember_texts)
         mixed_remember: list[float] = []
         mixed_search: list[float] = []
+        mixed_cpu: list[float] = []
+        mixed_remember_cpu: list[float] = []
         progress(f"[{plan.name}] interleaved remember+search: {len(plan.mixed_queries)} pairs")
-        await _interleaved(plan, services, key, mixed_remember, mixed_search)
+        await _interleaved(
+            plan, services, key, mixed_remember, mixed_search, mixed_cpu, mixed_remember_cpu
+        )
+        interleaved_profile: dict[str, object] | None = None
+        if plan.profile_pairs:
+            progress(f"[{plan.name}] profile: {len(plan.profile_pairs)} interleaved searches")
+            interleaved_profile = await profile_interleaved(
+                services, key, plan.org_id, plan.profile_pairs
+            )
+            print_profile(interleaved_profile)
         await services.memory.lane.drain()  # the phases above leave the lane working
         half = len(plan.breakdown_texts) // 2
         progress(f"[{plan.name}] remember to vector-searchable: {half} unseen turns")
@@ -140,6 +159,7 @@ async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
         "remember_p50_ms": remember_stats.get("p50_ms"),
         "remember_p95_ms": remember_stats.get("p95_ms"),
         "search_cpu_ms": summarize(search.cpu_ms),
+        "remember_cpu_ms": summarize(remember.cpu_ms),
         "search": {
             **search_stats,
             "limit": SEARCH_LIMIT,
@@ -162,6 +182,9 @@ async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
         "interleaved": {
             "remember": summarize(mixed_remember),
             "search": summarize(mixed_search),
+            "search_cpu_ms": summarize(mixed_cpu),
+            "remember_cpu_ms": summarize(mixed_remember_cpu),
+            "profile": interleaved_profile,
         },
         "policy_cost": policy_cost,
         "breakdown": {

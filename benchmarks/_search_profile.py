@@ -14,12 +14,13 @@ import pstats
 import time
 from collections.abc import Sequence
 
-from application.commands import SearchRequest
+from application.commands import RememberRequest, SearchRequest
 from application.services import Services
 from benchmarks._phases import SEARCH_LIMIT, authorized
 from benchmarks._stats import progress
+from domain.scopes import SourceType
 
-__all__ = ["STAGES", "print_profile", "profile_searches"]
+__all__ = ["STAGES", "print_profile", "profile_interleaved", "profile_searches"]
 
 #: stage -> (file name ending, function name); a stage's time includes its callees
 STAGES: dict[str, tuple[str, str]] = {
@@ -42,6 +43,10 @@ STAGES: dict[str, tuple[str, str]] = {
     "redacted count (withheld_redacted)": ("retrieval/withheld.py", "withheld_redacted"),
     "store answers decoded (CBOR)": ("cbor/_decoder.py", "decode"),
     "evidence of the shown (evidence_of)": ("retrieval/evidence.py", "evidence_of"),
+    "episode BM25 group stats": ("inprocess/bm25.py", "group_stats"),
+    "episode plan": ("inprocess/episode_postings.py", "plan"),
+    "BM25 row norms": ("inprocess/bm25.py", "_row_norm"),
+    "IVF admitted rows": ("inprocess/ann.py", "_admitted"),
 }
 
 
@@ -82,12 +87,42 @@ async def profile_searches(
         profiler.enable()
         await services.memory.search(request, ctx)
         profiler.disable()
-    cpu_s = time.process_time() - cpu
-    n = max(len(queries), 1)
+    return _summary(profiler, time.process_time() - cpu, len(queries), top)
+
+
+async def profile_interleaved(
+    services: Services,
+    key: str,
+    org_id: str,
+    pairs: Sequence[tuple[str, str]],
+    top: int = 25,
+) -> dict[str, object]:
+    """(text, query) pairs: the text remembered (not profiled), then the query searched
+    under cProfile, as a live agent's searches follow its writes (each write changes the
+    index, so what the index keeps per filter is what it kept across a write)."""
+    profiler = cProfile.Profile()
+    cpu = 0.0
+    for text, query in pairs:
+        remember = RememberRequest(org_id=org_id, content=text, source_type=SourceType.TURN)
+        await services.memory.remember(remember, await authorized(services, key))
+        request = SearchRequest(org_id=org_id, query=query, limit=SEARCH_LIMIT)
+        ctx = await authorized(services, key)
+        began = time.process_time()
+        profiler.enable()
+        await services.memory.search(request, ctx)
+        profiler.disable()
+        cpu += time.process_time() - began
+    return _summary(profiler, cpu, len(pairs), top)
+
+
+def _summary(
+    profiler: cProfile.Profile, cpu_s: float, searches: int, top: int
+) -> dict[str, object]:
+    n = max(searches, 1)
     stats = pstats.Stats(profiler)
     stages = {k: round(v * 1000 / n, 2) for k, v in _stage_seconds(stats).items()}
     return {
-        "searches": len(queries),
+        "searches": searches,
         "cpu_ms_per_search_profiled": round(cpu_s * 1000 / n, 1),
         "stage_ms_per_search": stages,
         "top_own_time": _top_own(stats, top, n),

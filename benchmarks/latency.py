@@ -75,6 +75,13 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         help="after the timed searches, this many more distinct questions under cProfile: "
         "per-search stage times and top functions to stderr and the JSON",
     )
+    p.add_argument(
+        "--profile-interleaved",
+        type=int,
+        default=0,
+        help="after the interleaved phase, this many more (remember, distinct question) pairs, "
+        "each search under cProfile: what a search rebuilds after a write",
+    )
     p.add_argument("--native-queries", type=int, help="cap timed searches for the surreal index")
     p.add_argument("--breakdown-queries", type=int, default=50)
     p.add_argument("--org", default="bench")
@@ -117,7 +124,11 @@ def _plans(args: argparse.Namespace, corpus: Corpus, url: str, texts: list[str])
     profiled = tuple(qs[args.warmups + args.queries + _MIXED_PAIRS :][: args.profile])
     if len(profiled) < args.profile:
         raise ValueError(f"only {len(profiled)} questions left to profile: lower --profile")
-    per = args.remembers + len(mixed) + _BREAKDOWN_REMEMBERS
+    after = args.warmups + args.queries + _MIXED_PAIRS + args.profile
+    profiled_mixed = qs[after:][: args.profile_interleaved]
+    if len(profiled_mixed) < args.profile_interleaved:
+        raise ValueError(f"only {len(profiled_mixed)} questions left: lower --profile-interleaved")
+    per = args.remembers + len(mixed) + _BREAKDOWN_REMEMBERS + args.profile_interleaved
     plans = []
     for i, name in enumerate(names):
         mine = texts[i * per : (i + 1) * per]
@@ -135,11 +146,14 @@ def _plans(args: argparse.Namespace, corpus: Corpus, url: str, texts: list[str])
                 mixed_queries=mixed_q,
                 remember_texts=mine[: args.remembers],
                 mixed_texts=mine[args.remembers : args.remembers + len(mixed)],
-                breakdown_texts=mine[args.remembers + len(mixed) :],
+                breakdown_texts=mine[args.remembers + len(mixed) : per - args.profile_interleaved],
                 breakdown_queries=min(args.breakdown_queries, len(capped)),
                 native_search=native_search_for(args.index),
                 settle_s=args.settle,
                 profile_queries=profiled,
+                profile_pairs=tuple(
+                    zip(mine[per - args.profile_interleaved : per], profiled_mixed, strict=True)
+                ),
             )
         )
     return plans
@@ -152,7 +166,7 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
     random.Random(args.seed).shuffle(turns)  # fill and remember texts: a fair sample
     names = list(INDEX_NAMES) if args.index == "both" else [args.index]
     mixed = min(_MIXED_PAIRS, max(len(corpus.questions) - args.warmups - args.queries, 0))
-    needed = (args.remembers + mixed + _BREAKDOWN_REMEMBERS) * len(names)
+    needed = (args.remembers + mixed + _BREAKDOWN_REMEMBERS + args.profile_interleaved) * len(names)
     reserve = needed * 2  # unseen remember texts come from the end of the corpus
     fill_turns, pool = turns[:-reserve], turns[-reserve:]
     temp = args.data_dir is None
@@ -208,6 +222,7 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
             )
         },
         "search_cpu_ms": head.get("search_cpu_ms"),
+        "remember_cpu_ms": head.get("remember_cpu_ms"),
         "bulk_chunks_per_s": fill.get("bulk_chunks_per_s"),
         **footprint,
         "peak_rss_note": "VmHWM of the whole benchmark process: fill (if any), corpus, "

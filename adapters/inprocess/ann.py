@@ -286,8 +286,8 @@ class VectorGraph:
             return
         if self._index is None:
             real = has_vector[:end].copy()
-            if gone:
-                real[[self.labelled + g for g in gone]] = False
+            if gone:  # those before ``end`` (a removed row past a waiting one stays out)
+                real[[self.labelled + g for g in gone if self.labelled + g < end]] = False
             self._train(vectors, np.flatnonzero(real))
         block = np.ascontiguousarray(vectors[self.labelled : end], dtype=np.float32)
         if gone:  # never index a removed row's vector, even for a moment

@@ -48,6 +48,7 @@ __all__ = [
     "WideTfs",
     "build",
     "plan",
+    "replan",
     "top_group_scores",
 ]
 
@@ -249,7 +250,7 @@ def build(
 
 @dataclass(frozen=True, slots=True)
 class EpisodePlan:
-    """What one filter needs of the episode postings (kept per filter until a write)."""
+    """What one filter needs of the episode postings (kept per filter; writes move it)."""
 
     #: episodes scored from the episode postings
     full: np.ndarray
@@ -293,6 +294,68 @@ def plan(
     if not present.any():
         return None
     every = int(full.sum()) == int((built > 0).sum())
+    min_norm = float(norm[present].min())
+    return EpisodePlan(full, every, partial_rows, min_norm, postings.rows, live)
+
+
+def replan(
+    kept: EpisodePlan,
+    postings: EpisodePostings,
+    live: np.ndarray,
+    groups: np.ndarray,
+    n_groups: int,
+    norm: np.ndarray,
+    admitted: np.ndarray,
+    moved: np.ndarray,
+    rows_of: Callable[[int], list[int]],
+    partial_share: float = _PARTIAL_SHARE,
+) -> EpisodePlan | None:
+    """``plan`` of the same postings for ``live``, from ``kept`` (the plan of a mask that
+    differs from ``live`` at rows ``moved`` and in the rows appended since): only the
+    episodes of those rows are looked at again (``rows_of``: an episode's rows), so a
+    write costs its own rows, not a pass over every row. ``admitted``: each episode's
+    admitted rows (``GroupTotals.counts`` of ``live``). The same plan as ``plan`` makes
+    afresh (the property tests compare them), or None where ``plan`` declines."""
+    n = len(live)
+    codes = groups[:n]
+    counts = postings.counts[:n_groups]  # episodes past the build: none counted
+    full = kept.full[:n_groups]
+    fresh = len(full) < n_groups
+    if fresh:
+        full = np.concatenate([full, np.zeros(n_groups - len(full), dtype=bool)])
+    old = min(postings.rows, n)
+    touched = np.unique(codes[moved]) if len(moved) else np.empty(0, dtype=np.int64)
+    partial_rows = kept.partial_rows
+    if len(touched):
+        lists = [rows_of(int(code)) for code in touched]
+        rows = np.sort(np.fromiter((r for rs in lists for r in rs), dtype=np.int64))
+        slot = np.searchsorted(touched, codes[rows])
+        counted = np.zeros(len(rows), dtype=bool)
+        early = rows < postings.rows
+        counted[early] = postings.counted[rows[early]]
+        admitted_here = live[rows]
+        both = np.bincount(slot[admitted_here & counted], minlength=len(touched))
+        mine = np.zeros(len(touched), dtype=np.int64)
+        inside = touched < len(counts)
+        mine[inside] = counts[touched[inside]]
+        full = full if fresh else full.copy()  # the kept plan's array stays as it was
+        full[touched] = (admitted[touched] == mine) & (both == mine) & (mine > 0)
+        # the touched episodes' rows leave the sorted list (they are among ``rows``) and
+        # those of the build, admitted and outside a full episode, go back in: a cost of
+        # the touched rows and one copy of the list, not a sort of it
+        if len(partial_rows):
+            at = np.minimum(np.searchsorted(partial_rows, rows), len(partial_rows) - 1)
+            partial_rows = np.delete(partial_rows, at[partial_rows[at] == rows])
+        again = rows[(rows < old) & admitted_here]
+        again = again[~full[codes[again]]]
+        where = np.searchsorted(partial_rows, again)
+        partial_rows = np.insert(partial_rows, where, again).astype(np.int64)
+    if len(partial_rows) > partial_share * n:
+        return None
+    present = admitted > 0
+    if not present.any():
+        return None
+    every = int(np.count_nonzero(full)) == int(np.count_nonzero(counts))
     min_norm = float(norm[present].min())
     return EpisodePlan(full, every, partial_rows, min_norm, postings.rows, live)
 

@@ -32,8 +32,11 @@ class FacetColumns:
         #: speaker facet -> rows spoken by that speaker
         self.rows_with: dict[str, list[int]] = {}
 
-    def add(self, start: int, entries: Sequence[IndexEntry], source_codes: np.ndarray) -> None:
-        """Rows ``start ..`` are ``entries``; ``source_codes`` holds each row's source code."""
+    def add(self, start: int, entries: Sequence[IndexEntry], source_codes: np.ndarray) -> set[int]:
+        """Rows ``start ..`` are ``entries``; ``source_codes`` holds each row's source code.
+        Returns the source codes that gained a facet (their older rows may now pass a
+        filter they did not)."""
+        widened: set[int] = set()
         end = start + len(entries)
         if len(self.occurred) < end:
             grown = np.full(max(end, 2 * len(self.occurred)), math.nan, dtype=np.float64)
@@ -44,9 +47,13 @@ class FacetColumns:
             self.occurred[row] = _epoch(entry.occurred_at)
             code = int(source_codes[row])
             for facet in entry.facets:
-                self.sources_with.setdefault(facet, set()).add(code)
+                having = self.sources_with.setdefault(facet, set())
+                if code not in having:
+                    having.add(code)
+                    widened.add(code)
             for facet in speaker_facets(entry.speaker):
                 self.rows_with.setdefault(facet, []).append(row)
+        return widened
 
     def mask(
         self,
@@ -55,11 +62,14 @@ class FacetColumns:
         source_codes: np.ndarray,
         source_count: int,
         space_ok: np.ndarray,
+        rows: slice | np.ndarray | None = None,
     ) -> np.ndarray:
-        """Rows ``[0, size)`` the filter admits; ``space_ok``: rows whose space it admits."""
+        """Whether the filter admits each of ``rows`` (a slice or row numbers of ``[0,
+        size)``; None: all of them); ``space_ok``: whether it admits each one's space."""
+        rows = slice(0, size) if rows is None else rows
         keep = space_ok.copy()
         if narrow.has_time:
-            moments = self.occurred[:size]
+            moments = self.occurred[:size][rows]
             with np.errstate(invalid="ignore"):  # NaN (unknown time) compares false
                 inside = ~np.isnan(moments)
                 if narrow.occurred_from is not None:
@@ -67,7 +77,7 @@ class FacetColumns:
                 if narrow.occurred_to is not None:
                     inside &= moments <= narrow.occurred_to.timestamp()
             keep &= inside
-        codes = source_codes[:size]
+        codes = source_codes[:size][rows]
         for group in narrow.facet_groups():
             sources = np.zeros(source_count, dtype=bool)
             for facet in group:
@@ -75,10 +85,12 @@ class FacetColumns:
                 if having:
                     sources[np.fromiter(having, dtype=np.int64, count=len(having))] = True
             passing = sources[codes]
+            spoken = np.zeros(size, dtype=bool)
             for facet in group:
-                rows = self.rows_with.get(facet)
-                if rows:
-                    passing[np.asarray(rows, dtype=np.int64)] = True
+                by = self.rows_with.get(facet)
+                if by:
+                    spoken[np.asarray(by, dtype=np.int64)] = True
+            passing |= spoken[rows]
             keep &= passing
             if not keep.any():
                 break

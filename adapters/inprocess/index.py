@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from adapters.inprocess import ann
+from adapters.inprocess import ann, cache_follow
 from adapters.inprocess import episode_postings as episodes
 from adapters.inprocess.bm25 import Bm25Postings
 from adapters.inprocess.facets import FacetColumns
@@ -66,8 +66,8 @@ class _OrgIndex:
         #: rows whose source was removed (redact, delete): a late vector never lands there
         self.removed: set[int] = set()
         self.ready = False
-        #: filter masks and query products shared by one search's calls, until a write
-        self.cache = QueryCache()
+        #: filter masks (moved by writes) and query products (until a write) a search shares
+        self.cache = QueryCache(lambda changed: cache_follow.follow(self, changed))
         #: the vector leg's inverted file (ann.VectorGraph), made past
         #: ``ann_policy.min_rows`` (None: never)
         self.ann_policy = ann_policy
@@ -107,8 +107,9 @@ class _OrgIndex:
     def add(self, entries: Sequence[IndexEntry]) -> None:
         if not entries:
             return
-        self.cache.invalidate()
         start = self.size
+        sources_before = len(self.source_ids)
+        replaced: list[int] = []
         self._grow(start + len(entries))
         with_vectors = [(n, e.vector) for n, e in enumerate(entries) if e.vector is not None]
         if with_vectors:
@@ -125,6 +126,7 @@ class _OrgIndex:
             previous = self.row_of.get(entry.chunk_id)
             if previous is not None:  # a re-indexed chunk: the old row stops answering
                 self.recall_codes[previous] = 0
+                replaced.append(previous)
             self.ids.append(entry.chunk_id)
             self.row_of[entry.chunk_id] = row
             self.recall_codes[row] = self.recall_code(entry.recall_key)
@@ -149,7 +151,12 @@ class _OrgIndex:
                 )
             )
         self.lexical.extend(start, [e.text for e in entries])
-        self.facets.add(start, entries, self.source_codes)
+        widened = self.facets.add(start, entries, self.source_codes)
+        # an older source that gained a facet: a filter narrowing by it may now admit its
+        # older rows too (rows of sources new with this write are all appended)
+        for code in sorted(c for c in widened if c < sources_before):
+            replaced.extend(row for _, row in self.members[code] if row < start)
+        self._follow(np.asarray(replaced, dtype=np.int64))
         self.extend_graph()
 
     def extend_graph(self) -> None:
@@ -161,7 +168,6 @@ class _OrgIndex:
         self.graph.extend(self.vectors, self.has_vector, self.size, self.removed)
 
     def attach(self, vectors: Mapping[str, Vector]) -> None:
-        self.cache.invalidate()
         for chunk_id, vector in vectors.items():
             row = self.row_of.get(chunk_id)
             if row is None or row in self.removed:
@@ -172,6 +178,8 @@ class _OrgIndex:
             self.has_vector[row] = True
             if self.graph is not None:
                 self.graph.changed([row])
+        # no filter's mask reads vectors: the masks and the values made of them alone stay
+        self._follow(np.empty(0, dtype=np.int64))
         self.extend_graph()
 
     def recall_code(self, key: str) -> int:
@@ -182,16 +190,16 @@ class _OrgIndex:
         return [] if code is None else [row for _, row in self.members[code]]
 
     def update(self, source_id: str, lifecycle: LifecycleState, recall: str) -> None:
-        self.cache.invalidate()
         code = self.recall_code(recall)
-        for row in self.rows_of(source_id):
+        rows = self.rows_of(source_id)
+        for row in rows:
             if self.row_of.get(self.ids[row]) == row:  # not a row a re-index replaced
                 self.recall_codes[row] = code
+        self._follow(np.asarray(rows, dtype=np.int64))
 
     def remove(self, source_id: str) -> None:
         """The rows stop answering and lose their text and vector; the BM25 postings
         keep only term counts of the removed rows, which no query can reach again."""
-        self.cache.invalidate()
         for row in self.rows_of(source_id):
             self.recall_codes[row] = 0
             self.removed.add(row)
@@ -201,26 +209,37 @@ class _OrgIndex:
             self.texts.clear(row)
         if self.graph is not None:
             self.graph.forget(self.rows_of(source_id))
+        self._follow(np.asarray(self.rows_of(source_id), dtype=np.int64))
 
     def live(self, where: CandidateFilter) -> np.ndarray:
-        """Rows ``where`` admits (read-only; cached until the next write)."""
-        return self.cache.mask(where, lambda: self._live(where))
+        """Rows ``where`` admits (read-only; kept across writes, ``_follow``)."""
+        return self.cache.mask(where, lambda: self._admits(where, slice(0, self.size)))
 
-    def _live(self, where: CandidateFilter) -> np.ndarray:
+    def _admits(self, where: CandidateFilter, rows: slice | np.ndarray) -> np.ndarray:
+        """Whether ``where`` admits each of ``rows`` (a slice or row numbers below the
+        size): the one predicate of a whole mask and of the rows a write changed."""
         admitted = [code for key, code in self.recall_table.items() if key in where.recall]
-        live = np.isin(self.recall_codes[: self.size], np.asarray(admitted, dtype=np.int32))
+        recall = self.recall_codes[: self.size][rows]
+        live = np.isin(recall, np.asarray(admitted, dtype=np.int32))
+        scopes = self.scope_codes[: self.size][rows]
         if where.visible is not None:
             allowed = [code for ref, code in self.scope_table.items() if ref in where.visible]
-            live &= np.isin(self.scope_codes[: self.size], np.asarray(allowed, dtype=np.int32))
+            live &= np.isin(scopes, np.asarray(allowed, dtype=np.int32))
         narrow = where.narrow
         if narrow is not None and not narrow.is_empty:
             table = self.scope_table.items()
             spaces = [c for ref, c in table if narrow.admits_space(ref.scope, ref.scope_key)]
-            space_ok = np.isin(self.scope_codes[: self.size], np.asarray(spaces, dtype=np.int32))
+            space_ok = np.isin(scopes, np.asarray(spaces, dtype=np.int32))
             live &= self.facets.mask(
-                narrow, self.size, self.source_codes, len(self.source_ids), space_ok
+                narrow, self.size, self.source_codes, len(self.source_ids), space_ok, rows
             )
         return live
+
+    def _follow(self, changed: np.ndarray) -> None:
+        """After a write: rows ``changed`` (older rows) and the rows it appended may be
+        admitted otherwise; every kept mask and per-filter value moves by them at the
+        next lookup (``cache_follow``) instead of being rebuilt over every row."""
+        self.cache.written(changed)
 
     def top(
         self, rows: np.ndarray, scores: np.ndarray, limit: int, names: list[str] | None = None
@@ -382,9 +401,10 @@ class InProcessIndex:
         if org is None or org.size == 0:
             return []
         live, codes, n = org.live(where), org.source_codes[: org.size], len(org.source_ids)
-        stats = org.cache.derived(
-            ("episode_bm25", where), lambda: org.lexical.group_stats(live, codes, n)
+        totals = org.cache.derived(
+            ("episode_bm25", where), lambda: org.lexical.group_totals(live, codes, n)
         )
+        stats = totals.stats()
         if stats is None:
             return []
         size = org.size

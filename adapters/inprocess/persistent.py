@@ -69,6 +69,8 @@ def apply_current(org: _OrgIndex, source_ids: Sequence[str], entries: Sequence[I
             chunk_id = org.ids[row]
             if chunk_id not in held and org.row_of.get(chunk_id) == row:
                 org.recall_codes[row] = 0
+        # the recall codes set above are no write the caches follow: drop them (a catch-up)
+        org.cache.invalidate()
         org.attach(vectors)
         org.add(fresh)
 

@@ -1,4 +1,4 @@
-"""What one organisation's searches can share until its next write.
+"""What one organisation's searches can share, per filter, across writes.
 
 A search calls the index five to seven times (turn and episode legs, then
 candidate reads and episode members), each with the same ``CandidateFilter``;
@@ -6,15 +6,23 @@ building the filter's row mask is a pass over every row of the organisation
 (``np.isin`` over the recall and scope codes), and the turn and episode vector
 legs each computed the same product of the query with every row. Both depend
 only on the rows and the filter (and the query vector), so they are kept here,
-keyed by filter, and dropped whole at any write: a write bumps ``version`` and
-the next lookup starts afresh. Readers of a cached array must not modify it
-(they are returned read-only, so a stray in-place write fails loudly).
+keyed by filter. A write bumps ``version``; one the index can follow row by row
+(``written``: rows appended, a source's rows hidden or removed) notes its rows,
+and the next lookup moves each kept mask and each per-filter value it can update
+exactly by the rows of every write since (``follow``), dropping the rest and
+every per-query result; any other write drops everything (``invalidate``).
+Why follow rather than drop: a user writes while an agent searches, and at 1M
+rows rebuilding the masks and the values made from them cost each search after
+a write ~2x a search without one (RESULTS, issue 18). Readers of a cached array
+must not modify it (they are returned read-only, so a stray in-place write
+fails loudly); a followed mask is a new array, so a reader holding the old one
+keeps a consistent view.
 
 Bounded: a few filters (one per reader seen lately) and a few query vectors.
 """
 
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from typing import TypeVar, cast
 
 import numpy as np
@@ -22,6 +30,8 @@ import numpy as np
 __all__ = ["QueryCache"]
 
 T = TypeVar("T")
+#: filter -> (its mask before a write, after it)
+Moved = dict[Hashable, tuple[np.ndarray, np.ndarray]]
 
 #: masks kept (one per distinct caller filter); a miss costs one pass over the rows
 _MASKS = 16
@@ -36,9 +46,21 @@ def _frozen(array: np.ndarray) -> np.ndarray:
     return array
 
 
+#: rows a series of writes changed (summed) past which their caches are dropped instead:
+#: moving each costs a few operations per kept filter, rebuilding a pass over every row
+FOLLOW_ROWS = 50_000
+
+
 class QueryCache:
-    def __init__(self) -> None:
+    def __init__(self, settle: Callable[[np.ndarray], None] | None = None) -> None:
+        """``settle(changed)``: moves the caches by the rows written since the last lookup
+        (``changed``: the older rows, sorted; rows appended are past each mask's length),
+        through ``follow``; None: a write drops them."""
         self.version = 0
+        self._settle_with = settle
+        #: the older rows each write since the last lookup changed (none: nothing pending)
+        self._pending: list[np.ndarray] | None = None
+        self._pending_rows = 0
         self._masks: OrderedDict[Hashable, np.ndarray] = OrderedDict()
         self._products: OrderedDict[Hashable, tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self._walks: OrderedDict[Hashable, tuple[np.ndarray, np.ndarray] | None] = OrderedDict()
@@ -48,10 +70,65 @@ class QueryCache:
     def invalidate(self) -> None:
         """Any write: rows, vectors, recall or scope codes may have changed."""
         self.version += 1
+        self._pending, self._pending_rows = None, 0
         self._masks.clear()
         self._products.clear()
         self._walks.clear()
         self._derived.clear()
+
+    def written(self, changed: np.ndarray) -> None:
+        """A write the index can follow: older rows ``changed`` (and any rows appended) may
+        be admitted otherwise now. Nothing moves until the next lookup (``_settle``), so a
+        run of writes with no search between them (an import) costs one move, not one each."""
+        if self._settle_with is None:
+            self.invalidate()
+            return
+        self.version += 1
+        self._pending = [] if self._pending is None else self._pending
+        self._pending.append(changed)
+        self._pending_rows += len(changed)
+        if self._pending_rows > FOLLOW_ROWS:  # e.g. a space's lifecycle: rebuilding costs less
+            self.invalidate()
+
+    def _settle(self) -> None:
+        pending, settle = self._pending, self._settle_with
+        if pending is None or settle is None:
+            return
+        self._pending, self._pending_rows = None, 0
+        changed = np.unique(np.concatenate(pending)) if pending else np.empty(0, np.int64)
+        settle(changed.astype(np.int64))
+
+    def follow(
+        self,
+        remask: Callable[[Hashable, np.ndarray], np.ndarray],
+        rederive: Callable[[Hashable, object, Moved], object],
+    ) -> None:
+        """Moves the caches (called by ``settle``): each kept mask becomes ``remask(filter,
+        mask)``, then each derived value ``rederive(key, value, moved)`` (None: dropped),
+        with ``moved``: filter -> (old mask, new mask). Per-query results are dropped."""
+        self._products.clear()
+        self._walks.clear()
+        moved: Moved = {}
+        for key, mask in self._masks.items():
+            moved[key] = (mask, _frozen(remask(key, mask)))
+        for key, (_, mask) in moved.items():
+            self._masks[key] = mask
+        for key, value in list(self._derived.items()):
+            kept = rederive(key, value, moved)
+            if kept is None:
+                del self._derived[key]
+            else:
+                self._derived[key] = kept
+
+    def masks(self) -> Iterator[tuple[Hashable, np.ndarray]]:
+        """The kept (filter, mask) pairs (tests: each against a fresh build)."""
+        self._settle()
+        return iter(list(self._masks.items()))
+
+    def derived_items(self) -> Iterator[tuple[Hashable, object]]:
+        """The kept derived values (tests: each against a fresh computation)."""
+        self._settle()
+        return iter(list(self._derived.items()))
 
     @staticmethod
     def _key(where: object) -> Hashable | None:
@@ -62,6 +139,7 @@ class QueryCache:
         return where
 
     def mask(self, where: object, compute: Callable[[], np.ndarray]) -> np.ndarray:
+        self._settle()
         key = self._key(where)
         if key is None:
             return compute()
@@ -76,6 +154,7 @@ class QueryCache:
 
     def derived(self, key: Hashable, compute: Callable[[], T]) -> T:
         """A value computed from a cached mask (``key`` names both the value and filter)."""
+        self._settle()
         try:
             found = self._derived.get(key)
         except TypeError:
@@ -93,6 +172,7 @@ class QueryCache:
         compute: Callable[[], tuple[np.ndarray, np.ndarray]],
     ) -> tuple[np.ndarray, np.ndarray]:
         """(rows, similarities) of one normalised query vector under one filter."""
+        self._settle()
         base = self._key(where)
         if base is None:
             return compute()
@@ -114,6 +194,7 @@ class QueryCache:
         """A vector-index search's (rows, similarities) of one normalised query under one
         filter (None: the index declined, kept too); kept apart from ``derived``, whose few
         slots hold the filter's own values."""
+        self._settle()
         base = self._key(where)
         if base is None:
             return compute()

@@ -240,6 +240,8 @@ async def test_lists_holding_too_few_admitted_rows_hand_the_query_to_the_exact_s
         got = await partial.vector(ORG, query.tolist(), 400, where)
         want = await exact.vector(ORG, query.tolist(), 400, where)
         assert [h.item_id for h in got] == [h.item_id for h in want]
+
+
 async def test_the_turn_and_episode_vector_legs_of_a_query_share_one_walk(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -269,3 +271,18 @@ async def test_the_turn_and_episode_vector_legs_of_a_query_share_one_walk(
     before = len(walks)
     await graph.vector(ORG, probe, 10, where)
     assert len(walks) == before + 1
+
+
+def test_the_first_training_skips_a_removed_row_past_a_waiting_one() -> None:
+    """Rows 0-4 with vectors, row 5 waiting for its vector, row 8 removed: the index
+    trains on rows 0-4 and stops before row 5 (found by tests/integration/
+    test_cache_follow.py: the removed row was marked outside the training rows)."""
+    from adapters.inprocess.ann import VectorGraph
+
+    vectors = np.random.default_rng(1).normal(size=(10, 4)).astype(np.float32)
+    has_vector = np.ones(10, dtype=bool)
+    has_vector[[5, 8]] = False
+    graph = VectorGraph(4, AnnPolicy(min_rows=1))
+    graph.extend(vectors, has_vector, 10, removed={8})
+    assert graph.labelled == 5
+    assert graph.trained_rows == 5
