@@ -95,6 +95,8 @@ class SurrealGraphMatched(SurrealGraphWalk):
         #: a token read serves the graph reads that start within this many seconds of it:
         #: the full text, the vectors and ``matched`` of one search share one read
         self.recheck_s = 0.05
+        #: organisations whose graph is held at once (a server of many keeps the busiest)
+        self.max_graphs = 64
         self._images: dict[str, GraphImage] = {}
         self._checked: dict[str, float] = {}
         self._checking: dict[str, asyncio.Future[GraphImage | None]] = {}
@@ -137,6 +139,9 @@ class SurrealGraphMatched(SurrealGraphWalk):
             self._graph_changed(namespace)
         self._images[namespace] = fresh
         self._checked[namespace] = began
+        if len(self._images) > self.max_graphs:  # the least recently checked goes
+            oldest = min(self._images, key=lambda n: self._checked.get(n, -1e9))
+            del self._images[oldest]
         return fresh
 
     def _wrote(self, namespace: str, before: Any, token: str) -> GraphImage | None:

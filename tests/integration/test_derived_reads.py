@@ -162,3 +162,12 @@ async def test_a_source_hidden_after_the_held_tables_were_filled_takes_its_recor
         hits, lists = await world.derived.lists(ORG, "Maya decided SurrealDB", _ctx("ana"))
         assert hits == [] and not any(lists.values()), one_read
     assert world.graph._images == held  # (the held graph answered, gated)
+
+
+async def test_a_graph_not_kept_for_want_of_room_still_answers(world: _World) -> None:
+    query = "Maya Postgres storage decision"
+    world.graph.max_graphs = 0  # nothing held: each search reads the graph, answers alike
+    for user in ("ana", "bob"):
+        got = await world.derived.lists(ORG, query, _ctx(user))
+        assert got == await _engine_lists(world, query, user)
+    assert world.graph._images == {}  # (nothing was kept)
