@@ -88,6 +88,11 @@ class GraphImage:
     def __len__(self) -> int:
         return len(self._entities)
 
+    @property
+    def absent(self) -> bool:
+        """No graph: nothing held and no write ever set a token (no tables, or none yet)."""
+        return self.token is None and not self._entities
+
     # -- what a search reads --------------------------------------------------------------
 
     def matched(

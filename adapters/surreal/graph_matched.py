@@ -25,7 +25,10 @@ image when another process wrote. One token read serves the reads that start
 within ``recheck_s`` (50 ms) of it: a search's full text, vectors and
 ``matched`` share one, and so do searches arriving faster than that; another
 process's writes are seen by the searches starting 50 ms after them (the
-held full text and vectors used to wait up to 60 s).
+held full text and vectors used to wait up to 60 s). An organisation with
+no graph tables is held as an empty graph and checked again after 60 s
+(``absent_recheck_s``), as its empty full text was: searching it makes no
+graph round trip, as on main; this process's first promotion fills it at once.
 """
 
 import asyncio
@@ -95,26 +98,28 @@ class SurrealGraphMatched(SurrealGraphWalk):
         #: a token read serves the graph reads that start within this many seconds of it:
         #: the full text, the vectors and ``matched`` of one search share one read
         self.recheck_s = 0.05
+        #: an organisation with no graph is checked again after this long, as the held full
+        #: text was (60 s): its searches make no graph round trip at all, as on main
+        self.absent_recheck_s = 60.0
         #: organisations whose graph is held at once (a server of many keeps the busiest)
         self.max_graphs = 64
         self._images: dict[str, GraphImage] = {}
         self._checked: dict[str, float] = {}
-        self._checking: dict[str, asyncio.Future[GraphImage | None]] = {}
+        self._checking: dict[str, asyncio.Future[GraphImage]] = {}
 
     async def _fresh(self, namespace: str) -> None:
         """Before a search reads what is held of the graph: another process's writes seen."""
         if self.graph_in_process:
             await self._image(namespace)
 
-    async def _image(self, namespace: str) -> GraphImage | None:
+    async def _image(self, namespace: str) -> GraphImage:
         """The held graph, checked against the store's token (one check at a time per
-        namespace, shared by the reads waiting on it); None when there is no graph."""
+        namespace, shared by the reads waiting on it); empty when there is no graph."""
         image = self._images.get(namespace)
-        if (
-            image is not None
-            and time.monotonic() - self._checked.get(namespace, -1e9) < self.recheck_s
-        ):
-            return image
+        if image is not None:
+            window = self.absent_recheck_s if image.absent else self.recheck_s
+            if time.monotonic() - self._checked.get(namespace, -1e9) < window:
+                return image
         check = self._checking.get(namespace)
         if check is None:
             check = asyncio.ensure_future(self._check(namespace, image))
@@ -122,7 +127,7 @@ class SurrealGraphMatched(SurrealGraphWalk):
             check.add_done_callback(lambda _: self._checking.pop(namespace, None))
         return await asyncio.shield(check)
 
-    async def _check(self, namespace: str, image: GraphImage | None) -> GraphImage | None:
+    async def _check(self, namespace: str, image: GraphImage | None) -> GraphImage:
         began = time.monotonic()
         if image is not None:
             token = _token(await self._tables.read_last(namespace, _VERSION, {}, "graph version"))
@@ -130,10 +135,8 @@ class SurrealGraphMatched(SurrealGraphWalk):
                 self._checked[namespace] = began
                 return image
         found = await self._tables.read_last(namespace, LOAD, {}, "reading the derived graph")
-        if found is None:
-            self._images.pop(namespace, None)
-            return None
-        fresh = GraphImage.loaded(found)
+        # no graph tables: held as an empty graph with no token (``absent``)
+        fresh = GraphImage(None) if found is None else GraphImage.loaded(found)
         if image is not None:
             # another process wrote: the held full text and vectors are stale too
             self._graph_changed(namespace)
@@ -178,8 +181,6 @@ class SurrealGraphMatched(SurrealGraphWalk):
             return empty
         if self.graph_in_process:
             image = await self._image(namespace)
-            if image is None:
-                return empty
             spaces = None if visible is None else frozenset(codec.ref_code(r) for r in visible)
             return image.matched(entity_ids, edge_ids, start, limit, spaces)
         walk = bool(start) and limit >= 1

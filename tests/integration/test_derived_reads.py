@@ -171,3 +171,25 @@ async def test_a_graph_not_kept_for_want_of_room_still_answers(world: _World) ->
         got = await world.derived.lists(ORG, query, _ctx(user))
         assert got == await _engine_lists(world, query, user)
     assert world.graph._images == {}  # (nothing was kept)
+
+
+async def test_an_organisation_with_no_graph_costs_no_graph_round_trip() -> None:
+    store = SurrealMemoryStore("mem://")
+    try:
+        await store.prepare(ORG, EmbeddingSpace(model="test", dimension=4))
+        source = make_source("s1", ORG, scope=MemoryScope.PRIVATE, scope_key="ana")
+        await store.save_memory(source, [embedded(make_chunk("k1", source))])
+        graph = SurrealGraphStore(store.connection)
+        graph.recheck_s = 0.0  # a graph that exists would be checked at every search
+        derived = DerivedRecall(store=store, graph=graph)
+        query = "SurrealDB storage decision"
+        assert await derived.lists(ORG, query, _ctx("ana")) == ([], {"relation": []})
+        sent = store.connection.round_trips
+        assert await derived.lists(ORG, query, _ctx("ana")) == ([], {"relation": []})
+        assert store.connection.round_trips == sent  # nothing to read: nothing asked
+        # this process's first promotion is seen at once (the empty graph held is updated)
+        await graph.promote([sample_entity("e1")], [], [Mention(entity_id="e1", chunk_id="k1")])
+        hits, lists = await derived.lists(ORG, query, _ctx("ana"))
+        assert [h.entity_id for h in hits] == ["e1"] and lists["entity"] == ["k1"]
+    finally:
+        await store.close()
