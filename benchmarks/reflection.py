@@ -25,6 +25,10 @@ runs them. Then:
   every query, the entity and relationship-fact lists (depth 20, as a search
   asks them) compared id by id and order by order, and what a cold load of the
   in-process postings costs against one engine search (CPU ms);
+- the same with the derived graph read from the engine in one query per
+  search (``graph_read``: ``SurrealGraphMatched.graph_in_process = False``)
+  instead of held in process (``adapters/surreal/graph_image.py``), and whether
+  every answer is the same, byte for byte (``held_graph_agreement``);
 - the wake pack (no query, default 1,200-token budget) over the promoted
   records and the newest sources, as many times as there are queries, the
   first ten not counted (p50/p95).
@@ -192,6 +196,7 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
             "all": [],
             "engine_lexical": [],
             "separate_reads": [],
+            "graph_read": [],
             "words": [],
             "entity": [],
             "raw": [],
@@ -214,6 +219,7 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
             "all": derived,
             "engine_lexical": derived,
             "separate_reads": derived,
+            "graph_read": derived,
             "words": words_only,
             "entity": entity_only,
             "raw": None,
@@ -222,12 +228,13 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         profiler = cProfile.Profile() if args.profile else None
         reads = _ReadTrace(connection)
         #: every answer of the two read paths, to check they are the same (both passes)
-        answers: dict[str, list[bytes]] = {"all": [], "separate_reads": []}
+        answers: dict[str, list[bytes]] = {"all": [], "separate_reads": [], "graph_read": []}
         for n, query in enumerate(queries * 2):
             for arm in order[n % len(order) :] + order[: n % len(order)]:
                 services.recall._derived = choice[arm]
                 graph.lexical_in_process = arm != "engine_lexical"
                 derived.one_read = arm != "separate_reads"
+                graph.graph_in_process = arm != "graph_read"
                 profiled = profiler is not None and arm == "all" and n >= len(queries)
                 traced = arm == "all" and n >= len(queries)
                 reads.on = traced
@@ -245,7 +252,9 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         services.recall._derived = derived
         graph.lexical_in_process = True
         derived.one_read = True
+        graph.graph_in_process = True
         lists_alone = await _lists_alone(services, who, derived, queries, connection)
+        held_graph = await _held_graph_load(graph, who.org_id)
         if profiler is not None:
             profiler.dump_stats(args.profile)
         timed = len(queries)
@@ -285,6 +294,9 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
             "search_with_all_derived_signals_separate_reads": summarize(
                 arms["separate_reads"][len(queries) :]
             ),
+            "search_with_all_derived_signals_graph_read": summarize(
+                arms["graph_read"][len(queries) :]
+            ),
             "lexical_agreement": agreement,
             # the derived lists alone (DerivedRecall.lists, no pipeline, no ranking), both
             # read paths interleaved: what the derived signals' own reads cost
@@ -298,6 +310,15 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
                 ),
                 "with_derived_hits": sum(b'"derived":[]' not in a for a in answers["all"]),
             },
+            # the graph held in process (``all``) against main's one graph read of the engine
+            # (``graph_read``), the same process: the whole answer byte for byte
+            "held_graph_agreement": {
+                "searches": len(answers["all"]),
+                "identical": sum(
+                    a == b for a, b in zip(answers["all"], answers["graph_read"], strict=True)
+                ),
+            },
+            "held_graph": held_graph,
             # the store reads of one search with every derived signal (timed pass), by
             # operation: how many, the rows they return, their wall ms (awaited side by side)
             "reads_per_search_all": reads.per_search(timed),
@@ -334,7 +355,12 @@ async def _lists_alone(
 ) -> dict[str, Any]:
     """CPU ms and round trips of ``DerivedRecall.lists`` per query, one read and separate
     reads interleaved, each query's vector made beforehand (timed: the second pass)."""
-    cost: dict[str, list[tuple[float, int]]] = {"one_read": [], "separate_reads": []}
+    cost: dict[str, list[tuple[float, int]]] = {
+        "one_read": [],
+        "graph_read": [],
+        "separate_reads": [],
+    }
+    graph: Any = derived._graph
     reads = _ReadTrace(connection)  # the one read's two reads, one after the other
     model = services.recall.query_vectors
     space = services.recall._embedder.space.model  # the model the pipeline's meaning names
@@ -344,7 +370,8 @@ async def _lists_alone(
             meaning: asyncio.Future[QueryMeaning | None] = asyncio.Future()
             meaning.set_result(QueryMeaning(vector=vector, model=space))
             ctx = await _ctx(services, who)
-            derived.one_read = arm == "one_read"
+            derived.one_read = arm != "separate_reads"
+            graph.graph_in_process = arm != "graph_read"
             sent, began = connection.round_trips, time.process_time()
             reads.on = arm == "one_read" and n >= len(queries)
             await derived.lists(who.org_id, query, ctx, meaning=meaning)
@@ -353,6 +380,7 @@ async def _lists_alone(
                 used = (time.process_time() - began) * 1000
                 cost[arm].append((used, connection.round_trips - sent))
     derived.one_read = True
+    graph.graph_in_process = True
     found: dict[str, Any] = {
         arm: {
             "cpu_ms_mean": round(statistics.fmean(c for c, _ in seen), 2),
@@ -362,6 +390,18 @@ async def _lists_alone(
         for arm, seen in cost.items()
     }
     return found | {"one_read_by_read": reads.per_search(len(queries))}
+
+
+async def _held_graph_load(graph: Any, org_id: str) -> dict[str, Any]:
+    """What holding the graph costs: its size, and a whole read of it (CPU ms, 5 times)."""
+    namespace = graph_namespace(org_id)
+    cold: list[float] = []
+    for _ in range(5):
+        graph._images.pop(namespace, None)  # as a restart, or another process's write, would
+        began = time.process_time()
+        image = await graph._image(namespace)
+        cold.append((time.process_time() - began) * 1000)
+    return {"entities": len(image), "load_cpu_ms_mean": round(statistics.fmean(cold), 2)}
 
 
 class _ReadTrace:

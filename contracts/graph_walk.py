@@ -8,6 +8,8 @@ them. Nothing is gated: an end outside ``visible`` still comes back (the
 caller gates it); a namesake outside ``visible`` does not.
 """
 
+import msgspec
+
 from application.reflection.ports import GraphStore
 from application.reflection.records import DerivedEdge, DerivedEntity, Mention
 from domain.reflection.candidates import CandidateType
@@ -95,21 +97,12 @@ class GraphWalkContract:
         ):
             assert (hood.edges, hood.entities, hood.namesakes, hood.mentions) == ([], {}, [], {})
 
-    async def test_the_matched_records_read_at_once_equal_the_separate_reads(
-        self, graph: GraphStore
+    async def _agrees(
+        self,
+        graph: GraphStore,
+        asks: list[tuple[list[str], list[str], list[str], int, frozenset[ScopeRef] | None]],
     ) -> None:
-        from contracts.graph_store import supersession
-
-        await self._world(graph)
-        link = supersession("p2", "p1")
-        await graph.supersede([link])
-        asks: list[tuple[list[str], list[str], list[str], int, frozenset[ScopeRef] | None]] = [
-            (["p1", "z9", "nope"], ["r2", "r3", "gone"], ["p1", "o1"], 10, None),
-            (["t1", "p1"], ["r1"], ["p1"], 10, frozenset({ANA})),
-            (["o1"], [], ["o1"], 1, frozenset()),
-            ([], ["r3", "r1"], [], 10, None),
-            (["p4", "p2"], [], [], 10, None),
-        ]
+        """``matched`` equals the separate reads, ask by ask."""
         for entity_ids, edge_ids, start, limit, visible in asks:
             got = await graph.matched("org-a", entity_ids, edge_ids, start, limit, visible)
             edges = await graph.get_edges("org-a", edge_ids)
@@ -128,9 +121,76 @@ class GraphWalkContract:
                 assert got.hood.mentions == hood.mentions
             else:
                 assert (got.hood.edges, got.hood.entities, got.hood.mentions) == ([], {}, {})
+
+    async def test_the_matched_records_read_at_once_equal_the_separate_reads(
+        self, graph: GraphStore
+    ) -> None:
+        from contracts.graph_store import supersession
+
+        await self._world(graph)
+        link = supersession("p2", "p1")
+        await graph.supersede([link])
+        asks: list[tuple[list[str], list[str], list[str], int, frozenset[ScopeRef] | None]] = [
+            (["p1", "z9", "nope"], ["r2", "r3", "gone"], ["p1", "o1"], 10, None),
+            (["t1", "p1"], ["r1"], ["p1"], 10, frozenset({ANA})),
+            (["o1"], [], ["o1"], 1, frozenset()),
+            ([], ["r3", "r1"], [], 10, None),
+            (["p4", "p2"], [], [], 10, None),
+        ]
+        await self._agrees(graph, asks)
         # the links found from either end; another organisation, or nothing asked: nothing
         assert (await graph.matched("org-a", ["p1"], [], [], 10, None)).links == [link]
         for org, ids in (("org-b", ["p2"]), ("org-c", ["p1"]), ("org-a", [])):
             none = await graph.matched(org, ids, [], ids, 10, None)
             assert (none.entities, none.edges, none.mentions, none.links) == ({}, {}, {}, [])
             assert none.hood.edges == []
+
+    async def test_the_matched_records_follow_every_write_after_a_first_read(
+        self, graph: GraphStore
+    ) -> None:
+        """An adapter that holds the graph (Surreal's ``graph_image``) answers after its own
+        promotions, supersessions, forgets and drops as the separate reads do."""
+        from contracts.graph_store import sample_edge, sample_entity, supersession
+
+        await self._world(graph)
+        asks: list[tuple[list[str], list[str], list[str], int, frozenset[ScopeRef] | None]] = [
+            (["p1", "z9", "n1", "o1"], ["r2", "r3", "r4"], ["p1", "o1", "n1"], 10, None),
+            (["t1", "p1", "n2"], ["r1", "r4"], ["p1", "n1"], 10, frozenset({ANA})),
+            (["p4", "p2", "n1"], [], ["z9"], 1, None),
+        ]
+        await self._agrees(graph, asks)  # the first read: an adapter may fill what it holds
+        person = CandidateType.PERSON
+        # a new namesake of Priya, a record renamed (its name key moves), a new edge, and
+        # more mentions of a record that had some
+        await graph.promote(
+            [
+                sample_entity("n1", "priya", person),
+                sample_entity("o1", "Orion Two", CandidateType.PROJECT),
+                sample_entity("n2", "Nadia", person, scope=ALPHA),
+                sample_entity("p1", "Priya", person),
+            ],
+            [sample_edge("n1", "o1", "r4", "Priya leads Orion Two")],
+            [
+                Mention(entity_id="n1", chunk_id="k7"),
+                Mention(entity_id="p1", chunk_id="k8"),
+                Mention(entity_id="p1", chunk_id="k1"),
+            ],
+        )
+        await self._agrees(graph, asks)
+        await graph.supersede([supersession("n1", "p1", "x2"), supersession("p2", "p1", "x3")])
+        await self._agrees(graph, asks)
+        # a record citing another source only: it stays when s1's records go
+        n3 = sample_entity("n3", "Nina", person)
+        cites = msgspec.structs.replace(
+            n3.provenance, source_ids=("s2",), source_hashes={"s2": "h2"}
+        )
+        n3 = msgspec.structs.replace(n3, provenance=cites)
+        await graph.promote([n3], [sample_edge("n3", "p1", "r5", "Nina knows Priya")], [])
+        asks.append((["n3", "p1"], ["r5"], ["n3"], 10, None))
+        await self._agrees(graph, asks)
+        assert await graph.forget_source("org-a", "s1") > 0
+        await self._agrees(graph, asks)
+        assert (await graph.matched("org-a", ["n3"], [], ["n3"], 10, None)).entities
+        await graph.drop_graph("org-a")
+        await self._agrees(graph, asks)
+        assert not (await graph.matched("org-a", ["n3"], [], ["n3"], 10, None)).entities

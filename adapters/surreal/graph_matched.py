@@ -9,12 +9,36 @@ seed is an end of its own edges) was read and decoded twice. Here they are
 one query: each entity's body and mentions come back once, whichever part
 asked for it (benchmarks/RESULTS.md, issue 13, 2026-11-27). Nothing is gated
 here: the caller checks every record's space and sources, as before.
+
+By default the query is not sent at all: the graph is held in process
+(``graph_image``) and ``matched`` answers from it, the same records in the
+same order. Freshness: every graph write (``graph_store``) sets a new random
+version token in the same transaction (``graph_version:v``); ``matched`` reads
+the token (one small round trip) and reads the whole graph again when it is
+not the held image's, so another process's promotion, supersession or forget
+(or a restart, or a dropped and re-made namespace) is seen by the next search,
+as the engine query saw it. This process's own writes update the image in
+place (the write returns the token it replaced: when that is the image's, no
+one else wrote in between). The entity and fact full text and vectors held
+beside it check the same token first (``_fresh``), and are dropped with the
+image when another process wrote. One token read serves the reads that start
+within ``recheck_s`` (50 ms) of it: a search's full text, vectors and
+``matched`` share one, and so do searches arriving faster than that; another
+process's writes are seen by the searches starting 50 ms after them (the
+held full text and vectors used to wait up to 60 s). An organisation with
+no graph tables is held as an empty graph and checked again after 60 s
+(``absent_recheck_s``), as its empty full text was: searching it makes no
+graph round trip, as on main; this process's first promotion fills it at once.
 """
 
+import asyncio
+import time
 from collections.abc import Sequence
 from typing import Any
 
 from adapters.surreal import codec
+from adapters.surreal.connection import SurrealConnection
+from adapters.surreal.graph_image import LOAD, GraphImage
 from adapters.surreal.graph_reads import chunk_lists, decode_edge, decode_entity, decode_link
 from adapters.surreal.graph_walk import HOP, SurrealGraphWalk
 from application.reflection.records import Matched, Neighbourhood
@@ -53,7 +77,89 @@ RETURN {
 """
 
 
+#: the namespace's graph version token (None: never written by a release that keeps one)
+_VERSION = "RETURN graph_version:v.n;"
+
+#: what every graph write runs inside its transaction: the token it replaces, and a new one
+BUMP = (
+    "LET $before = graph_version:v.n;\nUPSERT graph_version:v SET n = $graph_token RETURN NONE;\n"
+)
+
+
+def _token(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
 class SurrealGraphMatched(SurrealGraphWalk):
+    def __init__(self, connection: SurrealConnection, *, lexical_in_process: bool = True) -> None:
+        super().__init__(connection, lexical_in_process=lexical_in_process)
+        #: False: ``matched`` asks the engine on every search (the benchmark's A/B arm)
+        self.graph_in_process = True
+        #: a token read serves the graph reads that start within this many seconds of it:
+        #: the full text, the vectors and ``matched`` of one search share one read
+        self.recheck_s = 0.05
+        #: an organisation with no graph is checked again after this long, as the held full
+        #: text was (60 s): its searches make no graph round trip at all, as on main
+        self.absent_recheck_s = 60.0
+        #: organisations whose graph is held at once (a server of many keeps the busiest)
+        self.max_graphs = 64
+        self._images: dict[str, GraphImage] = {}
+        self._checked: dict[str, float] = {}
+        self._checking: dict[str, asyncio.Future[GraphImage]] = {}
+
+    async def _fresh(self, namespace: str) -> None:
+        """Before a search reads what is held of the graph: another process's writes seen."""
+        if self.graph_in_process:
+            await self._image(namespace)
+
+    async def _image(self, namespace: str) -> GraphImage:
+        """The held graph, checked against the store's token (one check at a time per
+        namespace, shared by the reads waiting on it); empty when there is no graph."""
+        image = self._images.get(namespace)
+        if image is not None:
+            window = self.absent_recheck_s if image.absent else self.recheck_s
+            if time.monotonic() - self._checked.get(namespace, -1e9) < window:
+                return image
+        check = self._checking.get(namespace)
+        if check is None:
+            check = asyncio.ensure_future(self._check(namespace, image))
+            self._checking[namespace] = check
+            check.add_done_callback(lambda _: self._checking.pop(namespace, None))
+        return await asyncio.shield(check)
+
+    async def _check(self, namespace: str, image: GraphImage | None) -> GraphImage:
+        began = time.monotonic()
+        if image is not None:
+            token = _token(await self._tables.read_last(namespace, _VERSION, {}, "graph version"))
+            if token == image.token and self._images.get(namespace) is image:
+                self._checked[namespace] = began
+                return image
+        found = await self._tables.read_last(namespace, LOAD, {}, "reading the derived graph")
+        # no graph tables: held as an empty graph with no token (``absent``)
+        fresh = GraphImage(None) if found is None else GraphImage.loaded(found)
+        if image is not None:
+            # another process wrote: the held full text and vectors are stale too
+            self._graph_changed(namespace)
+        self._images[namespace] = fresh
+        self._checked[namespace] = began
+        if len(self._images) > self.max_graphs:  # the least recently checked goes
+            oldest = min(self._images, key=lambda n: self._checked.get(n, -1e9))
+            del self._images[oldest]
+        return fresh
+
+    def _wrote(self, namespace: str, before: Any, token: str) -> GraphImage | None:
+        """This process wrote the graph (replacing version ``before`` by ``token``): the
+        held image to update in place, or None (and nothing held) when another write came
+        between the image and this one."""
+        image = self._images.get(namespace)
+        if image is None:
+            return None
+        if image.token != _token(before):
+            del self._images[namespace]
+            return None
+        image.token = token
+        return image
+
     async def matched(
         self,
         org_id: str,
@@ -73,6 +179,10 @@ class SurrealGraphMatched(SurrealGraphWalk):
         )
         if not (entity_ids or edge_ids) or not await self._tables.exists(namespace):
             return empty
+        if self.graph_in_process:
+            image = await self._image(namespace)
+            spaces = None if visible is None else frozenset(codec.ref_code(r) for r in visible)
+            return image.matched(entity_ids, edge_ids, start, limit, spaces)
         walk = bool(start) and limit >= 1
         variables: dict[str, Any] = {
             "keys": list(dict.fromkeys(entity_ids)),

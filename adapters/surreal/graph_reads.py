@@ -70,6 +70,8 @@ DEFINE FIELD IF NOT EXISTS vector ON relates_to TYPE option<array<float>>;
 DEFINE FIELD IF NOT EXISTS vector_model ON relates_to TYPE option<string>;
 DEFINE FIELD IF NOT EXISTS key ON entity TYPE option<string>;
 DEFINE INDEX IF NOT EXISTS entity_key ON entity FIELDS key, type, space;
+DEFINE TABLE IF NOT EXISTS graph_version SCHEMAFULL;
+DEFINE FIELD IF NOT EXISTS n ON graph_version TYPE string;
 """
 _LEXICAL_ALL = (
     "SELECT meta::id(id) AS id, search::score(1) AS s FROM entity WHERE text @1,OR@ $q "
@@ -156,9 +158,14 @@ class SurrealGraphReads:
             ]
             return LexicalIndex(found)
 
+        await self._fresh(namespace)
         index: LexicalIndex = await self._lexical.get((namespace, table), load)
         spaces = None if visible is None else frozenset(codec.ref_code(r) for r in visible)
         return index.search(query, int(limit), spaces)
+
+    async def _fresh(self, namespace: str) -> None:
+        """Before what is held of the namespace's graph is used: a subclass checks that no
+        other process wrote it since (``graph_matched``)."""
 
     def _graph_changed(self, namespace: str) -> None:
         """This process wrote the namespace's graph: what it holds of it is read again."""

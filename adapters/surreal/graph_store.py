@@ -12,6 +12,7 @@ Each record also keeps its JSON encoding (``body``) so every provenance
 field reads back exactly.
 """
 
+import uuid
 from collections.abc import Sequence
 from datetime import UTC
 from typing import Any
@@ -20,6 +21,8 @@ import msgspec
 from surrealdb import RecordID
 
 from adapters.surreal import codec
+from adapters.surreal.graph_image import GraphImage
+from adapters.surreal.graph_matched import BUMP
 from adapters.surreal.graph_vectors import SurrealGraphVectors
 from application.reflection.merging import name_key
 from application.reflection.records import DerivedEdge, DerivedEntity, Mention, Supersession
@@ -28,14 +31,21 @@ __all__ = ["SurrealGraphStore"]
 
 _FORGET = """
 BEGIN TRANSACTION;
-LET $gone = SELECT VALUE id FROM entity WHERE source_ids CONTAINS $sid;
+<BUMP>LET $gone = SELECT VALUE id FROM entity WHERE source_ids CONTAINS $sid;
 DELETE mentions WHERE in IN $gone RETURN NONE;
 DELETE supersedes WHERE in IN $gone OR out IN $gone RETURN NONE;
 DELETE relates_to WHERE in IN $gone OR out IN $gone RETURN NONE;
 DELETE entity WHERE id IN $gone RETURN NONE;
 COMMIT TRANSACTION;
-RETURN $gone;
-"""
+RETURN [$before, $gone.map(|$r| meta::id($r))];
+""".replace("<BUMP>", BUMP)
+
+#: in a promotion's transaction: the promoted entities' mentions as a search reads them
+#: (the order of the mention edges' generated ids), for the held image (``graph_image``)
+_PROMOTED = (
+    "LET $chunks = SELECT VALUE [meta::id(id), (->mentions->chunk).map(|$c| meta::id($c))]"
+    " FROM $promoted;"
+)
 
 
 def _at(entity: DerivedEntity) -> str:
@@ -58,8 +68,10 @@ class SurrealGraphStore(SurrealGraphVectors):
             return
         namespace = codec.namespace_for(entities[0].org_id)
         await self._tables.ensure(namespace)
-        statements = ["BEGIN TRANSACTION;"]
-        variables: dict[str, Any] = {}
+        token = uuid.uuid4().hex
+        statements = ["BEGIN TRANSACTION;", BUMP]
+        variables: dict[str, Any] = {"graph_token": token}
+        rows: list[tuple[DerivedEntity, str | None, str]] = []
         for n, e in enumerate(entities):
             variables[f"e{n}"] = RecordID("entity", e.entity_id)
             variables[f"r{n}"] = {
@@ -71,6 +83,7 @@ class SurrealGraphStore(SurrealGraphVectors):
                 "body": msgspec.json.encode(e).decode(),
                 "at": _at(e),
             }
+            rows.append((e, name_key(e.name), codec.ref_code(e.scope)))
             statements.append(f"UPSERT $e{n} CONTENT $r{n} RETURN NONE;")
         for n, edge in enumerate(edges):
             variables[f"f{n}"] = RecordID("entity", edge.from_id)
@@ -88,29 +101,41 @@ class SurrealGraphStore(SurrealGraphVectors):
             variables[f"m{n}"] = RecordID("entity", m.entity_id)
             variables[f"c{n}"] = RecordID("chunk", m.chunk_id)
             statements.append(f"RELATE $m{n}->mentions->$c{n} RETURN NONE;")
-        statements.append("COMMIT TRANSACTION;")
-        await self._conn.query(
+        statements += [_PROMOTED, "COMMIT TRANSACTION;", "RETURN [$before, $chunks];"]
+        variables["promoted"] = [
+            RecordID("entity", i) for i in dict.fromkeys(e.entity_id for e in entities)
+        ]
+        results = await self._conn.query(
             namespace,
             "\n".join(statements),
             variables,
             operation="promoting derived records",
             write=True,
         )
+        before, chunks = results[-1]
+        image = self._wrote(namespace, before, token)
+        if image is not None:
+            image.promoted(rows, edges, chunks)
         self._graph_changed(namespace)
 
     async def forget_source(self, org_id: str, source_id: str) -> int:
         namespace = codec.namespace_for(org_id)
         if not await self._tables.exists(namespace):
             return 0
+        token = uuid.uuid4().hex
         results = await self._conn.query(
             namespace,
             _FORGET,
-            {"sid": source_id},
+            {"sid": source_id, "graph_token": token},
             operation="forgetting a source's derived records",
             write=True,
         )
+        before, gone = results[-1]
+        image = self._wrote(namespace, before, token)
+        if image is not None:
+            image.forgot(str(i) for i in gone or [])
         self._graph_changed(namespace)
-        return len(results[-1] or [])
+        return len(gone or [])
 
     async def supersede(self, links: Sequence[Supersession]) -> None:
         if not links:
@@ -126,8 +151,9 @@ class SurrealGraphStore(SurrealGraphVectors):
         )
         if int(count or 0) != len(set(ends)):
             raise ValueError("a supersession joins entities that exist")
-        statements = ["BEGIN TRANSACTION;"]
-        variables: dict[str, Any] = {}
+        token = uuid.uuid4().hex
+        statements = ["BEGIN TRANSACTION;", BUMP]
+        variables: dict[str, Any] = {"graph_token": token}
         for n, link in enumerate(links):
             variables[f"n{n}"] = RecordID("entity", link.newer_id)
             variables[f"o{n}"] = RecordID("entity", link.older_id)
@@ -137,23 +163,31 @@ class SurrealGraphStore(SurrealGraphVectors):
                 f"IF record::exists($g{n}) == false {{ "
                 f"RELATE $n{n}->$g{n}->$o{n} SET body = $b{n} RETURN NONE; }};"
             )
-        statements.append("COMMIT TRANSACTION;")
-        await self._conn.query(
+        statements += ["COMMIT TRANSACTION;", "RETURN $before;"]
+        results = await self._conn.query(
             namespace,
             "\n".join(statements),
             variables,
             operation="writing supersessions",
             write=True,
         )
+        image = self._wrote(namespace, results[-1], token)
+        if image is not None:
+            image.superseded(links)
 
     async def drop_graph(self, org_id: str) -> None:
         namespace = codec.namespace_for(org_id)
         if await self._tables.exists(namespace):
-            await self._conn.query(
+            token = uuid.uuid4().hex
+            results = await self._conn.query(
                 namespace,
-                "DELETE mentions RETURN NONE; DELETE relates_to RETURN NONE; "
-                "DELETE supersedes RETURN NONE; DELETE entity RETURN NONE;",
+                "BEGIN TRANSACTION;\n" + BUMP + "DELETE mentions RETURN NONE; "
+                "DELETE relates_to RETURN NONE; DELETE supersedes RETURN NONE; "
+                "DELETE entity RETURN NONE;\nCOMMIT TRANSACTION;\nRETURN $before;",
+                {"graph_token": token},
                 operation="dropping the derived graph",
                 write=True,
             )
+            if self._wrote(namespace, results[-1], token) is not None:
+                self._images[namespace] = GraphImage(token)
         self._graph_changed(namespace)

@@ -70,6 +70,7 @@ class SurrealGraphVectors(SurrealGraphMatched):
             )
             return [(str(r["id"]), str(r.get("space") or ""), list(r["vector"])) for r in found]
 
+        await self._fresh(namespace)
         matrix = await self._matrices.get((namespace, str(table), model), rows)
         spaces = None if visible is None else frozenset(codec.ref_code(r) for r in visible)
         return matrix.nearest(vector, limit, spaces)

@@ -1,0 +1,235 @@
+"""An organisation's derived graph held in process: what ``GraphStore.matched`` reads.
+
+Why: after the one graph read (``graph_matched``) a search with every derived
+signal still spent 11-13 CPU-ms in that read (parse, plan, the client's
+pure-Python CBOR decoding of every body), the largest store cost left
+(benchmarks/RESULTS.md, issue 13, 2026-11-27). The graph is small next to the
+chunks (one or two records per accepted candidate: 3,300 entities at 1,000
+sources), so its structure is held here and a search walks it in Python.
+
+What is held: every entity (its record, its stored name key and space code),
+every ``relates_to`` and ``supersedes`` edge, and each entity's mentioned
+chunks in the engine's order (``->mentions->chunk``: the order of the
+mention edges' generated ids, so it is read from the engine, never guessed).
+The answers are the engine query's, exactly: the same ids in the same order
+(record ids sort as their text does: ``ORDER BY id`` on string keys).
+
+Nothing here is gated: the caller checks every record's space and sources at
+query time, as it does for the engine's read. Freshness is the holder's
+(``graph_matched``): a version token the store changes with every graph write.
+"""
+
+import bisect
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from adapters.surreal.graph_reads import decode_edge, decode_entity, decode_link
+from application.reflection.records import (
+    DerivedEdge,
+    DerivedEntity,
+    Matched,
+    Neighbourhood,
+    Supersession,
+)
+
+__all__ = ["LOAD", "GraphImage"]
+
+#: the whole graph in one read; the version first, so a write landing during the read
+#: leaves an older token with newer rows (read again at the next check), never the reverse
+LOAD = """
+LET $version = graph_version:v.n;
+RETURN {
+    version: $version,
+    entities: (SELECT VALUE [body, key, space] FROM entity),
+    edges: (SELECT VALUE body FROM relates_to),
+    links: (SELECT VALUE body FROM supersedes),
+    mentions: (SELECT VALUE [meta::id(id), (->mentions->chunk).map(|$c| meta::id($c))]
+        FROM entity)
+};
+"""
+
+
+def _distinct(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+class GraphImage:
+    """The derived graph of one namespace at one version (``token``)."""
+
+    def __init__(self, token: str | None) -> None:
+        self.token = token
+        self._entities: dict[str, DerivedEntity] = {}
+        #: each entity's stored name key (None: a row written before keys) and space code
+        self._key: dict[str, str | None] = {}
+        self._space: dict[str, str] = {}
+        #: name key -> entity ids, sorted (the namesake lookup's ``ORDER BY id``)
+        self._named: dict[str, list[str]] = {}
+        self._edges: dict[str, DerivedEdge] = {}
+        #: entity -> ids of the ``relates_to`` edges from or to it
+        self._edges_of: dict[str, set[str]] = {}
+        self._links: dict[str, Supersession] = {}
+        self._links_of: dict[str, set[str]] = {}
+        self._mentions: dict[str, list[str]] = {}
+
+    @classmethod
+    def loaded(cls, found: dict[str, Any]) -> "GraphImage":
+        """The image from ``LOAD``'s answer."""
+        version = found.get("version")
+        image = cls(None if version is None else str(version))
+        for body, key, space in found.get("entities") or []:
+            image._put_entity(decode_entity(body), None if key is None else str(key), str(space))
+        for body in found.get("edges") or []:
+            image._put_edge(decode_edge(body))
+        for body in found.get("links") or []:
+            image._put_link(decode_link(body))
+        image._set_mentions(found.get("mentions") or [])
+        return image
+
+    def __len__(self) -> int:
+        return len(self._entities)
+
+    @property
+    def absent(self) -> bool:
+        """No graph: nothing held and no write ever set a token (no tables, or none yet)."""
+        return self.token is None and not self._entities
+
+    # -- what a search reads --------------------------------------------------------------
+
+    def matched(
+        self,
+        entity_ids: Sequence[str],
+        edge_ids: Sequence[str],
+        start: Sequence[str],
+        limit: int,
+        spaces: frozenset[str] | None,
+    ) -> Matched:
+        """``graph_matched``'s query answered from the image (``spaces``: the visible
+        spaces' codes, None for every space)."""
+        ids = _distinct(entity_ids)
+        facts = [self._edges[i] for i in _distinct(edge_ids) if i in self._edges]
+        link_ids = sorted({x for i in ids for x in self._links_of.get(i, ())})
+        hop, namesakes, reached = self._hop(start, limit, spaces)
+        fact_ends = [i for e in facts for i in (e.from_id, e.to_id)]
+        asked = _distinct([*ids, *fact_ends])
+        return Matched(
+            entities={i: self._entities[i] for i in ids if i in self._entities},
+            edges={e.edge_id: e for e in facts},
+            mentions={i: list(self._mentions[i]) for i in asked if i in self._mentions},
+            links=[self._links[x] for x in link_ids],
+            hood=Neighbourhood(
+                edges=hop,
+                entities={i: self._entities[i] for i in reached if i in self._entities},
+                namesakes=namesakes,
+                mentions={i: list(self._mentions[i]) for i in reached if i in self._mentions},
+            ),
+        )
+
+    def _hop(
+        self, start: Sequence[str], limit: int, spaces: frozenset[str] | None
+    ) -> tuple[list[DerivedEdge], list[str], list[str]]:
+        """``graph_walk.HOP``: the edges (id order, at most ``limit``), the namesakes (per
+        name key of an end, in id order, at most ``limit`` each) and every entity reached."""
+        if not start or limit < 1:
+            return [], [], []
+        from_ = _distinct(start)
+        edge_ids = sorted({x for i in from_ for x in self._edges_of.get(i, ())})[:limit]
+        edges = [self._edges[x] for x in edge_ids]
+        ends = _distinct(i for e in edges for i in (e.from_id, e.to_id))
+        keys = _distinct(k for i in ends if (k := self._key.get(i)) is not None)
+        alike: list[str] = []
+        for key in keys:
+            named = self._named.get(key, [])
+            if spaces is not None:
+                named = [i for i in named if self._space[i] in spaces]
+            alike += named[:limit]
+        return edges, alike, _distinct([*ends, *alike])
+
+    # -- this process's writes, applied in place ------------------------------------------
+
+    def promoted(
+        self,
+        entities: Sequence[tuple[DerivedEntity, str | None, str]],
+        edges: Sequence[DerivedEdge],
+        mentions: Sequence[Sequence[Any]],
+    ) -> None:
+        """A promotion's records (each entity with its key and space code) and the promoted
+        entities' mention lists as the engine reads them after the write."""
+        for entity, key, space in entities:
+            self._put_entity(entity, key, space)
+        for edge in edges:
+            self._put_edge(edge)
+        self._set_mentions(mentions)
+
+    def superseded(self, links: Sequence[Supersession]) -> None:
+        """Links written (one already there is kept as it is, as the store does)."""
+        for link in links:
+            if link.edge_id not in self._links:
+                self._put_link(link)
+
+    def forgot(self, entity_ids: Iterable[str]) -> None:
+        """Entities removed, with their edges, links and mentions."""
+        for entity_id in entity_ids:
+            for edge_id in list(self._edges_of.get(entity_id, ())):
+                self._drop_edge(edge_id)
+            for link_id in list(self._links_of.get(entity_id, ())):
+                self._drop_link(link_id)
+            self._drop_entity(entity_id)
+            self._mentions.pop(entity_id, None)
+
+    def citing(self, source_id: str) -> list[str]:
+        """The entities citing the source (what ``forget_source`` removes)."""
+        return [i for i, e in self._entities.items() if source_id in e.source_ids]
+
+    # -- the indexes ----------------------------------------------------------------------
+
+    def _put_entity(self, entity: DerivedEntity, key: str | None, space: str) -> None:
+        self._drop_entity(entity.entity_id)
+        self._entities[entity.entity_id] = entity
+        self._key[entity.entity_id] = key
+        self._space[entity.entity_id] = space
+        if key is not None:
+            bisect.insort(self._named.setdefault(key, []), entity.entity_id)
+
+    def _drop_entity(self, entity_id: str) -> None:
+        if self._entities.pop(entity_id, None) is None:
+            return
+        key = self._key.pop(entity_id)
+        self._space.pop(entity_id)
+        if key is not None:
+            named = self._named[key]
+            named.remove(entity_id)
+            if not named:
+                del self._named[key]
+
+    def _put_edge(self, edge: DerivedEdge) -> None:
+        self._drop_edge(edge.edge_id)
+        self._edges[edge.edge_id] = edge
+        for end in (edge.from_id, edge.to_id):
+            self._edges_of.setdefault(end, set()).add(edge.edge_id)
+
+    def _drop_edge(self, edge_id: str) -> None:
+        edge = self._edges.pop(edge_id, None)
+        if edge is not None:
+            for end in (edge.from_id, edge.to_id):
+                self._edges_of.get(end, set()).discard(edge_id)
+
+    def _put_link(self, link: Supersession) -> None:
+        self._links[link.edge_id] = link
+        for end in (link.newer_id, link.older_id):
+            self._links_of.setdefault(end, set()).add(link.edge_id)
+
+    def _drop_link(self, link_id: str) -> None:
+        link = self._links.pop(link_id, None)
+        if link is not None:
+            for end in (link.newer_id, link.older_id):
+                self._links_of.get(end, set()).discard(link_id)
+
+    def _set_mentions(self, rows: Iterable[Sequence[Any]]) -> None:
+        """``[entity, chunks]`` rows: each entity's chunks, first mention of each kept
+        (``graph_reads.chunk_lists``); an entity with none has no entry."""
+        for entity_id, chunks in rows:
+            found = _distinct(str(c) for c in chunks or [])
+            if found:
+                self._mentions[str(entity_id)] = found
+            else:
+                self._mentions.pop(str(entity_id), None)
