@@ -26,6 +26,10 @@ def _run(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_start_status_list_and_a_reimport_that_adds_nothing(tmp_path: Path) -> None:
     mbox = archives.build_mbox(tmp_path).path
     out = _run(tmp_path / "data", "start", str(mbox), "--adapter", "mbox")
@@ -63,6 +67,9 @@ def test_ctrl_c_pauses_the_import_and_resume_finishes_it(tmp_path: Path) -> None
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # Ctrl-C as a terminal gives it: a suite started in the background by a shell without
+        # job control inherits SIGINT ignored, and Python then never sees the interrupt
+        preexec_fn=_default_sigint,
     )
     assert proc.stderr is not None
     deadline = time.monotonic() + 120
