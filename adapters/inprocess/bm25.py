@@ -7,7 +7,7 @@ Okapi BM25 with k1 = 1.2, b = 0.75 and the Lucene idf, like the native one.
 """
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import pairwise
 
 import numpy as np
@@ -170,15 +170,25 @@ class Bm25Postings:
         """(rows, scores) holding the ``k`` best ``live`` rows of ``scores`` (and maybe
         more), with the same scores: the turn leg's top ``k`` without scoring every
         posting of the common terms (``bm25_topk``)."""
+        return self.top_plan(query, live, k)()
+
+    def top_plan(
+        self, query: str, live: np.ndarray, k: int
+    ) -> Callable[[], tuple[np.ndarray, np.ndarray]]:
+        """``top_scores`` in two steps: what it reads is gathered now (postings folded,
+        the norm made: this object changes), and the returned call scores over those
+        arrays alone, which no write changes in place: it may run on another thread
+        while writes land here."""
         n = len(self._lengths)
         if n == 0 or k < 1:
-            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
+            return lambda: (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32))
         norm, min_norm = self._row_norm()
         terms = [
             TermPostings(docs, tfs, float(idf), posting.max_tf())
             for posting, docs, tfs, idf in self._query_postings(query, n)
         ]
-        return top_candidates(terms, norm, min_norm, k, admitted=live[:n])
+        admitted = live[:n]
+        return lambda: top_candidates(terms, norm, min_norm, k, admitted=admitted)
 
     def row_posting(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
         """One term's rows (sorted) and tfs, folded; None when no row holds it."""

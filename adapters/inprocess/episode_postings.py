@@ -49,6 +49,7 @@ __all__ = [
     "build",
     "plan",
     "replan",
+    "top_group_plan",
     "top_group_scores",
 ]
 
@@ -403,26 +404,48 @@ def top_group_scores(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(episodes, scores) holding the ``k`` best of ``lexical.group_scores`` with the
     same scores (``stats``: ``group_stats`` of the same filter as ``episode_plan``)."""
+    return top_group_plan(lexical, postings, episode_plan, query, groups, stats, k)()
+
+
+def top_group_plan(
+    lexical: Bm25Postings,
+    postings: EpisodePostings,
+    episode_plan: EpisodePlan,
+    query: str,
+    groups: np.ndarray,
+    stats: tuple[int, np.ndarray],
+    k: int,
+) -> Callable[[], tuple[np.ndarray, np.ndarray]]:
+    """A call giving (episodes, scores) holding the ``k`` best of ``lexical.group_scores``
+    with the same scores (``stats``: ``group_stats`` of the same filter as
+    ``episode_plan``). What it reads is gathered now; the call reads only arrays no write
+    changes in place, so it may run on another thread (``bm25.Bm25Postings.top_plan``)."""
     n_docs, norm = stats
     full = episode_plan.full
-    terms = []
+    read = []  # each term's row posting and episode posting: gathered here (folds postings)
     for term in set(analyze(query)):
         rows = lexical.row_posting(term)
-        if rows is None:
-            continue
-        found = postings.posting(term)
-        if found is None:
-            main, main_tfs, max_tf = np.empty(0, np.int32), np.empty(0, np.float32), 0.0
-        else:
-            main, main_tfs, max_tf = found
-        extra, extra_tfs = _partial(rows[0], rows[1], episode_plan, groups)
-        df = len(extra) + (len(main) if episode_plan.every else int(np.count_nonzero(full[main])))
-        if df == 0:
-            continue
-        idf = float(np.log(1 + (n_docs - df + 0.5) / (df + 0.5)))
-        terms.append(TermPostings(main, main_tfs, idf, max_tf, extra, extra_tfs))
-    usable = None if episode_plan.every else full
-    return top_candidates(terms, norm, episode_plan.min_norm, k, usable=usable)
+        if rows is not None:
+            read.append((rows, postings.posting(term)))
+
+    def scored() -> tuple[np.ndarray, np.ndarray]:
+        terms = []
+        for (docs, tfs), found in read:
+            if found is None:
+                main, main_tfs, max_tf = np.empty(0, np.int32), np.empty(0, np.float32), 0.0
+            else:
+                main, main_tfs, max_tf = found
+            extra, extra_tfs = _partial(docs, tfs, episode_plan, groups)
+            every = episode_plan.every
+            df = len(extra) + (len(main) if every else int(np.count_nonzero(full[main])))
+            if df == 0:
+                continue
+            idf = float(np.log(1 + (n_docs - df + 0.5) / (df + 0.5)))
+            terms.append(TermPostings(main, main_tfs, idf, max_tf, extra, extra_tfs))
+        usable = None if episode_plan.every else full
+        return top_candidates(terms, norm, episode_plan.min_norm, k, usable=usable)
+
+    return scored
 
 
 class EpisodeLeg:

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import date, datetime
 from enum import StrEnum
 from itertools import chain
+from typing import Any
 
 import msgspec
 
@@ -190,35 +191,8 @@ class RetrievalPipeline:
         # a counted thing is often mentioned in passing, without the question's frame
         # ("how many ... did I"): the subject's meaning alone is one more turn signal
         subject = subject_phrase(query) if shape.counting and self._ranks else ""
-        # The model runs on its own threads (onnxruntime releases the GIL) while the
-        # lexical legs, which need no vector, run here on the loop: the query's
-        # embedding (~8 ms at 1M, RESULTS) no longer precedes every leg.
-        embedding = asyncio.ensure_future(
-            self._embed_queries(query if guess is None else guess, subject, on_vector)
-        )
-        try:
-            await asyncio.sleep(0)  # let the embedding reach its thread before the legs
-            lexical = await self._index.lexical(org_id, words, depth, where)
-            # a vector made meanwhile reaches ``on_vector`` (the derived legs wait for it)
-            # and the subject's embedding starts: two turns of the loop (the thread's
-            # answer, then the task)
-            for _ in range(2):
-                await asyncio.sleep(0)
-            ep_lexical = await self._index.episode_lexical(org_id, words, _EPISODE_DEPTH, where)
-            vector, subject_vector = await embedding
-        finally:
-            if not embedding.done():  # a leg failed: the model's answer is not wanted
-                embedding.cancel()
-            elif not embedding.cancelled():
-                embedding.exception()  # seen: a leg's error, if any, is the one raised
-        semantic, ep_vector, *by_subject = await asyncio.gather(
-            self._index.vector(org_id, vector, depth, where),
-            self._index.episode_vector(org_id, vector, _EPISODE_DEPTH, where),
-            *(
-                [self._index.vector(org_id, subject_vector, depth, where)]
-                if subject_vector is not None
-                else []
-            ),
+        lexical, ep_lexical, semantic, ep_vector, by_subject = await self._legs(
+            org_id, words, query if guess is None else guess, subject, depth, where, on_vector
         )
         outside = {name: list(ids) for name, ids in (await extra if extra else {}).items() if ids}
         turn_lists = {"lexical": _ids(lexical), "vector": _ids(semantic)}
@@ -311,18 +285,60 @@ class RetrievalPipeline:
             for f in shown
         ]
 
-    async def _embed_queries(
+    async def _legs(
         self,
+        org_id: str,
+        words: str,
         query: str,
         subject: str,
+        depth: int,
+        where: CandidateFilter,
         on_vector: Callable[[Vector], None] | None,
-    ) -> tuple[Vector, Vector | None]:
-        """The query's vector (told to ``on_vector`` at once), then the subject's, if any:
-        one after the other, so the model never runs twice at once beside the legs."""
-        vector = await self._query_vector(query)
-        if on_vector is not None:
-            on_vector(vector)
-        return vector, (await self._query_vector(subject) if subject else None)
+    ) -> tuple[
+        list[ScoredId], list[ScoredId], list[ScoredId], list[ScoredId], list[list[ScoredId]]
+    ]:
+        """Every signal's list: (turn BM25, episode BM25, turn vector, episode vector, and
+        the subject's vector leg if ``subject``).
+
+        Started together so they share the cores: the model runs on its own threads and
+        the in-process index scores its lexical legs on worker threads (both release the
+        GIL), so at 1M chunks the lexical legs (~17 CPU-ms a search) run beside the model
+        rather than queueing on the loop before its vector is wanted (RESULTS, issue 18,
+        "The legs side by side"). The query's vector legs start as soon as its vector is
+        made (told to ``on_vector`` first: the derived legs wait for it), beside the
+        subject's embedding; the model never runs twice at once. Whichever leg fails, the
+        legs not done are cancelled and its error is the one raised."""
+        embedding = asyncio.ensure_future(self._query_vector(query))
+        tasks: list[asyncio.Future[Any]] = [
+            embedding,
+            asyncio.ensure_future(self._index.lexical(org_id, words, depth, where)),
+            asyncio.ensure_future(
+                self._index.episode_lexical(org_id, words, _EPISODE_DEPTH, where)
+            ),
+        ]
+        try:
+            vector = await embedding
+            if on_vector is not None:
+                on_vector(vector)
+            if subject:
+                tasks.append(asyncio.ensure_future(self._query_vector(subject)))
+                await asyncio.sleep(0)  # the subject's embedding reaches its thread first
+            semantic, ep_vector = await asyncio.gather(
+                self._index.vector(org_id, vector, depth, where),
+                self._index.episode_vector(org_id, vector, _EPISODE_DEPTH, where),
+            )
+            by_subject = []
+            if subject:
+                subject_vector = await tasks[3]
+                by_subject.append(await self._index.vector(org_id, subject_vector, depth, where))
+            lexical, ep_lexical = await tasks[1], await tasks[2]
+        finally:
+            for task in tasks:
+                if not task.done():  # a leg failed: the others' answers are not wanted
+                    task.cancel()
+                elif not task.cancelled():
+                    task.exception()  # seen: a leg's error, if any, is the one raised
+        return lexical, ep_lexical, semantic, ep_vector, by_subject
 
     async def _expand(
         self,

@@ -328,3 +328,39 @@ async def test_the_index_answers_as_the_full_scoring_through_writes() -> None:
     ]
     await index.add("o", later)
     await check()
+
+
+def test_a_planned_turn_leg_answers_for_the_rows_it_was_planned_on() -> None:
+    # the kernel runs on a worker thread while writes land on the loop: rows appended
+    # after the plan, even ones holding the query's terms, never reach its answer
+    rng = random.Random(11)
+    postings = Bm25Postings()
+    postings.extend(0, [_text(rng) for _ in range(300)])
+    live = np.ones(300, dtype=bool)
+    query = "the barn cotk"
+    want = postings.top_scores(query, live, 10)
+    kernel = postings.top_plan(query, live, 10)
+    postings.extend(300, ["barn cotk barn cotk the"] * 80)  # folds the terms' tails
+    got = kernel()
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    assert got[0].max() < 300
+    # and the same postings planned now do see the new rows
+    after = postings.top_scores(query, np.ones(380, dtype=bool), 10)
+    assert after[0].max() >= 300
+
+
+def test_a_planned_episode_leg_answers_for_the_rows_it_was_planned_on() -> None:
+    rng = random.Random(5)
+    postings, groups, n_groups, _ = _episode_corpus(rng, 300, 1.0)
+    built = episodes.build(postings.parts(), groups.copy(), n_groups)
+    live = np.ones(300, dtype=bool)
+    stats = postings.group_stats(live, groups, n_groups)
+    assert stats is not None
+    plan = episodes.plan(built, live, groups, n_groups, stats[1], partial_share=1.0)
+    assert plan is not None
+    query = "the barn cotk"
+    want = episodes.top_group_scores(postings, built, plan, query, groups, stats, 10)
+    kernel = episodes.top_group_plan(postings, built, plan, query, groups, stats, 10)
+    postings.extend(300, ["barn cotk barn cotk"] * 80)  # later rows of the first episode
+    got = kernel()
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])

@@ -66,3 +66,30 @@ async def test_grows_past_its_initial_capacity_and_keeps_order() -> None:
     assert [h.item_id for h in hits] == ["00000", "00001", "00002"]
     with pytest.raises(ValueError):
         await index.vector("o", [1.0, 0.0, 0.0], 3, ALL)
+
+
+async def test_an_episode_scores_the_mean_cosine_of_its_admitted_rows() -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(4)
+    index = InProcessIndex()
+    entries, by_episode = [], {}
+    for n in range(60):
+        vector = rng.normal(size=4)
+        episode = f"e{n % 7}" if n % 5 else f"e{n % 3}"  # uneven episodes
+        hidden = n % 11 == 0
+        lifecycle = LifecycleState.HIDDEN if hidden else LifecycleState.ACTIVE
+        entries.append(
+            _entry(f"c{n}", "words", vector.tolist(), source_id=episode, lifecycle=lifecycle)
+        )
+        if not hidden:
+            by_episode.setdefault(episode, []).append(vector / np.linalg.norm(vector))
+    await index.add("o", entries)
+    probe = np.asarray([0.3, -0.2, 0.9, 0.1])
+    query = (probe / np.linalg.norm(probe)).astype(np.float32)
+    hits = await index.episode_vector("o", probe.tolist(), 10, ALL)
+    assert {h.item_id for h in hits} == set(by_episode)
+    for hit in hits:
+        cosines = np.asarray(by_episode[hit.item_id], dtype=np.float32) @ query
+        assert hit.score == pytest.approx(float(cosines.astype(np.float64).mean()), abs=1e-6)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)

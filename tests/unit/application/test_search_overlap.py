@@ -1,7 +1,8 @@
 """A search's independent steps overlap, and its answers stay what they were.
 
-The query's embedding runs while the lexical legs run; the redacted count's
-store read starts with the search instead of after it. Both are orderings
+The query's embedding runs while the lexical legs run, the two lexical legs run side
+by side, the query's vector legs run while the subject is embedded; the redacted count's
+store read starts with the search instead of after it. All are orderings
 only: the lists are the same as when each step waited for the one before.
 """
 
@@ -181,3 +182,90 @@ async def test_the_redacted_count_reads_an_organisation_only_once_it_is_prepared
     parts.store.redacted_sources = counted  # type: ignore[method-assign]
     results = await parts.service.search(SearchRequest(org_id=ORG, query=QUESTIONS[1]), parts.ctx)
     assert results.results == [] and order == ["prepared", "redacted"]
+
+
+async def test_the_two_lexical_legs_run_side_by_side(parts: Parts) -> None:
+    await _seed(parts)
+    started: set[str] = set()
+    both = asyncio.Event()
+
+    def side_by_side(name: str) -> Any:
+        leg = getattr(parts.index, name)
+
+        async def watched(*args: Any, **kwargs: Any) -> Any:
+            started.add(name)
+            if len(started) == 2:
+                both.set()
+            # a leg answers only once the other has started: a pipeline that awaited one
+            # lexical leg before starting the other would time out here
+            await asyncio.wait_for(both.wait(), 5)
+            return await leg(*args, **kwargs)
+
+        return watched
+
+    async def query_vector(text: str) -> Vector:
+        (vector,) = await parts.embedder.embed([text])
+        return vector
+
+    where = candidate_filter(parts.ctx)
+    pipeline = RetrievalPipeline(index=parts.index, query_vector=query_vector)
+    expected = [await pipeline.run(ORG, q, 10, where) for q in QUESTIONS]
+    parts.index.lexical = side_by_side("lexical")  # type: ignore[method-assign]
+    parts.index.episode_lexical = side_by_side("episode_lexical")  # type: ignore[method-assign]
+    got = []
+    for q in QUESTIONS:
+        started.clear()
+        both.clear()
+        got.append(await pipeline.run(ORG, q, 10, where))
+    assert got == expected
+
+
+async def test_the_query_vector_legs_run_while_the_subject_is_embedded(parts: Parts) -> None:
+    await _seed(parts)
+    searched: list[Vector] = []
+    vector_leg = parts.index.vector
+    query_done = asyncio.Event()
+
+    async def watched_leg(org_id: str, vector: Vector, *args: Any, **kwargs: Any) -> Any:
+        searched.append(vector)
+        query_done.set()
+        return await vector_leg(org_id, vector, *args, **kwargs)
+
+    question = QUESTIONS[0]  # "how many": its subject is embedded too
+
+    async def query_vector(text: str) -> Vector:
+        if text != question:
+            # the subject's vector waits for the query's vector leg: a pipeline that
+            # embedded both before any vector leg would time out here
+            await asyncio.wait_for(query_done.wait(), 5)
+        (vector,) = await parts.embedder.embed([text])
+        return vector
+
+    parts.index.vector = watched_leg  # type: ignore[method-assign]
+    pipeline = RetrievalPipeline(index=parts.index, query_vector=query_vector)
+    found = await pipeline.run(ORG, question, 10, candidate_filter(parts.ctx))
+    assert found and len(searched) == 2  # the query's vector leg, then the subject's
+
+
+async def test_a_failed_embedding_cancels_the_lexical_legs_and_is_raised(parts: Parts) -> None:
+    await _seed(parts)
+    cancelled: list[str] = []
+    lexical = parts.index.lexical
+
+    async def slow_lexical(*args: Any, **kwargs: Any) -> Any:
+        try:
+            await asyncio.sleep(5)
+        except asyncio.CancelledError:
+            cancelled.append("lexical")
+            raise
+        return await lexical(*args, **kwargs)
+
+    async def failing_vector(text: str) -> Vector:
+        raise RuntimeError("the model failed")
+
+    parts.index.lexical = slow_lexical  # type: ignore[method-assign]
+    pipeline = RetrievalPipeline(index=parts.index, query_vector=failing_vector)
+    with pytest.raises(RuntimeError, match="model failed"):
+        await pipeline.run(ORG, QUESTIONS[1], 10, candidate_filter(parts.ctx))
+    await asyncio.sleep(0)  # the cancellation reaches the leg
+    assert cancelled == ["lexical"]
