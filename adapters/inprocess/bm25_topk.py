@@ -47,6 +47,9 @@ _COMPLETED = 2048
 #: after a first try, the k-th best is sought again only where the rest's bound is
 #: within this factor of it (the first try is seldom more than a few % short)
 _RETRY_WITHIN = 1.25
+#: candidates at least 1/_DENSE_LOOKUP of a posting's length are looked up through a
+#: dense tf column rather than by binary search (``_found``)
+_DENSE_LOOKUP = 8
 _NO_DOCS = np.empty(0, dtype=np.int64)
 _NO_TFS = np.empty(0, dtype=np.float32)
 
@@ -186,12 +189,33 @@ def top_candidates(
         term = terms[order[j]]
         if len(term.docs) == 0 or len(cands) == 0:
             continue
-        hit, pos = _lookup(term, cands, usable)
-        found = cands[hit]
-        total[found] += _contribution(term.idf, term.tfs[pos[hit]], norm[found])
+        found, tfs = _found(term, cands, usable, len(total))
+        total[found] += _contribution(term.idf, tfs, norm[found])
         if len(cands) >= k:
             kth = max(kth, _kth(total[cands], k))
     return cands, total[cands].astype(np.float32)
+
+
+def _found(
+    term: TermPostings, docs: np.ndarray, usable: np.ndarray | None, size: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(those of ``docs`` (sorted) the term holds and counts, their tfs), in ``docs``' order.
+
+    Many candidates against a long posting (at 1M rows a common term's ~100k-250k rows
+    looked up for ~100k-200k candidates) are read through a dense tf column: one
+    scatter of the posting and one gather, against a binary search per candidate
+    (~2x the cost there: the tail of the heaviest turn legs, RESULTS, issue 18). The
+    same rows and tfs either way."""
+    if len(docs) * _DENSE_LOOKUP < len(term.docs):
+        hit, pos = _lookup(term, docs, usable)
+        return docs[hit], term.tfs[pos[hit]]
+    column = np.zeros(size, dtype=term.tfs.dtype)
+    column[term.docs] = term.tfs
+    if usable is not None:
+        column[~usable] = 0  # the rows that do not count hold no tf
+    tfs = column[docs]
+    hit = tfs > 0  # a posting's tf is at least 1
+    return docs[hit], tfs[hit]
 
 
 def _lookup(

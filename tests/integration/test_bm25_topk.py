@@ -364,3 +364,21 @@ def test_a_planned_episode_leg_answers_for_the_rows_it_was_planned_on() -> None:
     postings.extend(300, ["barn cotk barn cotk"] * 80)  # later rows of the first episode
     got = kernel()
     assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), share=st.sampled_from([0.01, 0.2, 0.9]))
+def test_a_dense_lookup_finds_the_same_rows_and_tfs_as_the_binary_search(
+    seed: int, share: float
+) -> None:
+    rng = np.random.default_rng(seed)
+    size = 2_000
+    docs = np.sort(rng.choice(size, int(size * share) + 1, replace=False)).astype(np.int32)
+    term = bm25_topk.TermPostings(docs, rng.integers(1, 6, len(docs)).astype(np.float32), 1.0, 5.0)
+    wanted = np.sort(rng.choice(size, 300, replace=False)).astype(np.int64)
+    usable = rng.random(size) > 0.3
+    for rows_usable in (None, usable):
+        hit, pos = bm25_topk._lookup(term, wanted, rows_usable)
+        dense_rows, dense_tfs = bm25_topk._found(term, wanted, rows_usable, size)
+        assert np.array_equal(dense_rows, wanted[hit])
+        assert np.array_equal(dense_tfs, term.tfs[pos[hit]])
