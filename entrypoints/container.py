@@ -79,20 +79,20 @@ def make_index(
             raise SettingsError("TESSERA_INDEX=surreal needs a store opened with native_search")
         return SurrealNativeIndex(store)
     from adapters.inprocess.ann import AnnPolicy
-    from adapters.inprocess.index import InProcessIndex
+    from adapters.inprocess.index import DEFAULT_ANN, InProcessIndex
 
-    # None: the index's default policy (adapters.inprocess.ann.AnnPolicy)
-    ann: dict[str, AnnPolicy | None] = {}
+    # the index's default policy (adapters.inprocess.ann.AnnPolicy) unless told otherwise
+    policy: AnnPolicy | None = DEFAULT_ANN
     if ann_min_rows == "off":
-        ann["ann_policy"] = None
+        policy = None
     elif isinstance(ann_min_rows, int):
-        ann["ann_policy"] = AnnPolicy(min_rows=ann_min_rows)
+        policy = AnnPolicy(min_rows=ann_min_rows)
     snapshots = _snapshot_dir(store)
     if snapshots is not None:
         from adapters.inprocess.persistent import PersistentInProcessIndex
 
-        return PersistentInProcessIndex(snapshots, idle_after=idle_seconds, **ann)
-    return InProcessIndex(**ann)
+        return PersistentInProcessIndex(snapshots, idle_after=idle_seconds, ann_policy=policy)
+    return InProcessIndex(ann_policy=policy)
 
 
 def _snapshot_dir(store: MemoryStore) -> Path | None:

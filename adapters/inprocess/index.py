@@ -33,14 +33,19 @@ from application.records import (
 from domain.lifecycle import RECALL_CLOSED
 from domain.scopes import LifecycleState
 
-__all__ = ["InProcessIndex"]
+__all__ = ["DEFAULT_ANN", "LEGS_OFF_LOOP_FROM", "InProcessIndex"]
 
 _INITIAL_ROWS = 1024
-_DEFAULT_ANN = ann.AnnPolicy()
+DEFAULT_ANN = ann.AnnPolicy()
 #: a filter keeping fewer than 1/_GATHER_BELOW of the rows gathers them before the product
 _GATHER_BELOW = 4
 #: threads scoring lexical legs: the two legs of a search side by side
 _LEG_THREADS = 2
+#: rows from which an organisation's lexical legs are scored on those threads. Measured
+#: (RESULTS, issue 18, "The legs side by side"): at 1M and 300k rows the threads cut
+#: search p95 by ~20 %; at 100k, searched both ways in one process, no difference; at
+#: ~10k (benchmarks.reflection) the hand-offs cost a search CPU and p95 rose.
+LEGS_OFF_LOOP_FROM = 100_000
 T = TypeVar("T")
 
 
@@ -326,20 +331,31 @@ class _OrgIndex:
 class InProcessIndex:
     """One `_OrgIndex` per organisation; the organisation never crosses into another's arrays."""
 
-    def __init__(self, ann_policy: ann.AnnPolicy | None = _DEFAULT_ANN) -> None:
+    def __init__(
+        self,
+        ann_policy: ann.AnnPolicy | None = DEFAULT_ANN,
+        legs_off_loop_from: int = LEGS_OFF_LOOP_FROM,
+    ) -> None:
         """``ann_policy``: when an organisation's vector leg reads an inverted file
-        (adapters.inprocess.ann); None keeps the exact scan at any size."""
+        (adapters.inprocess.ann); None keeps the exact scan at any size.
+        ``legs_off_loop_from``: organisations of at least this many rows score their
+        lexical legs on worker threads (``_scored``); smaller ones on the loop."""
         self._orgs: dict[str, _OrgIndex] = {}
         self._ann_policy = ann_policy
+        self._off_loop_from = legs_off_loop_from
         #: the lexical legs' scoring threads, started at the first search
         self._legs: ThreadPoolExecutor | None = None
 
-    async def _off_loop(self, kernel: Callable[[], T]) -> T:
-        """A leg's scoring on a worker thread: its numpy work releases the GIL, so the legs
-        of one search (``RetrievalPipeline._legs``) share the cores instead of queueing on
-        the loop. The kernel reads only arrays no write changes in place (``top_plan``), so
-        writes may land meanwhile; its own pool, so a leg never waits behind the default
-        executor's work (the model's)."""
+    async def _scored(self, org: _OrgIndex, kernel: Callable[[], T]) -> T:
+        """A lexical leg's scoring: on a worker thread for a large organisation, where its
+        numpy work (which releases the GIL) is most of the leg, so the legs of one search
+        (``RetrievalPipeline._legs``) share the cores instead of queueing on the loop. The
+        kernel reads only arrays no write changes in place (``top_plan``), so writes may
+        land meanwhile; its own pool, so a leg never waits behind the default executor's
+        work (the model's). A small organisation's legs (~1 ms) cost less on the loop
+        than the hand-offs to a thread and back (``LEGS_OFF_LOOP_FROM``)."""
+        if org.size < self._off_loop_from:
+            return kernel()
         if self._legs is None:
             self._legs = ThreadPoolExecutor(
                 max_workers=_LEG_THREADS, thread_name_prefix="index-leg"
@@ -403,7 +419,7 @@ class InProcessIndex:
         if org is None or org.size == 0:
             return []
         kernel = org.lexical.top_plan(query, org.live(where), limit)
-        rows, scores = await self._off_loop(kernel)
+        rows, scores = await self._scored(org, kernel)
         return org.top(rows, scores, limit)
 
     async def vector(
@@ -446,7 +462,7 @@ class InProcessIndex:
                 kernel = episodes.top_group_plan(
                     org.lexical, postings, plan, query, codes, stats, limit
                 )
-                groups, scores = await self._off_loop(kernel)
+                groups, scores = await self._scored(org, kernel)
                 return org.top(groups, scores, limit, org.source_ids)
             org.episodes.wanted()  # too much changed since the build for this filter
         groups, scores = org.lexical.group_scores(query, live, codes, n, stats)

@@ -2,6 +2,7 @@
 
 import pytest
 
+from adapters.inprocess import bm25_topk
 from adapters.inprocess.analyzer import analyze
 from adapters.inprocess.bm25 import Bm25Postings
 from adapters.inprocess.index import InProcessIndex
@@ -93,3 +94,46 @@ async def test_an_episode_scores_the_mean_cosine_of_its_admitted_rows() -> None:
         cosines = np.asarray(by_episode[hit.item_id], dtype=np.float32) @ query
         assert hit.score == pytest.approx(float(cosines.astype(np.float64).mean()), abs=1e-6)
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+async def test_large_organisations_score_their_lexical_legs_on_worker_threads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+
+    from adapters.inprocess import bm25, episode_postings
+
+    words = ["kayak", "lake", "orange", "trip", "tax", "receipt", "month", "june"]
+    entries = [
+        _entry(
+            f"c{n}",
+            " ".join(words[(n * k) % len(words)] for k in range(1, 5)),
+            [1.0, float(n % 3)],
+            source_id=f"s{n // 4}",
+        )
+        for n in range(400)
+    ]
+    on_loop = InProcessIndex(legs_off_loop_from=10**9)
+    threaded = InProcessIndex(legs_off_loop_from=0)
+    # the episode leg reads episode postings from their first search (built in place here)
+    for index in (on_loop, threaded):
+        await index.add("o", entries)
+        index._org("o").episodes = episode_postings.EpisodeLeg(min_rows=0, sync_below=10**9)
+    scored_on: list[str] = []
+    top_candidates = bm25_topk.top_candidates
+
+    def watched(*args: object, **kwargs: object) -> object:
+        scored_on.append(threading.current_thread().name)
+        return top_candidates(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(bm25, "top_candidates", watched)
+    monkeypatch.setattr(episode_postings, "top_candidates", watched)
+    for query in ("kayak trip", "tax receipt june", "orange lake month kayak"):
+        want = await on_loop.lexical("o", query, 10, ALL)
+        want_episodes = await on_loop.episode_lexical("o", query, 5, ALL)
+        assert scored_on and all(n == threading.current_thread().name for n in scored_on)
+        scored_on.clear()
+        assert await threaded.lexical("o", query, 10, ALL) == want
+        assert await threaded.episode_lexical("o", query, 5, ALL) == want_episodes
+        assert len(scored_on) == 2 and all(n.startswith("index-leg") for n in scored_on)
+        scored_on.clear()
