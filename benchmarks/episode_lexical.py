@@ -17,7 +17,7 @@ times in one process:
 
 - turn leg: ``scores`` + top ``--turn-k`` (before) against ``top_scores`` + top;
 - episode leg: ``group_scores`` + top ``--episode-k`` (before) against
-  ``episode_postings.top_group_scores`` + top (the group statistics and the
+  ``episode_postings.top_group_plan`` + top (the group statistics and the
   filter's plan kept, as the index keeps them per filter);
 
 and counts where the two top lists differ (ids or order; scores beyond 1e-5
@@ -136,9 +136,9 @@ def run(args: argparse.Namespace) -> dict[str, object]:
             times["episode_before"].append((time.process_time() - t) * 1000)
             t = time.process_time()
             if plan is not None:
-                gs, scores = episodes.top_group_scores(
+                gs, scores = episodes.top_group_plan(
                     postings, built, plan, query, groups, stats, args.episode_k
-                )
+                )()
             else:  # declined (too many partly admitted rows): the index uses group_scores
                 gs, scores = postings.group_scores(query, live, groups, n_groups, stats)
             got = org.top(gs, scores, args.episode_k, group_names)

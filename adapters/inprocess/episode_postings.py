@@ -50,7 +50,6 @@ __all__ = [
     "plan",
     "replan",
     "top_group_plan",
-    "top_group_scores",
 ]
 
 _log = logging.getLogger("tessera.index")
@@ -391,20 +390,6 @@ def _partial(
     episodes, inverse = np.unique(groups[found], return_inverse=True)
     summed = np.bincount(inverse, weights=found_tf, minlength=len(episodes))
     return episodes.astype(np.int64), summed.astype(np.float32)
-
-
-def top_group_scores(
-    lexical: Bm25Postings,
-    postings: EpisodePostings,
-    episode_plan: EpisodePlan,
-    query: str,
-    groups: np.ndarray,
-    stats: tuple[int, np.ndarray],
-    k: int,
-) -> tuple[np.ndarray, np.ndarray]:
-    """(episodes, scores) holding the ``k`` best of ``lexical.group_scores`` with the
-    same scores (``stats``: ``group_stats`` of the same filter as ``episode_plan``)."""
-    return top_group_plan(lexical, postings, episode_plan, query, groups, stats, k)()
 
 
 def top_group_plan(

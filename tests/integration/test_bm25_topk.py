@@ -179,9 +179,9 @@ def test_episode_leg_top_k_equals_the_full_scoring(
     for _ in range(4):
         query = _query(rng)
         full_groups, full_scores = postings.group_scores(query, live, groups, n_groups, stats)
-        got_groups, got_scores = episodes.top_group_scores(
+        got_groups, got_scores = episodes.top_group_plan(
             postings, built, plan, query, groups, stats, k
-        )
+        )()
         want = _top(full_groups, full_scores, k, n_groups)
         _assert_same(want, _top(got_groups, got_scores, k, n_groups), full_scores)
 
@@ -359,7 +359,7 @@ def test_a_planned_episode_leg_answers_for_the_rows_it_was_planned_on() -> None:
     plan = episodes.plan(built, live, groups, n_groups, stats[1], partial_share=1.0)
     assert plan is not None
     query = "the barn cotk"
-    want = episodes.top_group_scores(postings, built, plan, query, groups, stats, 10)
+    want = episodes.top_group_plan(postings, built, plan, query, groups, stats, 10)()
     kernel = episodes.top_group_plan(postings, built, plan, query, groups, stats, 10)
     postings.extend(300, ["barn cotk barn cotk"] * 80)  # later rows of the first episode
     got = kernel()

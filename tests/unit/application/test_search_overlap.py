@@ -7,6 +7,7 @@ only: the lists are the same as when each step waited for the one before.
 """
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -14,7 +15,7 @@ import pytest
 
 from application.commands import RememberRequest, SearchRequest
 from application.records import Vector
-from application.retrieval.pipeline import RetrievalPipeline
+from application.retrieval.pipeline import Found, RetrievalPipeline
 from application.trust.guard import candidate_filter
 from domain.models import Turn
 from domain.scopes import SourceType
@@ -26,6 +27,35 @@ QUESTIONS = (
     "Which kayak colour did I choose?",
     "What did the assistant say about tax receipts?",
 )
+
+
+def _vectors(parts: Parts) -> Callable[[str], Awaitable[Vector]]:
+    """The query vectors a pipeline asks for, straight from the test embedder."""
+
+    async def query_vector(text: str) -> Vector:
+        (vector,) = await parts.embedder.embed([text])
+        return vector
+
+    return query_vector
+
+
+async def _answers(
+    parts: Parts,
+    pipeline: RetrievalPipeline,
+    watch: Callable[[str], Any] | None = None,
+    reset: Callable[[], object] = lambda: None,
+) -> list[list[Found]]:
+    """Each question's answer; with ``watch``, the index's lexical legs replaced by
+    ``watch(name)`` first, and ``reset`` called before each question."""
+    if watch is not None:
+        parts.index.lexical = watch("lexical")  # type: ignore[method-assign]
+        parts.index.episode_lexical = watch("episode_lexical")  # type: ignore[method-assign]
+    where = candidate_filter(parts.ctx)
+    answers = []
+    for question in QUESTIONS:
+        reset()
+        answers.append(await pipeline.run(ORG, question, 10, where))
+    return answers
 
 
 async def _seed(parts: Parts) -> None:
@@ -70,21 +100,11 @@ async def test_the_lexical_legs_run_while_the_query_is_embedded(parts: Parts) ->
         (vector,) = await parts.embedder.embed([text])
         return vector
 
-    async def plain_vector(text: str) -> Vector:
-        (vector,) = await parts.embedder.embed([text])
-        return vector
-
-    where = candidate_filter(parts.ctx)
-    plain = RetrievalPipeline(index=parts.index, query_vector=plain_vector)
-    expected = [await plain.run(ORG, q, 10, where) for q in QUESTIONS]
+    expected = await _answers(
+        parts, RetrievalPipeline(index=parts.index, query_vector=_vectors(parts))
+    )
     overlapped = RetrievalPipeline(index=parts.index, query_vector=slow_vector)
-    parts.index.lexical = watch("lexical")  # type: ignore[method-assign]
-    parts.index.episode_lexical = watch("episode_lexical")  # type: ignore[method-assign]
-    got = []
-    for q in QUESTIONS:
-        legs.clear()
-        both.clear()
-        got.append(await overlapped.run(ORG, q, 10, where))
+    got = await _answers(parts, overlapped, watch, lambda: (legs.clear(), both.clear()))
     assert got == expected
     assert all(found for found in got)
 
@@ -100,11 +120,7 @@ async def test_the_vector_reaches_on_vector_before_the_vector_legs(parts: Parts)
 
     parts.index.vector = vector_leg  # type: ignore[method-assign]
 
-    async def query_vector(text: str) -> Vector:
-        (vector,) = await parts.embedder.embed([text])
-        return vector
-
-    pipeline = RetrievalPipeline(index=parts.index, query_vector=query_vector)
+    pipeline = RetrievalPipeline(index=parts.index, query_vector=_vectors(parts))
     found = await pipeline.run(
         ORG, QUESTIONS[0], 10, candidate_filter(parts.ctx), None, None, told.append
     )
@@ -203,20 +219,9 @@ async def test_the_two_lexical_legs_run_side_by_side(parts: Parts) -> None:
 
         return watched
 
-    async def query_vector(text: str) -> Vector:
-        (vector,) = await parts.embedder.embed([text])
-        return vector
-
-    where = candidate_filter(parts.ctx)
-    pipeline = RetrievalPipeline(index=parts.index, query_vector=query_vector)
-    expected = [await pipeline.run(ORG, q, 10, where) for q in QUESTIONS]
-    parts.index.lexical = side_by_side("lexical")  # type: ignore[method-assign]
-    parts.index.episode_lexical = side_by_side("episode_lexical")  # type: ignore[method-assign]
-    got = []
-    for q in QUESTIONS:
-        started.clear()
-        both.clear()
-        got.append(await pipeline.run(ORG, q, 10, where))
+    pipeline = RetrievalPipeline(index=parts.index, query_vector=_vectors(parts))
+    expected = await _answers(parts, pipeline)
+    got = await _answers(parts, pipeline, side_by_side, lambda: (started.clear(), both.clear()))
     assert got == expected
 
 
