@@ -42,9 +42,10 @@ _GATHER_BELOW = 4
 #: threads scoring lexical legs: the two legs of a search side by side
 _LEG_THREADS = 2
 #: rows from which an organisation's lexical legs are scored on those threads. Measured
-#: (RESULTS, issue 18, "The legs side by side"): at 1M and 300k rows the threads cut
-#: search p95 by ~20 %; at 100k, searched both ways in one process, no difference; at
-#: ~10k (benchmarks.reflection) the hand-offs cost a search CPU and p95 rose.
+#: both ways in one process, searches alternating (RESULTS, issue 18, "The legs side by
+#: side"): at 1M rows p50 / p95 54.6 / 73.0 ms on the loop against 50.6 / 67.5 on the
+#: threads; at 300k and 100k no difference. Below, a leg costs about a millisecond and
+#: the hand-offs to a thread and back can only add to it.
 LEGS_OFF_LOOP_FROM = 100_000
 T = TypeVar("T")
 
@@ -352,8 +353,8 @@ class InProcessIndex:
         (``RetrievalPipeline._legs``) share the cores instead of queueing on the loop. The
         kernel reads only arrays no write changes in place (``top_plan``), so writes may
         land meanwhile; its own pool, so a leg never waits behind the default executor's
-        work (the model's). A small organisation's legs (~1 ms) cost less on the loop
-        than the hand-offs to a thread and back (``LEGS_OFF_LOOP_FROM``)."""
+        work (the model's). A small organisation's legs stay on the loop
+        (``LEGS_OFF_LOOP_FROM``)."""
         if org.size < self._off_loop_from:
             return kernel()
         if self._legs is None:
