@@ -20,8 +20,8 @@ query time, as it does for the engine's read. Freshness is the holder's
 """
 
 import bisect
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Generic, TypeVar
 
 from adapters.surreal.graph_reads import decode_edge, decode_entity, decode_link
 from application.reflection.records import (
@@ -49,8 +49,40 @@ RETURN {
 """
 
 
+T = TypeVar("T")
+
+
 def _distinct(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
+
+
+class _ByEnd(Generic[T]):
+    """Records between two entities (``relates_to`` edges, ``supersedes`` links) by id,
+    and each entity's record ids (the records from or to it)."""
+
+    def __init__(self, ends: Callable[[T], tuple[str, str]]) -> None:
+        self.records: dict[str, T] = {}
+        self._of: dict[str, set[str]] = {}
+        self._ends = ends
+
+    def of(self, entity_id: str) -> Iterable[str]:
+        return self._of.get(entity_id, ())
+
+    def put(self, record_id: str, record: T) -> None:
+        self.drop(record_id)
+        self.records[record_id] = record
+        for end in self._ends(record):
+            self._of.setdefault(end, set()).add(record_id)
+
+    def drop(self, record_id: str) -> None:
+        record = self.records.pop(record_id, None)
+        if record is not None:
+            for end in self._ends(record):
+                self._of.get(end, set()).discard(record_id)
+
+    def drop_touching(self, entity_id: str) -> None:
+        for record_id in list(self.of(entity_id)):
+            self.drop(record_id)
 
 
 class GraphImage:
@@ -64,11 +96,8 @@ class GraphImage:
         self._space: dict[str, str] = {}
         #: name key -> entity ids, sorted (the namesake lookup's ``ORDER BY id``)
         self._named: dict[str, list[str]] = {}
-        self._edges: dict[str, DerivedEdge] = {}
-        #: entity -> ids of the ``relates_to`` edges from or to it
-        self._edges_of: dict[str, set[str]] = {}
-        self._links: dict[str, Supersession] = {}
-        self._links_of: dict[str, set[str]] = {}
+        self._edges: _ByEnd[DerivedEdge] = _ByEnd(lambda e: (e.from_id, e.to_id))
+        self._links: _ByEnd[Supersession] = _ByEnd(lambda x: (x.newer_id, x.older_id))
         self._mentions: dict[str, list[str]] = {}
 
     @classmethod
@@ -79,9 +108,11 @@ class GraphImage:
         for body, key, space in found.get("entities") or []:
             image._put_entity(decode_entity(body), None if key is None else str(key), str(space))
         for body in found.get("edges") or []:
-            image._put_edge(decode_edge(body))
+            edge = decode_edge(body)
+            image._edges.put(edge.edge_id, edge)
         for body in found.get("links") or []:
-            image._put_link(decode_link(body))
+            link = decode_link(body)
+            image._links.put(link.edge_id, link)
         image._set_mentions(found.get("mentions") or [])
         return image
 
@@ -106,8 +137,9 @@ class GraphImage:
         """``graph_matched``'s query answered from the image (``spaces``: the visible
         spaces' codes, None for every space)."""
         ids = _distinct(entity_ids)
-        facts = [self._edges[i] for i in _distinct(edge_ids) if i in self._edges]
-        link_ids = sorted({x for i in ids for x in self._links_of.get(i, ())})
+        edges, links = self._edges.records, self._links.records
+        facts = [edges[i] for i in _distinct(edge_ids) if i in edges]
+        link_ids = sorted({x for i in ids for x in self._links.of(i)})
         hop, namesakes, reached = self._hop(start, limit, spaces)
         fact_ends = [i for e in facts for i in (e.from_id, e.to_id)]
         asked = _distinct([*ids, *fact_ends])
@@ -115,7 +147,7 @@ class GraphImage:
             entities={i: self._entities[i] for i in ids if i in self._entities},
             edges={e.edge_id: e for e in facts},
             mentions={i: list(self._mentions[i]) for i in asked if i in self._mentions},
-            links=[self._links[x] for x in link_ids],
+            links=[links[x] for x in link_ids],
             hood=Neighbourhood(
                 edges=hop,
                 entities={i: self._entities[i] for i in reached if i in self._entities},
@@ -132,8 +164,8 @@ class GraphImage:
         if not start or limit < 1:
             return [], [], []
         from_ = _distinct(start)
-        edge_ids = sorted({x for i in from_ for x in self._edges_of.get(i, ())})[:limit]
-        edges = [self._edges[x] for x in edge_ids]
+        edge_ids = sorted({x for i in from_ for x in self._edges.of(i)})[:limit]
+        edges = [self._edges.records[x] for x in edge_ids]
         ends = _distinct(i for e in edges for i in (e.from_id, e.to_id))
         keys = _distinct(k for i in ends if (k := self._key.get(i)) is not None)
         alike: list[str] = []
@@ -157,22 +189,20 @@ class GraphImage:
         for entity, key, space in entities:
             self._put_entity(entity, key, space)
         for edge in edges:
-            self._put_edge(edge)
+            self._edges.put(edge.edge_id, edge)
         self._set_mentions(mentions)
 
     def superseded(self, links: Sequence[Supersession]) -> None:
         """Links written (one already there is kept as it is, as the store does)."""
         for link in links:
-            if link.edge_id not in self._links:
-                self._put_link(link)
+            if link.edge_id not in self._links.records:
+                self._links.put(link.edge_id, link)
 
     def forgot(self, entity_ids: Iterable[str]) -> None:
         """Entities removed, with their edges, links and mentions."""
         for entity_id in entity_ids:
-            for edge_id in list(self._edges_of.get(entity_id, ())):
-                self._drop_edge(edge_id)
-            for link_id in list(self._links_of.get(entity_id, ())):
-                self._drop_link(link_id)
+            self._edges.drop_touching(entity_id)
+            self._links.drop_touching(entity_id)
             self._drop_entity(entity_id)
             self._mentions.pop(entity_id, None)
 
@@ -200,29 +230,6 @@ class GraphImage:
             named.remove(entity_id)
             if not named:
                 del self._named[key]
-
-    def _put_edge(self, edge: DerivedEdge) -> None:
-        self._drop_edge(edge.edge_id)
-        self._edges[edge.edge_id] = edge
-        for end in (edge.from_id, edge.to_id):
-            self._edges_of.setdefault(end, set()).add(edge.edge_id)
-
-    def _drop_edge(self, edge_id: str) -> None:
-        edge = self._edges.pop(edge_id, None)
-        if edge is not None:
-            for end in (edge.from_id, edge.to_id):
-                self._edges_of.get(end, set()).discard(edge_id)
-
-    def _put_link(self, link: Supersession) -> None:
-        self._links[link.edge_id] = link
-        for end in (link.newer_id, link.older_id):
-            self._links_of.setdefault(end, set()).add(link.edge_id)
-
-    def _drop_link(self, link_id: str) -> None:
-        link = self._links.pop(link_id, None)
-        if link is not None:
-            for end in (link.newer_id, link.older_id):
-                self._links_of.get(end, set()).discard(link_id)
 
     def _set_mentions(self, rows: Iterable[Sequence[Any]]) -> None:
         """``[entity, chunks]`` rows: each entity's chunks, first mention of each kept
