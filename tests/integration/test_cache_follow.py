@@ -217,16 +217,22 @@ def test_writes_move_the_caches_to_what_a_fresh_build_holds(
     asyncio.run(run())
 
 
+async def _searched_world(seed: int, where: CandidateFilter) -> _World:
+    """30 sources written, then one search under ``where``: its caches are kept."""
+    world = _World(random.Random(seed), graph=False)
+    for _ in range(30):
+        await world.write("new")
+    await _answers(world.index, where, "the barm")
+    return world
+
+
 def test_a_write_keeps_the_masks_it_follows() -> None:
     """The point of following: after a write, the next search finds its filter's mask and
     group totals kept (moved), not rebuilt (the property test checks they are right)."""
 
     async def run() -> None:
-        world = _World(random.Random(3), graph=False)
-        for _ in range(30):
-            await world.write("new")
+        world = await _searched_world(3, _FILTERS[1])
         org = world.org
-        await _answers(world.index, _FILTERS[1], "the barm")
         before = dict(org.cache.masks())
         await world.write("later")
         await world.write("hide")
@@ -256,10 +262,7 @@ def test_writes_with_no_lookup_between_them_are_moved_once(
     monkeypatch.setattr(cache_follow, "follow", counted)
 
     async def run() -> None:
-        world = _World(random.Random(5), graph=False)
-        for _ in range(30):
-            await world.write("new")
-        await _answers(world.index, _FILTERS[0], "the barm")
+        world = await _searched_world(5, _FILTERS[0])
         moves.clear()
         for op in ["new", "later", "hide", "reindex", "attach", "facet", "reopen", "remove"]:
             await world.write(op)
@@ -277,11 +280,8 @@ def test_a_write_changing_many_rows_drops_the_caches(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(query_cache, "FOLLOW_ROWS", 2)
 
     async def run() -> None:
-        world = _World(random.Random(6), graph=False)
-        for _ in range(30):
-            await world.write("new")
+        world = await _searched_world(6, _FILTERS[0])
         org = world.org
-        await _answers(world.index, _FILTERS[0], "the barm")
         assert dict(org.cache.masks())
         big = max(org.source_code_of, key=lambda s: len(org.rows_of(s)))
         assert len(org.rows_of(big)) > 2
