@@ -78,6 +78,16 @@ def _contribution(idf: float, tfs: np.ndarray, norm: np.ndarray) -> np.ndarray:
     return result
 
 
+def _add_scores(
+    total: np.ndarray, docs: np.ndarray, idf: float, tfs: np.ndarray, norm: np.ndarray
+) -> None:
+    """``total[docs] +=`` the term's contributions, ``docs`` unique: the same sums, added
+    in place (``np.add.at``) without the gather, the temporary and the scatter of
+    ``+=`` (each casting the int32 rows again): ~3x faster over a common term's 250k
+    postings, the kernel 10-20 % (RESULTS, issue 18, "The kernel's sums in place")."""
+    np.add.at(total, docs, _contribution(idf, tfs, norm[docs]))
+
+
 def _bound(term: TermPostings, min_norm: float) -> float:
     if len(term.docs) == 0:
         return 0.0
@@ -107,7 +117,7 @@ def top_candidates(
     touched_len = 0
     for term in terms:
         if len(term.extra_docs):
-            total[term.extra_docs] += _contribution(term.idf, term.extra_tfs, norm[term.extra_docs])
+            _add_scores(total, term.extra_docs, term.idf, term.extra_tfs, norm)
             touched.append(term.extra_docs)
             touched_len += len(term.extra_docs)
     bounds = [_bound(t, min_norm) for t in terms]
@@ -176,7 +186,7 @@ def top_candidates(
         if usable is not None:
             keep = usable[docs]
             docs, tfs = docs[keep], tfs[keep]
-        total[docs] += _contribution(term.idf, tfs, norm[docs])
+        _add_scores(total, docs, term.idf, tfs, norm)
         touched.append(docs)
         touched_len += len(docs)
         essential += 1
@@ -190,7 +200,7 @@ def top_candidates(
         if len(term.docs) == 0 or len(cands) == 0:
             continue
         found, tfs = _found(term, cands, usable, len(total))
-        total[found] += _contribution(term.idf, tfs, norm[found])
+        _add_scores(total, found, term.idf, tfs, norm)
         if len(cands) >= k:
             kth = max(kth, _kth(total[cands], k))
     return cands, total[cands].astype(np.float32)
