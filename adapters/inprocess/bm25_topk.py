@@ -221,10 +221,10 @@ def _found(
         return docs[hit], term.tfs[pos[hit]]
     column = np.zeros(size, dtype=term.tfs.dtype)
     column[term.docs] = term.tfs
-    if usable is not None:
-        column[~usable] = 0  # the rows that do not count hold no tf
     tfs = column[docs]
     hit = tfs > 0  # a posting's tf is at least 1
+    if usable is not None:
+        hit &= usable[docs]  # the candidates' rows only, not a pass over every row
     return docs[hit], tfs[hit]
 
 

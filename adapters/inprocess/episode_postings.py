@@ -413,6 +413,9 @@ def top_group_plan(
         if rows is not None:
             read.append((rows, postings.posting(term)))
 
+    every = episode_plan.every
+    usable = None if every else full
+
     def scored() -> tuple[np.ndarray, np.ndarray]:
         terms = []
         for (docs, tfs), found in read:
@@ -421,13 +424,11 @@ def top_group_plan(
             else:
                 main, main_tfs, max_tf = found
             extra, extra_tfs = _partial(docs, tfs, episode_plan, groups)
-            every = episode_plan.every
             df = len(extra) + (len(main) if every else int(np.count_nonzero(full[main])))
             if df == 0:
                 continue
             idf = float(np.log(1 + (n_docs - df + 0.5) / (df + 0.5)))
             terms.append(TermPostings(main, main_tfs, idf, max_tf, extra, extra_tfs))
-        usable = None if episode_plan.every else full
         return top_candidates(terms, norm, episode_plan.min_norm, k, usable=usable)
 
     return scored
