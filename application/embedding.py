@@ -8,7 +8,7 @@ vectors are cached in process only: queries are not memory and are not kept.
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 
-from application.ports import Embedder, MemoryStore
+from application.ports import Embedder, MemoryStore, QueryEmbedder
 from application.records import Vector
 from domain.errors import TesseraError, UpstreamError
 from domain.hashing import content_hash
@@ -17,9 +17,14 @@ from domain.reasons import ReasonCode
 __all__ = ["QueryVectorCache", "embed_for_memory", "embed_texts"]
 
 
-async def _embed(embedder: Embedder, texts: Sequence[str]) -> list[Vector]:
+async def _embed(
+    embedder: Embedder, texts: Sequence[str], *, queries: bool = False
+) -> list[Vector]:
     try:
-        vectors = await embedder.embed(texts)
+        if queries and isinstance(embedder, QueryEmbedder):
+            vectors = await embedder.embed_queries(texts)
+        else:
+            vectors = await embedder.embed(texts)
     except TesseraError:
         raise
     except Exception as exc:  # a model failure must not surface as a 500 with a trace
@@ -87,7 +92,7 @@ class QueryVectorCache:
         if hit is not None:
             self._entries.move_to_end(key)
             return hit
-        (vector,) = await _embed(self._embedder, [query])
+        (vector,) = await _embed(self._embedder, [query], queries=True)
         self._entries[key] = vector
         if len(self._entries) > self._capacity:
             self._entries.popitem(last=False)

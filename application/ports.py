@@ -69,6 +69,18 @@ class Embedder(Protocol):
 
 
 @runtime_checkable
+class QueryEmbedder(Protocol):
+    """An embedder with a cheaper run for search queries (optional capability).
+
+    Its query vectors are in the same space as ``embed``'s and close to them
+    (the contract suite asks cosine >= 0.999), not necessarily equal: the offline
+    MiniLM runs queries in int8 arithmetic. Documents always go through ``embed``.
+    """
+
+    async def embed_queries(self, texts: Sequence[str]) -> list[Vector]: ...
+
+
+@runtime_checkable
 class MemoryStore(Protocol):
     """The truth: raw sources, their chunks and vectors, per organisation."""
 

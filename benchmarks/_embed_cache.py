@@ -8,7 +8,8 @@ vector, so a run killed mid-write loses at most its last record (a torn
 tail is ignored on load) and any later change to ranking reuses every vector.
 
 ``CachedEmbedder`` wraps a real embedder behind the ``Embedder`` port, so the
-service under test is the production one. Query embeddings can be forced
+service under test is the production one; a model's query run
+(``QueryEmbedder``) is passed through live, uncached. Query embeddings can be forced
 live (``serve_from_cache = False``) so timed searches include the model.
 """
 
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from application.ports import Embedder
+from application.ports import Embedder, QueryEmbedder
 from application.records import EmbeddingSpace, Vector
 from domain.hashing import content_hash
 
@@ -109,6 +110,16 @@ class CachedEmbedder:
             assert vec is not None
             out.append(vec.tolist())
         return out
+
+    async def embed_queries(self, texts: Sequence[str]) -> list[Vector]:
+        """The model's own query run, live and never cached: its vectors are not the
+        documents' (the offline MiniLM runs queries in int8 arithmetic). A model
+        without one embeds queries as documents, through the cache as before."""
+        if not isinstance(self._inner, QueryEmbedder):
+            return await self.embed(texts)
+        self.model_calls += 1
+        self.model_texts += len(texts)
+        return await self._inner.embed_queries(texts)
 
     async def prefill(self, texts: Sequence[str], batch: int = 512) -> int:
         """Embed the texts the cache lacks, in large batches; returns how many were new."""

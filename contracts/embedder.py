@@ -13,6 +13,10 @@ Usage: subclass it in a test module and provide a fixture named ``embedder``::
         def embedder(self) -> Embedder:
             return MyEmbedder()
 
+An adapter with a cheaper run for search queries (``QueryEmbedder``) must
+keep its query vectors in the document vectors' space: same dimension, unit
+length, within ``QUERY_COSINE`` of ``embed``'s vector for the same text.
+
 Adapters backed by a fake (e.g. a local server that hashes texts into random
 vectors) cannot show meaning; they set ``checks_semantics = False``.
 """
@@ -23,7 +27,7 @@ from typing import ClassVar
 
 import pytest
 
-from application.ports import Embedder
+from application.ports import Embedder, QueryEmbedder
 
 __all__ = ["EmbedderContract", "cosine"]
 
@@ -31,6 +35,8 @@ __all__ = ["EmbedderContract", "cosine"]
 UNIT_TOLERANCE = 1e-3
 #: how close two vectors of the same text must be (batching may reorder float sums)
 SAME_TEXT_COSINE = 0.999
+#: how close a query run's vector must be to the document run's for the same text
+QUERY_COSINE = 0.999
 
 CAT = "The cat sat on the mat."
 CAT_PARAPHRASE = "A cat was sitting on a mat."
@@ -137,3 +143,16 @@ class EmbedderContract:
         (vector,) = await embedder.embed([long_text])
         assert len(vector) == embedder.space.dimension
         assert abs(_norm(vector) - 1.0) <= UNIT_TOLERANCE
+
+    async def test_query_vectors_are_close_to_document_vectors(self, embedder: Embedder) -> None:
+        if not isinstance(embedder, QueryEmbedder):
+            pytest.skip("no query run: queries are embedded like documents")
+        texts = [*TEXTS, *UNICODE_TEXTS]
+        queries = await embedder.embed_queries(texts)
+        documents = await embedder.embed(texts)
+        assert len(queries) == len(texts)
+        assert await embedder.embed_queries([]) == []
+        for query, document in zip(queries, documents, strict=True):
+            assert len(query) == embedder.space.dimension
+            assert abs(_norm(query) - 1.0) <= UNIT_TOLERANCE
+            assert cosine(query, document) >= QUERY_COSINE

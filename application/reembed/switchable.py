@@ -11,7 +11,7 @@ and the lane embeds them again.
 
 from collections.abc import Sequence
 
-from application.ports import Embedder
+from application.ports import Embedder, QueryEmbedder
 from application.records import EmbeddingSpace, Vector
 
 __all__ = ["SwitchableEmbedder", "switchable"]
@@ -31,6 +31,13 @@ class SwitchableEmbedder:
 
     async def embed(self, texts: Sequence[str]) -> list[Vector]:
         return await self._current.embed(texts)
+
+    async def embed_queries(self, texts: Sequence[str]) -> list[Vector]:
+        """The current embedder's query run where it has one, else ``embed``."""
+        current = self._current
+        if isinstance(current, QueryEmbedder):
+            return await current.embed_queries(texts)
+        return await current.embed(texts)
 
     def switch_to(self, embedder: Embedder) -> None:
         """From now on, embed with ``embedder`` (no await: atomic for the event loop)."""
