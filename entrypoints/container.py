@@ -24,7 +24,7 @@ from application.services import Services
 from application.sources.import_jobs import ImportSetup
 from application.synthesis.ports import SynthesisRunStore
 from application.trust.ports import AuditLog, ControlStore
-from entrypoints.settings import EmbedderKind, IndexKind, Settings, SettingsError
+from entrypoints.settings import EmbedderKind, IndexKind, QueryPrecision, Settings, SettingsError
 
 __all__ = [
     "Container",
@@ -147,7 +147,7 @@ def _embedder(settings: Settings) -> Embedder:
         )
     from adapters.embedders.onnx_minilm import OnnxEmbedder
 
-    return OnnxEmbedder()
+    return OnnxEmbedder(query_int8=settings.query_precision is QueryPrecision.INT8)
 
 
 def _embedder_catalog(settings: Settings) -> EmbedderCatalog:

@@ -92,6 +92,11 @@ class OnnxEmbedder:
     def space(self) -> EmbeddingSpace:
         return EmbeddingSpace(model=MODEL_NAME, dimension=DIMENSION)
 
+    @property
+    def query_int8(self) -> bool:
+        """Whether search queries are asked to run in int8 arithmetic."""
+        return self._query_int8
+
     def _model_files(self) -> tuple[Path, Path]:
         if self._model_path is None or self._tokenizer_path is None:
             return default_model_files()
