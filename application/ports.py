@@ -29,6 +29,7 @@ __all__ = [
     "Embedder",
     "IdGenerator",
     "MemoryStore",
+    "QueryEmbedder",
     "RetrievalIndex",
     "TokenCounter",
 ]

@@ -126,17 +126,25 @@ class OnnxEmbedder:
             if not self._query_int8:
                 self._query_session = self._session
                 return
-            from adapters.embedders.int8_matmul import int8_matmul_graph
+            self._query_session = self._int8_session() or self._session
 
-            model, _ = self._model_files()
+    def _int8_session(self) -> Any:
+        """The int8-arithmetic session, or None (queries then run in float32): a model
+        without int8 weights, or one this onnxruntime cannot run so, must not stop search."""
+        from adapters.embedders.int8_matmul import int8_matmul_graph
+
+        model, _ = self._model_files()
+        try:
             rewrite = int8_matmul_graph(model)
             if not rewrite.rewritten:
                 _log.info("%s has no int8 weights: queries run in float32", model.name)
-                self._query_session = self._session
-                return
+                return None
             # one thread: a query is one short text, and a second thread cost ~1 CPU-ms
-            # more than it saved in wall time, CPU the retrieval legs running beside it need
-            self._query_session = _session(rewrite.model, threads=1)
+            # more than it saved in wall time, CPU the retrieval legs beside it need
+            return _session(rewrite.model, threads=1)
+        except Exception as exc:  # any failure here falls back to float32, logged
+            _log.warning("queries run in float32: the int8 graph failed (%s)", type(exc).__name__)
+            return None
 
     def _encode(self, texts: list[str], session: Any = None) -> np.ndarray:
         encodings = self._tokenizer.encode_batch(texts)

@@ -114,3 +114,18 @@ async def test_int8_queries_differ_from_documents_within_the_contract() -> None:
     queries, documents = await embedder.embed_queries(texts), await embedder.embed(texts)
     for query, document in zip(queries, documents, strict=True):
         assert QUERY_COSINE <= cosine(query, document) < 1.0 - 1e-7
+
+
+@pytest.mark.slow
+async def test_a_graph_that_fails_to_build_leaves_queries_in_float32(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(model: Path) -> None:
+        raise RuntimeError("no MatMulNBits on this build")
+
+    monkeypatch.setattr("adapters.embedders.int8_matmul.int8_matmul_graph", broken)
+    embedder = OnnxEmbedder()
+    texts = ["Where did I park?"]
+    assert await embedder.embed_queries(texts) == await embedder.embed(texts)
+    assert "queries run in float32" in caplog.text
+    assert "MatMulNBits" not in caplog.text  # the exception's type, not its message
