@@ -43,7 +43,7 @@ class EmbedderKind(StrEnum):
 class QueryPrecision(StrEnum):
     """The arithmetic of the offline embedder's search-query run (documents: float32)."""
 
-    #: int8 MatMuls over the shipped int8 weights: ~35 % less CPU, cosine >= 0.999 to float32
+    #: int8 MatMuls over the shipped int8 weights: about half the CPU, cosine >= 0.999
     INT8 = "int8"
     FLOAT32 = "float32"
 

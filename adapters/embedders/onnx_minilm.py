@@ -12,7 +12,7 @@ the lane's batches that a ``wait=indexed`` caller waits for use the first
 session at normal priority.
 
 Search queries (``embed_queries``) run on a third session whose MatMuls use
-int8 arithmetic (``int8_matmul.py``): about 35 % less CPU a query, a vector
+int8 arithmetic (``int8_matmul.py``): about half the CPU a query, a vector
 within cosine 0.999 of the float32 one. Documents never use it, so what is
 stored is the float32 model's. ``query_int8=False`` keeps queries in float32.
 """
