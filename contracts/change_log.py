@@ -84,7 +84,9 @@ class MemoryStoreChangeLogContract:
         assert await store.attach_vectors(ORG, SPACE.model, {"nope": unit([1, 0, 0, 0])}) == []
         assert await _changed_after(store, ORG, at.sequence) == []
 
-    async def test_index_entries_of_sources_are_the_scan_entries(self, store: MemoryStore) -> None:
+    async def test_index_entries_of_sources_are_the_scan_entries(
+        self, store: MemoryStore
+    ) -> None:
         await store.prepare(ORG, SPACE)
         await store.save_memories(
             [_write("s1", ORG, ["a", "b"], vectors=True), _write("s2", ORG, ["c"])]

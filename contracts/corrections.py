@@ -196,6 +196,7 @@ class MemoryStoreCorrectionContract:
         await store.update_source(tomb, expected_version=3, drop_text=True)
         assert await store.redacted_sources(ORG, None, deploy, 10) == []
 
+
     async def test_a_source_saved_redacted_is_matched_on_its_remainder(
         self, store: MemoryStore
     ) -> None:

@@ -32,7 +32,9 @@ ALL = CandidateFilter()
 def _write(
     source_id: str, org: str, texts: list[str], *, minutes: int = 0, vectors: bool = False
 ) -> MemoryWrite:
-    source = make_source(source_id, org, content=" ".join(texts), scope_key="u1")
+    source = make_source(
+        source_id, org, content=" ".join(texts), scope_key="u1"
+    )
     source = msgspec.structs.replace(source, created_at=CREATED + timedelta(minutes=minutes))
     chunks = [
         make_chunk(f"{source_id}-{n}", source, text=t, ordinal=n) for n, t in enumerate(texts)
@@ -81,7 +83,9 @@ class MemoryStoreEmbeddingQueueContract:
         write = _write("a1", ORG, ["alpha text", "beta text"])
         await store.save_memories([write])
         vector = unit([0, 1, 0, 0])
-        attached = await store.attach_vectors(ORG, SPACE.model, {"a1-0": vector, "missing": vector})
+        attached = await store.attach_vectors(
+            ORG, SPACE.model, {"a1-0": vector, "missing": vector}
+        )
         assert attached == ["a1-0"]
         assert [p.chunk_id for p in await store.pending_embeddings(ORG, 10)] == ["a1-1"]
         entries = {e.chunk_id: e for e in await store.scan_index_entries(ORG, None, 10)}

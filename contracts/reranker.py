@@ -83,7 +83,9 @@ class RerankerContract:
         again = await reranker.rerank(QUERY, CANDIDATES)
         assert order(first) == order(again)
 
-    async def test_undated_unnamed_and_long_candidates_are_scored(self, reranker: Reranker) -> None:
+    async def test_undated_unnamed_and_long_candidates_are_scored(
+        self, reranker: Reranker
+    ) -> None:
         odd = [
             RerankCandidate(item_id="a", text="x " * 3000),
             RerankCandidate(item_id="b", text="ok"),
@@ -92,7 +94,9 @@ class RerankerContract:
         scores = await reranker.rerank("anything at all?", odd)
         assert {s.item_id for s in scores} == {"a", "b", "c"}
 
-    async def test_a_failing_model_keeps_the_input_order(self, failing_reranker: Reranker) -> None:
+    async def test_a_failing_model_keeps_the_input_order(
+        self, failing_reranker: Reranker
+    ) -> None:
         scores = await failing_reranker.rerank(QUERY, CANDIDATES)
         ranked = sorted(scores, key=lambda s: -s.score)
         assert [s.item_id for s in ranked] == [c.item_id for c in CANDIDATES]

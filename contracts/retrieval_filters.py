@@ -152,7 +152,9 @@ def _facts(source: Source, chunk: EmbeddedChunk) -> FilterFacts:
     )
 
 
-async def load_filter_corpus(store: MemoryStore, index: RetrievalIndex) -> dict[str, FilterFacts]:
+async def load_filter_corpus(
+    store: MemoryStore, index: RetrievalIndex
+) -> dict[str, FilterFacts]:
     """Write the corpus through the store, then the index; each chunk's facts by id."""
     await store.prepare(ORG, SPACE)
     facts: dict[str, FilterFacts] = {}

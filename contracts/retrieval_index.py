@@ -329,12 +329,7 @@ class RetrievalIndexContract(
         chunks = [
             embedded(
                 make_chunk(
-                    f"talk-t{n}",
-                    source,
-                    text=text,
-                    ordinal=n,
-                    role="user",
-                    turn_index=n,
+                    f"talk-t{n}", source, text=text, ordinal=n, role="user", turn_index=n,
                     speaker=speaker,
                 )
             )
