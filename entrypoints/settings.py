@@ -214,7 +214,9 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         raise SettingsError(f"TESSERA_PORT={port} is out of range")
     upload_raw = env.get("TESSERA_IMPORT_MAX_UPLOAD_MB") or str(DEFAULT_MAX_UPLOAD_MB)
     if not (upload_raw.isdigit() and int(upload_raw) > 0):
-        raise SettingsError(f"TESSERA_IMPORT_MAX_UPLOAD_MB={upload_raw!r} is not a positive number")
+        raise SettingsError(
+            f"TESSERA_IMPORT_MAX_UPLOAD_MB={upload_raw!r} is not a positive number"
+        )
     import_root = env.get("TESSERA_IMPORT_ROOT") or None
     embedder = _choice(env, "TESSERA_EMBEDDER", EmbedderKind, EmbedderKind.ONNX)
     dims_raw = env.get("TESSERA_EMBEDDER_DIMENSIONS") or None
