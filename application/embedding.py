@@ -14,15 +14,23 @@ from domain.errors import TesseraError, UpstreamError
 from domain.hashing import content_hash
 from domain.reasons import ReasonCode
 
-__all__ = ["QueryVectorCache", "embed_for_memory", "embed_texts"]
+__all__ = ["QueryVectorCache", "embed_for_memory", "embed_queries", "embed_texts"]
+
+
+async def embed_queries(embedder: Embedder, texts: Sequence[str]) -> list[Vector]:
+    """Search queries' vectors: the embedder's query run where it has one
+    (``QueryEmbedder``), else ``embed``."""
+    if isinstance(embedder, QueryEmbedder):
+        return await embedder.embed_queries(texts)
+    return await embedder.embed(texts)
 
 
 async def _embed(
     embedder: Embedder, texts: Sequence[str], *, queries: bool = False
 ) -> list[Vector]:
     try:
-        if queries and isinstance(embedder, QueryEmbedder):
-            vectors = await embedder.embed_queries(texts)
+        if queries:
+            vectors = await embed_queries(embedder, texts)
         else:
             vectors = await embedder.embed(texts)
     except TesseraError:

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from adapters.system.ids import TimeOrderedIds
-from application.ports import Embedder, MemoryStore, QueryEmbedder, RetrievalIndex
+from application.embedding import embed_queries
+from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.records import CandidateFilter
 from application.services import Services
 from application.trust.guard import candidate_filter
@@ -46,9 +47,7 @@ async def search_breakdown(
     where = CandidateFilter()
     for query in queries:
         began = time.perf_counter()
-        # the run a search uses: the model's query run where it has one
-        run = embedder.embed_queries if isinstance(embedder, QueryEmbedder) else embedder.embed
-        (vector,) = await run([query])
+        (vector,) = await embed_queries(embedder, [query])  # the run a search uses
         steps["embed"].append(_ms(began))
         began = time.perf_counter()
         lexical = await index.lexical(org_id, meaningful_query(query), _DEPTH, where)

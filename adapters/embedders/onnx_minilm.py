@@ -121,12 +121,9 @@ class OnnxEmbedder:
         if self._session is None:
             self._load()
         with self._lock:
-            if self._query_session is not None:
-                return
-            if not self._query_int8:
-                self._query_session = self._session
-                return
-            self._query_session = self._int8_session() or self._session
+            if self._query_session is None:
+                int8 = self._int8_session() if self._query_int8 else None
+                self._query_session = int8 or self._session
 
     def _int8_session(self) -> Any:
         """The int8-arithmetic session, or None (queries then run in float32): a model
@@ -146,14 +143,14 @@ class OnnxEmbedder:
             _log.warning("queries run in float32: the int8 graph failed (%s)", type(exc).__name__)
             return None
 
-    def _encode(self, texts: list[str], session: Any = None) -> np.ndarray:
+    def _encode(self, texts: list[str], session: Any) -> np.ndarray:
         encodings = self._tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._input_names:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = (session or self._session).run(None, feeds)[0]
+        hidden = session.run(None, feeds)[0]
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)

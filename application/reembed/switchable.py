@@ -11,7 +11,8 @@ and the lane embeds them again.
 
 from collections.abc import Sequence
 
-from application.ports import Embedder, QueryEmbedder
+from application.embedding import embed_queries
+from application.ports import Embedder
 from application.records import EmbeddingSpace, Vector
 
 __all__ = ["SwitchableEmbedder", "switchable"]
@@ -34,10 +35,7 @@ class SwitchableEmbedder:
 
     async def embed_queries(self, texts: Sequence[str]) -> list[Vector]:
         """The current embedder's query run where it has one, else ``embed``."""
-        current = self._current
-        if isinstance(current, QueryEmbedder):
-            return await current.embed_queries(texts)
-        return await current.embed(texts)
+        return await embed_queries(self._current, texts)
 
     def switch_to(self, embedder: Embedder) -> None:
         """From now on, embed with ``embedder`` (no await: atomic for the event loop)."""
