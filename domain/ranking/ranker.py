@@ -30,9 +30,15 @@ from datetime import date
 import msgspec
 
 from domain.ranking.dates import DateWindow
-from domain.ranking.features import best_segment, coverage, idf_weights, phrase_adjacency
+from domain.ranking.features import (
+    best_segment,
+    coverage,
+    idf_weights,
+    phrase_adjacency,
+    weight_of,
+)
 from domain.ranking.question import QuestionProfile
-from domain.ranking.text import term_hits, tokens
+from domain.ranking.text import term_hits, term_prefixes, tokens
 
 __all__ = ["Candidate", "RankWeights", "Ranked", "rank_candidates"]
 
@@ -182,13 +188,16 @@ def rank_candidates(
     profile = _without(profile, named)
     # the question's terms are all the rules read of a text (``parts`` are among them)
     question_terms = frozenset(profile.terms)
-    hits = [term_hits(c.text, question_terms) for c in candidates]
+    prefixes = term_prefixes(question_terms)
+    hits = [term_hits(c.text, question_terms, prefixes) for c in candidates]
     sets = [frozenset(h) for h in hits]
     idf = idf_weights(profile.terms, sets)
+    # the question's weight, once: every coverage below divides by it
+    whole = weight_of(profile.terms, idf)
     episode_terms: dict[str, set[str]] = {}
     for cand, present in zip(candidates, sets, strict=True):
         episode_terms.setdefault(cand.episode_id, set()).update(present)
-    episode_cover = {e: coverage(profile.terms, t, idf) for e, t in episode_terms.items()}
+    episode_cover = {e: coverage(profile.terms, t, idf, whole) for e, t in episode_terms.items()}
     # a share of the best fused score: RRF gaps stay proportional (rank 1 vs 50 ~ 1 : 0.5)
     high = max(max(c.fused for c in candidates), 1e-12)
     words = w.advice_words if profile.preference else 1.0
@@ -198,7 +207,7 @@ def rank_candidates(
     for base, (cand, positions, present) in enumerate(zip(candidates, hits, sets, strict=True)):
         reasons: list[str] = []
         score = w.fused * cand.fused / high
-        cover = coverage(profile.terms, present, idf)
+        cover = coverage(profile.terms, present, idf, whole)
         own = words * w.coverage * cover
         score += own + episode_weight * episode_cover[cand.episode_id]
         if cover >= 0.5:
@@ -206,7 +215,7 @@ def rank_candidates(
         phrase = 0.0
         if cover > 0:  # no question word in the text: no phrase, no segment
             phrase = phrase_adjacency(profile.bigrams, positions)
-            segment = best_segment(profile.terms, positions, idf)
+            segment = best_segment(profile.terms, positions, idf, whole)
             own += words * (w.phrase * phrase + w.segment * segment)
             score += words * (w.phrase * phrase + w.segment * segment)
         if phrase > 0:

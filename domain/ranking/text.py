@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from domain.query_terms import FUNCTION_WORDS
 
-__all__ = ["content_terms", "stem", "term_hits", "tokens"]
+__all__ = ["content_terms", "stem", "term_hits", "term_prefixes", "tokens"]
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "ed", "es", "s")
@@ -67,7 +67,15 @@ def _stem_prefix(term: str) -> str:
     return term[:-1] if term.endswith("y") else term
 
 
-def term_hits(text: str, terms: Collection[str]) -> dict[str, list[int]]:
+def term_prefixes(terms: Collection[str]) -> tuple[str, ...]:
+    """What ``term_hits`` looks for in a text before splitting it (see ``_stem_prefix``);
+    made once a question by a caller that reads many texts."""
+    return tuple({_stem_prefix(t) for t in terms})
+
+
+def term_hits(
+    text: str, terms: Collection[str], prefixes: tuple[str, ...] | None = None
+) -> dict[str, list[int]]:
     """Where each of ``terms`` that the text holds stands among its tokens: the same
     positions as in ``tokens(text)``, for those terms only.
 
@@ -76,12 +84,12 @@ def term_hits(text: str, terms: Collection[str]) -> dict[str, list[int]]:
     word of every candidate (~12k words) was the ranker's largest cost (RESULTS,
     issue 18, C). Here only the text's distinct words that start like a term
     (``_stem_prefix``: a necessary condition) are stemmed, and positions are taken
-    in one pass over the words, only if a term is there.
+    in one pass over the words, only if a term is there. ``prefixes``: ``term_prefixes(terms)``.
     """
     if not terms:
         return {}
     lowered = text.lower()
-    prefixes = tuple({_stem_prefix(t) for t in terms})
+    prefixes = term_prefixes(terms) if prefixes is None else prefixes
     # a word starting with a prefix holds it as a substring: a text holding none (many a
     # vector leg's candidate) is answered without splitting it into words
     if not any(p in lowered for p in prefixes):
