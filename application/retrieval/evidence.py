@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from application.records import IndexedText, ScoredId
 from domain.query_terms import meaningful_query
-from domain.ranking.text import content_terms, term_hits
+from domain.ranking.text import content_terms, term_hits, term_prefixes
 
 __all__ = ["evidence_of"]
 
@@ -29,9 +29,10 @@ def evidence_of(
             if best is None or hit.score > best:
                 similarity[hit.item_id] = hit.score
     words = set(content_terms(meaningful_query(query)))
+    prefixes = term_prefixes(words)
     out: dict[str, tuple[float | None, int]] = {}
     for cid in chunk_ids:
         text = texts.get(cid)
-        held = len(term_hits(text.text, words)) if text is not None else 0
+        held = len(term_hits(text.text, words, prefixes)) if text is not None else 0
         out[cid] = (similarity.get(cid), held)
     return out

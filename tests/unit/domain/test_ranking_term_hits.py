@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.ranking.features import term_positions
-from domain.ranking.text import stem, term_hits, tokens
+from domain.ranking.text import stem, term_hits, term_prefixes, tokens
 
 #: words on every branch of ``stem``: suffixes, "ies"/"ied", doubled letters, kept "s",
 #: "ed" after "e", final "e", apostrophes, short words, digits, capitals
@@ -87,6 +87,8 @@ def _reference(text: str, wanted: set[str]) -> dict[str, list[int]]:
 @settings(max_examples=400, deadline=None)
 def test_term_hits_are_the_positions_tokens_give(text: str, wanted: set[str]) -> None:
     assert term_hits(text, wanted) == _reference(text, wanted)
+    # the prefixes a caller made once for many texts read the same
+    assert term_hits(text, wanted, term_prefixes(wanted)) == _reference(text, wanted)
 
 
 @given(texts, terms)
