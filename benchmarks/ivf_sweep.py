@@ -2,6 +2,7 @@
 
     python -m benchmarks.ivf_sweep --snapshot D/db.index/<org>/snap-... [--graph OLD/graph.faiss]
         [--lists 512 2048] [--trained-on 50000] [--probes 32 64 128] [--queries 200]
+        [--codes f16 sq8 pq96 pq192] [--rerank 400]
 
 Why: ``benchmarks.store_recall`` measures the one index the service serves;
 choosing that index (how many lists, how many read, trained on which rows)
@@ -18,6 +19,7 @@ several efSearch. No filter (the open search). Prints one JSON object.
 
 import argparse
 import asyncio
+import itertools
 import json
 import time
 from pathlib import Path
@@ -40,6 +42,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--probes", type=int, nargs="+", default=[32, 64, 128])
     p.add_argument("--ef", type=int, nargs="+", default=[256, 1024])
     p.add_argument("--queries", type=int, default=200)
+    p.add_argument("--codes", nargs="+", default=["f16"], help="f16, sq8 or pq<M> (e.g. pq192)")
+    p.add_argument("--rerank", type=int, default=400, help="pq codes: rows re-scored exactly")
     p.add_argument("--data", type=Path, help=DATA_HELP)
     return p.parse_args(argv)
 
@@ -50,13 +54,28 @@ def _recall(labels: np.ndarray, exact: np.ndarray) -> tuple[float, int]:
     return round(float(np.mean(found)), 4), sum(1 for f in found if f == 0)
 
 
-def _timed_search(index: Any, queries: np.ndarray, params: Any) -> tuple[np.ndarray, float]:
-    """Labels of the top 10, and CPU-ms per query (one query at a time, as the service)."""
-    out = np.empty((len(queries), 10), dtype=np.int64)
+def _timed_search(
+    index: Any, queries: np.ndarray, params: Any, k: int = 10
+) -> tuple[np.ndarray, float]:
+    """Labels of the top ``k``, and CPU-ms per query (one query at a time, as the service)."""
+    out = np.empty((len(queries), k), dtype=np.int64)
     began = time.process_time()
     for i in range(len(queries)):
-        _, labels = index.search(queries[i : i + 1], 10, params=params)
+        _, labels = index.search(queries[i : i + 1], k, params=params)
         out[i] = labels[0]
+    return out, (time.process_time() - began) * 1000 / len(queries)
+
+
+def _reranked(
+    vectors: np.ndarray, queries: np.ndarray, labels: np.ndarray
+) -> tuple[np.ndarray, float]:
+    """Each query's top 10 of its ``labels`` by exact cosine, and CPU-ms per query."""
+    out = np.empty((len(queries), 10), dtype=np.int64)
+    began = time.process_time()
+    for i, query in enumerate(queries):
+        rows = np.sort(labels[i][labels[i] >= 0])
+        sims = np.asarray(vectors[rows], dtype=np.float32) @ query
+        out[i] = rows[np.argsort(-sims, kind="stable")[:10]]
     return out, (time.process_time() - began) * 1000 / len(queries)
 
 
@@ -84,14 +103,19 @@ def _exact(vectors: np.ndarray, queries: np.ndarray, block: int = 200_000) -> np
     return best_rows
 
 
-def _ivf(faiss: Any, vectors: np.ndarray, lists: int, trained_on: int) -> tuple[Any, float]:
+def _ivf(
+    faiss: Any, vectors: np.ndarray, lists: int, trained_on: int, codes: str = "f16"
+) -> tuple[Any, float]:
     began = time.perf_counter()
     dim = int(vectors.shape[1])
     quantizer, metric = faiss.IndexFlatIP(dim), faiss.METRIC_INNER_PRODUCT
-    index = faiss.IndexIVFScalarQuantizer(
-        quantizer, dim, lists, faiss.ScalarQuantizer.QT_fp16, metric
-    )
-    index.by_residual = False
+    if codes.startswith("pq"):
+        index = faiss.IndexIVFPQFastScan(quantizer, dim, lists, int(codes[2:]), 4, metric)
+        index.by_residual = True  # product codes of the whole vector lose the clusters
+    else:
+        kind = {"f16": faiss.ScalarQuantizer.QT_fp16, "sq8": faiss.ScalarQuantizer.QT_8bit}
+        index = faiss.IndexIVFScalarQuantizer(quantizer, dim, lists, kind[codes], metric)
+        index.by_residual = False
     index.cp.seed = 1234
     pick = np.random.default_rng(7).choice(trained_on, min(trained_on, 50 * lists), replace=False)
     index.train(np.ascontiguousarray(vectors[np.sort(pick)], dtype=np.float32))
@@ -114,17 +138,22 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
     exact = _exact(vectors, queries)
     runs: list[dict[str, Any]] = []
     trained_on = min(args.trained_on or rows, rows)
-    for lists in args.lists:
-        index, build_s = _ivf(faiss, vectors, lists, trained_on)
-        progress(f"{lists} lists trained on {trained_on} rows, built in {build_s:.1f} s")
+    for lists, codes in itertools.product(args.lists, args.codes):
+        index, build_s = _ivf(faiss, vectors, lists, trained_on, codes)
+        progress(f"{lists} lists of {codes} trained on {trained_on} rows, built in {build_s:.1f} s")
         for probes in args.probes:
             params = faiss.SearchParametersIVF(nprobe=min(probes, lists))
-            labels, cpu_ms = _timed_search(index, queries, params)
+            run: dict[str, Any] = {"kind": "ivf", "codes": codes, "lists": lists}
+            if codes.startswith("pq"):
+                found, cpu_ms = _timed_search(index, queries, params, args.rerank)
+                labels, rerank_ms = _reranked(vectors, queries, found)
+                run |= {"reranked": args.rerank, "rerank_cpu_ms_per_query": round(rerank_ms, 2)}
+            else:
+                labels, cpu_ms = _timed_search(index, queries, params)
             recall, none = _recall(labels, exact)
             runs.append(
-                {
-                    "kind": "ivf",
-                    "lists": lists,
+                run
+                | {
                     "trained_on_rows": trained_on,
                     "build_wall_s": round(build_s, 1),
                     "probes": probes,
