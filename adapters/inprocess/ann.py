@@ -30,6 +30,16 @@ measured 0.999-1.000 with them), and it ships manylinux wheels for CPython
 3.11 on x86_64. usearch (2.26) was the other candidate: its Python
 ``Index.search`` takes no filter or predicate.
 
+Why f16 codes in the lists (``benchmarks/ivf_sweep.py --codes``, RESULTS "What
+else was tried at 1M"): 8-bit scalar codes read half the bytes but cost as much
+CPU a query (the scan is bound by decoding and the products, not by memory) and
+find fewer of the exact top 10 (0.955 against 0.982 at 1M rows, 128 lists read).
+Fast-scan product codes (192 4-bit sub-quantizers of the residual) with the best
+400 re-scored exactly cost about a third (0.5 against 1.5 CPU-ms on 142k real
+MiniLM vectors, the same recall, 0.995), but 0.968 against 0.982 on the 1M
+scale store's near-duplicate clusters; not taken yet (they would sit beside
+these lists, which still score the rows found).
+
 Exactness where it matters:
 - rows the filter admits are few (``AnnPolicy.exact_rows``) or a small share of the
   index: an exact scan over just those rows costs less and is exact, so it is used;
