@@ -11,14 +11,22 @@ snapshot when there is one), embeds the LongMemEval questions as queries
 the index's own vector leg (the graph past its threshold) with the exact
 cosine scan over the same rows (every row open to readers with a vector).
 What it says is bounded by the data: near-duplicate clusters of perturbed
-vectors, not the real distribution (a graph walks them differently). Prints
-one JSON object. Opens the store (the engine may write its recovery): run it
-on a copy.
+vectors, not the real distribution (a graph walks them differently).
+
+Where the index misses, it says why: each exact top-10 row it did not return
+(and no row as near took its place) is a miss in a list the query read (the
+codes' precision) or in a list it did not read (the lists' training: the row
+sits far from its list's centroid). ``--split-at ROW`` gives recall apart for
+rows numbered below ROW and from it: the scale store's rows are its fill
+first, then what later benchmark runs remembered (real vectors among the
+fill's perturbed clusters). Prints one JSON object. Opens the store (the
+engine may write its recovery): run it on a copy.
 """
 
 import argparse
 import asyncio
 import json
+import math
 import os
 import time
 from pathlib import Path
@@ -39,6 +47,9 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--org", default="bench")
     p.add_argument("--queries", type=int, default=200, help="LongMemEval questions as queries")
     p.add_argument("--data", type=Path, help=DATA_HELP)
+    p.add_argument(
+        "--split-at", type=int, help="recall apart for exact top-10 rows below / from this row"
+    )
     return p.parse_args(argv)
 
 
@@ -55,6 +66,16 @@ def as_good_at(found: list[float], exact: list[float], k: int, slack: float = 1e
         return 1.0
     kth = sorted(exact, reverse=True)[:k][-1]
     return sum(1 for s in found[:k] if s >= kth - slack) / min(k, len(exact))
+
+
+def lists_read(centroids: np.ndarray, query: np.ndarray, probes: int) -> np.ndarray:
+    """The lists an open search reads: the ``probes`` centroids nearest the query."""
+    return np.argsort(-(centroids @ query), kind="stable")[:probes]
+
+
+def shares(hits: list[int], totals: list[int]) -> list[float | None]:
+    """Each part's share found (None where a part had no rows)."""
+    return [round(h / t, 4) if t else None for h, t in zip(hits, totals, strict=True)]
 
 
 async def _main(args: argparse.Namespace) -> dict[str, Any]:
@@ -81,6 +102,20 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
     as_good: list[float] = []
     leg_ms: list[float] = []
     exact_ms: list[float] = []
+    # the misses' diagnosis (an open search on an inverted file only)
+    native = held.graph.native if graph else None
+    centroids = None if native is None else native.quantizer.reconstruct_n(0, native.nlist)
+    probes = 0
+    if native is not None:
+        admitted = int(
+            np.count_nonzero(live[: held.graph.labelled] & held.has_vector[: held.graph.labelled])
+        )
+        share = admitted / max(held.graph.labelled, 1)
+        probes = min(int(native.nlist), max(1, math.ceil(held.graph._policy.probes / share)))
+    missed_read = missed_unread = 0
+    missed_fit: list[float] = []
+    found_fit: list[float] = []
+    part_hits, part_rows = [0, 0], [0, 0]
     try:
         for vector in vectors:
             started = time.process_time()
@@ -95,8 +130,48 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
             query /= max(float(np.linalg.norm(query)), 1e-12)
             found = [float(held.vectors[held.row_of[h.item_id]] @ query) for h in hits]
             as_good.append(as_good_at(found, [h.score for h in exact], 10))
+            got = {h.item_id for h in hits}
+            floor = min(found[:10], default=1.0)
+            read = None if centroids is None else set(lists_read(centroids, query, probes).tolist())
+            for h in exact:
+                row = held.row_of[h.item_id]
+                if args.split_at is not None:
+                    part = int(row >= args.split_at)
+                    part_rows[part] += 1
+                    part_hits[part] += h.item_id in got
+                if native is None or row >= held.graph.labelled:
+                    continue
+                at = int(native.direct_map.get(row))
+                fit = float(centroids[at >> 32] @ held.vectors[row])  # type: ignore[index]
+                if h.item_id in got:
+                    found_fit.append(fit)
+                elif h.score > floor + 1e-4:  # no row as near took its place: a miss
+                    missed_fit.append(fit)
+                    if at >> 32 in read:  # type: ignore[operator]
+                        missed_read += 1
+                    else:
+                        missed_unread += 1
     finally:
         await store.close()
+    diagnosis: dict[str, Any] = {"lists_read": probes}
+    if native is not None:
+        diagnosis |= {
+            "misses_in_lists_read": missed_read,
+            "misses_in_lists_not_read": missed_unread,
+            # a row far from its list's centroid is found only if the query reads that list
+            "centroid_cosine_p50_of_missed": round(float(np.median(missed_fit)), 3)
+            if missed_fit
+            else None,
+            "centroid_cosine_p50_of_found": round(float(np.median(found_fit)), 3)
+            if found_fit
+            else None,
+        }
+    if args.split_at is not None:
+        diagnosis |= {
+            "split_at_row": args.split_at,
+            "exact_rows_below_from": part_rows,
+            "recall_below_from": shares(part_hits, part_rows),
+        }
     return {
         "rows": held.size,
         "rows_with_vector": int(np.count_nonzero(live & held.has_vector[: held.size])),
@@ -110,6 +185,7 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         "as_good_at_10_min": round(float(np.min(as_good)), 4),
         "vector_leg_cpu_ms": summarize(leg_ms),
         "exact_scan_cpu_ms": summarize(exact_ms),
+        "misses": diagnosis,
         "index_open_s": round(open_s, 1),
         "peak_rss_mb": peak_rss_mb(),
         "vectors_note": "the store's vectors: real MiniLM ones and perturbed copies "

@@ -45,3 +45,16 @@ def test_recall_counts_ids_and_as_good_counts_equally_near_rows() -> None:
     assert as_good_at([0.9, 0.8, 0.5], exact, 3) == 2 / 3  # one really farther
     assert as_good_at([0.9], exact, 3) == 1 / 3  # fewer hits than asked
     assert as_good_at([], [], 10) == 1.0
+
+
+def test_the_lists_read_are_the_nearest_centroids_and_shares_skip_empty_parts() -> None:
+    import numpy as np
+
+    from benchmarks.store_recall import lists_read, shares
+
+    centroids = np.eye(4, dtype=np.float32)
+    query = np.array([0.1, 0.9, 0.0, 0.4], dtype=np.float32)
+    assert lists_read(centroids, query, 2).tolist() == [1, 3]
+    assert lists_read(centroids, query, 4).tolist() == [1, 3, 0, 2]
+    assert shares([3, 0], [4, 0]) == [0.75, None]
+    assert shares([1, 2], [3, 2]) == [0.3333, 1.0]
