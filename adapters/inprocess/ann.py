@@ -65,8 +65,10 @@ f16 codes are zeroed (``forget``) so a snapshot never carries them.
 A restored index maps its lists from the snapshot file (``graph_file``), read
 only, until a change needs them in memory (``_thaw``).
 
-The lists are trained once, when the index is made (``lists_for``: ~2 x sqrt of the
-rows then, a power of two); rows written later join the nearest list. A store
+The lists are trained once, when the index is made (``lists_for``: ~4 x sqrt of the
+rows then, a power of two); rows written later join the nearest list, however
+far its centroid (the misses at 1M: real vectors remembered after lists were
+trained on near-duplicate clusters, RESULTS "Finer lists"). A store
 that grew ``REBUILD_GROWTH`` times past its training rows is retrained when it
 is next restored (``graph_file``), never on the write path.
 """
@@ -88,6 +90,7 @@ __all__ = [
     "VectorGraph",
     "episode_rows",
     "lists_for",
+    "probes_for",
 ]
 
 
@@ -103,12 +106,13 @@ class AnnPolicy:
     exact_rows: int = 20_000
     #: below this share of the index admitted, a filtered search reads mostly refused rows
     min_share: float = 0.05
-    #: lists a query reads (of ``lists_for(rows)``). Recall@10 against the exact scan
-    #: (RESULTS "the vector leg as an inverted file"): real MiniLM vectors, 50k rows and
-    #: 512 lists, 64 -> 0.978, 128 -> 0.991 (``benchmarks/ann_recall``); the 1M scale
-    #: store, 2,048 lists, 64 -> 0.991, 128 -> 0.998 for 1.9 -> 3.4 CPU-ms a query
-    #: (``benchmarks/ivf_sweep``)
-    probes: int = 128
+    #: lists a query reads (of ``lists_for(rows)``: ~1/16 of them at 1M rows, 1/4 at
+    #: 100k). Recall@10 against the exact scan (RESULTS "the vector leg as an inverted
+    #: file"; "Finer lists"): real MiniLM vectors, 50k rows and 512 lists, 64 -> 0.978,
+    #: 128 -> 0.991 (``benchmarks/ann_recall``); the 1M scale store as it grew (real
+    #: vectors remembered among its perturbed clusters), 2,048 lists 128 -> 0.980, 4,096
+    #: lists 256 -> 0.9925 for the same rows read and CPU (``benchmarks/ivf_sweep``)
+    probes: int = 256
     #: map a restored index's lists read-only from the snapshot instead of reading them
     #: into memory: ~770 MB less anonymous memory at 1M rows, but each search then
     #: faults in the pages of the lists it reads: search p50 / p95 at 1M 73.3 / 93.8 ms
@@ -120,8 +124,10 @@ class AnnPolicy:
 #: rows past the index (or whose indexed vector is out of date) before they join / it rebuilds
 _TAIL_MAX = 4096
 _STALE_MAX = 8192
-#: the most lists: ~2 x sqrt(1M); more lists train slower for little gain at this size
-_LISTS_MAX = 2048
+#: the most lists: ~4 x sqrt(1M). Finer lists at the same share read find more: on the
+#: 1M scale store 4,096 lists with 256 read found 0.9925 of the exact top 10 against
+#: 2,048 with 128 read 0.9795, for 3.1 against 3.3 CPU-ms a query; they train ~4x longer
+_LISTS_MAX = 4096
 #: faiss's k-means wants >= 39 training rows per list; 50 per list bounds the training
 #: sample (100k rows at 2,048 lists: ~12 s on this machine)
 _TRAIN_PER_LIST = 50
@@ -134,15 +140,25 @@ EPISODE_ROWS = 100
 
 
 def lists_for(rows: int) -> int:
-    """The lists for an index trained on ``rows`` rows: the power of two nearest 2 x
+    """The lists for an index trained on ``rows`` rows: the power of two nearest 4 x
     sqrt(rows), at most ``_LISTS_MAX``, with at least ``_TRAIN_PER_LIST`` rows each (one
-    list, an exhaustive scan, below that). 50k rows: 512; 1M: 2,048."""
+    list, an exhaustive scan, below that). 50k rows: 512; 100k: 1,024; 1M: 4,096."""
     if rows < 2 * _TRAIN_PER_LIST:
         return 1
-    lists = min(2 ** round(math.log2(2 * math.sqrt(rows))), _LISTS_MAX)
+    lists = min(2 ** round(math.log2(4 * math.sqrt(rows))), _LISTS_MAX)
     while lists * _TRAIN_PER_LIST > rows:
         lists //= 2
     return int(lists)
+
+
+def probes_for(probes: int, lists: int, trained_rows: int) -> int:
+    """Lists an open search reads of an index with ``lists`` lists trained on
+    ``trained_rows`` rows: ``probes`` of the ``lists_for(trained_rows)`` this release
+    trains, and the same share of an index trained with fewer (a snapshot of an earlier
+    release, ~2 x sqrt(rows) lists), so that a restored index reads as many rows as it
+    did."""
+    expected = lists_for(trained_rows)
+    return min(lists, max(1, math.ceil(probes * lists / max(expected, 1))))
 
 
 class VectorGraph:
@@ -370,7 +386,8 @@ class VectorGraph:
         assert isinstance(bitmap, np.ndarray)
         share = count / max(self.labelled, 1)
         lists = int(self._index.nlist)
-        probes = min(lists, max(1, math.ceil(self._policy.probes / share)))
+        probes = probes_for(self._policy.probes, lists, self.trained_rows)
+        probes = min(lists, max(1, math.ceil(probes / share)))
         selector = self._faiss.IDSelectorBitmap(bitmap)
         params = self._faiss.SearchParametersIVF(sel=selector, nprobe=probes)
         # twice the rows asked: which of several equal scores a list layout returns first

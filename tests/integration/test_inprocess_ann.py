@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from adapters.inmemory.memory_store import InMemoryMemoryStore
-from adapters.inprocess.ann import AnnPolicy, lists_for
+from adapters.inprocess.ann import AnnPolicy, lists_for, probes_for
 from adapters.inprocess.index import InProcessIndex
 from application.ports import MemoryStore, RetrievalIndex
 from application.records import CandidateFilter, IndexEntry, ScopeRef
@@ -181,13 +181,21 @@ def test_lists_grow_with_the_square_root_of_the_training_rows() -> None:
         2,
         64,
         512,
-        2048,
-        2048,
+        4096,
+        4096,
     ]
     for rows in (150, 3_000, 77_777, 400_000):
         lists = lists_for(rows)
         assert lists & (lists - 1) == 0  # a power of two
         assert rows / lists >= 50  # faiss's k-means wants >= 39 rows a list
+
+
+def test_an_index_with_fewer_lists_reads_the_same_share_of_them() -> None:
+    assert lists_for(1_000_000) == 4096
+    assert probes_for(256, 4096, 1_000_000) == 256  # this release's lists: as asked
+    assert probes_for(256, 2048, 1_000_000) == 128  # an earlier release's: the same share
+    assert probes_for(256, 64, 6_000) == 64  # never more lists than there are
+    assert probes_for(1, 2048, 1_000_000) == 1  # and at least one
 
 
 def _clustered(count: int, clusters: int, seed: int) -> np.ndarray:
