@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from adapters.inprocess.ann import AnnPolicy
+from adapters.inprocess.ann import AnnPolicy, probes_for
 from adapters.inprocess.index import InProcessIndex
 from application.records import CandidateFilter, IndexEntry, ScopeRef, Vector
 from benchmarks._real_vectors import load_real_vectors
@@ -120,7 +120,12 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--queries", type=int, default=300, help="held-out real vectors as queries")
     p.add_argument("--questions", action="store_true", help="also the embedded questions")
     p.add_argument("--cache", type=Path, help="embedding-cache directory (read only)")
-    p.add_argument("--probes", type=int, help="lists a query reads (default: AnnPolicy's)")
+    p.add_argument(
+        "--probes",
+        type=int,
+        help="lists a query reads of ~4 x sqrt(rows); fewer lists, the same share "
+        "(default: AnnPolicy's; adapters.inprocess.ann.probes_for)",
+    )
     return p.parse_args(argv)
 
 
@@ -159,6 +164,7 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
                 "build_cpu_s": {"exact": round(exact_s, 1), "with_index": round(ann_s, 1)},
                 "lists": lists,
                 "probes": policy.probes,
+                "lists_read": probes_for(policy.probes, lists, made_at) if lists else 0,
                 "trained_at_rows": made_at,
                 **await _compare(ann, exact, queries),
             }

@@ -1,7 +1,7 @@
 """The vector leg's index kinds on a snapshot's own vectors: recall@10 and CPU per query.
 
     python -m benchmarks.ivf_sweep --snapshot D/db.index/<org>/snap-... [--graph OLD/graph.faiss]
-        [--lists 512 2048] [--trained-on 50000] [--probes 32 64 128] [--queries 200]
+        [--lists 2048 4096] [--trained-on 50000] [--probes 32 64 128] [--queries 200]
         [--codes f16 sq8 pq96 pq192] [--rerank 400]
 
 Why: ``benchmarks.store_recall`` measures the one index the service serves;
@@ -37,7 +37,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m benchmarks.ivf_sweep", description=__doc__)
     p.add_argument("--snapshot", type=Path, required=True, help="a snap-... folder")
     p.add_argument("--graph", type=Path, help="an HNSW graph.faiss to compare (older release)")
-    p.add_argument("--lists", type=int, nargs="+", default=[2048])
+    p.add_argument("--lists", type=int, nargs="+", default=[4096])
     p.add_argument("--trained-on", type=int, help="train on the first N rows (default: all)")
     p.add_argument("--probes", type=int, nargs="+", default=[32, 64, 128])
     p.add_argument("--ef", type=int, nargs="+", default=[256, 1024])

@@ -106,12 +106,13 @@ class AnnPolicy:
     exact_rows: int = 20_000
     #: below this share of the index admitted, a filtered search reads mostly refused rows
     min_share: float = 0.05
-    #: lists a query reads (of ``lists_for(rows)``: ~1/16 of them at 1M rows, 1/4 at
-    #: 100k). Recall@10 against the exact scan (RESULTS "the vector leg as an inverted
-    #: file"; "Finer lists"): real MiniLM vectors, 50k rows and 512 lists, 64 -> 0.978,
-    #: 128 -> 0.991 (``benchmarks/ann_recall``); the 1M scale store as it grew (real
-    #: vectors remembered among its perturbed clusters), 2,048 lists 128 -> 0.980, 4,096
-    #: lists 256 -> 0.9925 for the same rows read and CPU (``benchmarks/ivf_sweep``)
+    #: lists a query reads of ~4 x sqrt(rows) (``probes_for``: 1/16 of the lists at 1M
+    #: rows, 1/4 at 100k and at 50k). Recall@10 against the exact scan (RESULTS "the
+    #: vector leg as an inverted file", "Finer lists"): real MiniLM vectors, 50k rows,
+    #: 512 lists, 64 -> 0.978, 128 -> 0.991 (``benchmarks/ann_recall``); 141,900 of
+    #: them, 1,024 lists 128 -> 0.9915, 2,048 lists 256 -> 0.9935; the 1M scale store as
+    #: it grew (real vectors remembered among its perturbed clusters), 2,048 lists 128
+    #: -> 0.980, 4,096 lists 256 -> 0.9925 for the same CPU (``benchmarks/ivf_sweep``)
     probes: int = 256
     #: map a restored index's lists read-only from the snapshot instead of reading them
     #: into memory: ~770 MB less anonymous memory at 1M rows, but each search then
@@ -129,7 +130,8 @@ _STALE_MAX = 8192
 #: 2,048 with 128 read 0.9795, for 3.1 against 3.3 CPU-ms a query; they train ~4x longer
 _LISTS_MAX = 4096
 #: faiss's k-means wants >= 39 training rows per list; 50 per list bounds the training
-#: sample (100k rows at 2,048 lists: ~12 s on this machine)
+#: sample (100k rows at 2,048 lists: ~12 s on this machine; ~205k at 4,096: the 1M
+#: store's retrain on open took 65 s in all, where a snapshot opens in ~5-7 s)
 _TRAIN_PER_LIST = 50
 #: a restored index whose rows grew this many times past its training is retrained (the
 #: lists then double): 512 lists trained at 50k rows still find 0.985 of the top 10 at
@@ -139,13 +141,18 @@ REBUILD_GROWTH = 4
 EPISODE_ROWS = 100
 
 
+def _lists_wanted(rows: int) -> int:
+    """The power of two nearest 4 x sqrt(rows), at most ``_LISTS_MAX``."""
+    return int(min(2 ** round(math.log2(4 * math.sqrt(max(rows, 1)))), _LISTS_MAX))
+
+
 def lists_for(rows: int) -> int:
     """The lists for an index trained on ``rows`` rows: the power of two nearest 4 x
     sqrt(rows), at most ``_LISTS_MAX``, with at least ``_TRAIN_PER_LIST`` rows each (one
     list, an exhaustive scan, below that). 50k rows: 512; 100k: 1,024; 1M: 4,096."""
     if rows < 2 * _TRAIN_PER_LIST:
         return 1
-    lists = min(2 ** round(math.log2(4 * math.sqrt(rows))), _LISTS_MAX)
+    lists = _lists_wanted(rows)
     while lists * _TRAIN_PER_LIST > rows:
         lists //= 2
     return int(lists)
@@ -153,12 +160,11 @@ def lists_for(rows: int) -> int:
 
 def probes_for(probes: int, lists: int, trained_rows: int) -> int:
     """Lists an open search reads of an index with ``lists`` lists trained on
-    ``trained_rows`` rows: ``probes`` of the ``lists_for(trained_rows)`` this release
-    trains, and the same share of an index trained with fewer (a snapshot of an earlier
-    release, ~2 x sqrt(rows) lists), so that a restored index reads as many rows as it
-    did."""
-    expected = lists_for(trained_rows)
-    return min(lists, max(1, math.ceil(probes * lists / max(expected, 1))))
+    ``trained_rows`` rows: ``probes`` of ~4 x sqrt(trained_rows) lists, and the same share
+    of an index with fewer: one the training rows bounded (512 lists at 50k rows: 128
+    read, as before the lists were made finer), or a snapshot of an earlier release
+    (~2 x sqrt(rows) lists), so that a restored index reads as many rows as it did."""
+    return min(lists, max(1, math.ceil(probes * lists / _lists_wanted(trained_rows))))
 
 
 class VectorGraph:

@@ -194,7 +194,9 @@ def test_an_index_with_fewer_lists_reads_the_same_share_of_them() -> None:
     assert lists_for(1_000_000) == 4096
     assert probes_for(256, 4096, 1_000_000) == 256  # this release's lists: as asked
     assert probes_for(256, 2048, 1_000_000) == 128  # an earlier release's: the same share
-    assert probes_for(256, 64, 6_000) == 64  # never more lists than there are
+    assert lists_for(50_000) == 512  # 1,024 would train on fewer than 50 rows a list
+    assert probes_for(256, 512, 50_000) == 128  # so a quarter of them, as before
+    assert probes_for(10_000, 64, 6_000) == 64  # never more lists than there are
     assert probes_for(1, 2048, 1_000_000) == 1  # and at least one
 
 
@@ -206,7 +208,8 @@ def _clustered(count: int, clusters: int, seed: int) -> np.ndarray:
 
 
 async def _partial(probes: int) -> tuple[InProcessIndex, InProcessIndex]:
-    """6,000 clustered rows; the inverted file (made at 6,000: 64 lists) reads ``probes``."""
+    """6,000 clustered rows; the inverted file (made at 6,000: 64 lists, a quarter of the
+    256 that 4 x sqrt(6,000) would give) reads a quarter of ``probes``."""
     matrix = _clustered(6000, 60, seed=5)
     policy = AnnPolicy(min_rows=6000, exact_rows=0, min_share=0.0, probes=probes)
     partial, exact = InProcessIndex(policy), InProcessIndex(None)
@@ -224,7 +227,7 @@ async def test_a_search_reads_a_few_lists_keeps_the_filter_and_finds_the_nearest
 ) -> None:
     import faiss
 
-    partial, exact = await _partial(probes=4)
+    partial, exact = await _partial(probes=16)
     space_of = {f"c{n}": SPACES[n % len(SPACES)] for n in range(6000)}
     found: list[float] = []
     stats = faiss.cvar.indexIVF_stats
@@ -242,7 +245,7 @@ async def test_a_search_reads_a_few_lists_keeps_the_filter_and_finds_the_nearest
 
 
 async def test_lists_holding_too_few_admitted_rows_hand_the_query_to_the_exact_scan() -> None:
-    partial, exact = await _partial(probes=1)  # one list: ~94 rows, 400 asked
+    partial, exact = await _partial(probes=4)  # one list: ~94 rows, 400 asked
     where = CandidateFilter(visible=None)
     for query in _clustered(5, 60, seed=8):
         got = await partial.vector(ORG, query.tolist(), 400, where)
