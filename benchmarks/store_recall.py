@@ -26,7 +26,6 @@ engine may write its recovery): run it on a copy.
 import argparse
 import asyncio
 import json
-import math
 import os
 import time
 from pathlib import Path
@@ -110,8 +109,7 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         admitted = int(
             np.count_nonzero(live[: held.graph.labelled] & held.has_vector[: held.graph.labelled])
         )
-        share = admitted / max(held.graph.labelled, 1)
-        probes = min(int(native.nlist), max(1, math.ceil(held.graph._policy.probes / share)))
+        probes = held.graph.lists_read(admitted / max(held.graph.labelled, 1))
     missed_read = missed_unread = 0
     missed_fit: list[float] = []
     found_fit: list[float] = []

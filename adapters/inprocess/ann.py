@@ -363,6 +363,14 @@ class VectorGraph:
             out[~inside] = matrix[rows[~inside]] @ query
         return out
 
+    def lists_read(self, share: float) -> int:
+        """Lists a search reads when its filter admits ``share`` of the indexed rows: an
+        open search's (``probes_for``) / ``share``, so that it meets as many admitted rows,
+        all of them at the limit."""
+        lists = self.lists
+        probes = probes_for(self._policy.probes, lists, self.trained_rows)
+        return min(lists, max(1, math.ceil(probes / share)))
+
     def _admitted(self, live: np.ndarray) -> np.ndarray:
         inside = np.array(live[: self.labelled], dtype=bool)
         if self.stale:
@@ -390,10 +398,8 @@ class VectorGraph:
             return None
         bitmap = cached("ann_bitmap", lambda: np.packbits(admitted, bitorder="little"))
         assert isinstance(bitmap, np.ndarray)
-        share = count / max(self.labelled, 1)
         lists = int(self._index.nlist)
-        probes = probes_for(self._policy.probes, lists, self.trained_rows)
-        probes = min(lists, max(1, math.ceil(probes / share)))
+        probes = self.lists_read(count / max(self.labelled, 1))
         selector = self._faiss.IDSelectorBitmap(bitmap)
         params = self._faiss.SearchParametersIVF(sel=selector, nprobe=probes)
         # twice the rows asked: which of several equal scores a list layout returns first

@@ -244,6 +244,13 @@ async def test_a_search_reads_a_few_lists_keeps_the_filter_and_finds_the_nearest
     assert float(np.mean(found)) >= 0.95
 
 
+async def test_a_filter_admitting_a_share_of_the_rows_reads_that_many_more_lists() -> None:
+    partial, _ = await _partial(probes=16)
+    graph = partial._orgs[ORG].graph
+    assert graph is not None
+    assert [graph.lists_read(share) for share in (1.0, 0.5, 0.25, 0.01)] == [4, 8, 16, 64]
+
+
 async def test_lists_holding_too_few_admitted_rows_hand_the_query_to_the_exact_scan() -> None:
     partial, exact = await _partial(probes=4)  # one list: ~94 rows, 400 asked
     where = CandidateFilter(visible=None)
