@@ -105,11 +105,9 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
     native = held.graph.native if graph else None
     centroids = None if native is None else native.quantizer.reconstruct_n(0, native.nlist)
     probes = 0
-    if native is not None:
-        admitted = int(
-            np.count_nonzero(live[: held.graph.labelled] & held.has_vector[: held.graph.labelled])
-        )
-        probes = held.graph.lists_read(admitted / max(held.graph.labelled, 1))
+    if native is not None:  # the mask an open search reads with (``VectorGraph.nearest``)
+        admitted = held.graph._admitted(live & held.has_vector[: held.size])
+        probes = held.graph.lists_read(int(np.count_nonzero(admitted)) / len(admitted))
     missed_read = missed_unread = 0
     missed_fit: list[float] = []
     found_fit: list[float] = []
@@ -137,15 +135,17 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
                     part = int(row >= args.split_at)
                     part_rows[part] += 1
                     part_hits[part] += h.item_id in got
-                if native is None or row >= held.graph.labelled:
-                    continue
-                at = int(native.direct_map.get(row))
-                fit = float(centroids[at >> 32] @ held.vectors[row])  # type: ignore[index]
+                if native is None or centroids is None or read is None:
+                    continue  # the exact scan serves: no lists to diagnose
+                if row >= held.graph.labelled:
+                    continue  # in the exactly scanned tail
+                listed = int(native.direct_map.get(row)) >> 32  # (list, offset): the list
+                fit = float(centroids[listed] @ held.vectors[row])
                 if h.item_id in got:
                     found_fit.append(fit)
                 elif h.score > floor + 1e-4:  # no row as near took its place: a miss
                     missed_fit.append(fit)
-                    if at >> 32 in read:  # type: ignore[operator]
+                    if listed in read:
                         missed_read += 1
                     else:
                         missed_unread += 1
