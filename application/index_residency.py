@@ -32,6 +32,9 @@ class IndexResidency(msgspec.Struct, frozen=True, kw_only=True):
     vector_leg: VectorLeg
     #: an estimate of the memory its index holds (arrays exactly, objects sampled)
     resident_bytes: int
+    #: a finer vector index is being trained while this one serves (after a restore of
+    #: an index whose lists no longer fit its rows)
+    retraining: bool = False
 
     def __post_init__(self) -> None:
         if self.rows < 0 or self.resident_bytes < 0:

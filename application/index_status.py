@@ -27,6 +27,8 @@ class IndexStatus(msgspec.Struct, frozen=True, kw_only=True):
     #: rows held and an estimate of their memory (None: not held here)
     resident_rows: int | None = None
     resident_bytes: int | None = None
+    #: its vector index is being retrained in the background (the old one serving)
+    retraining: bool | None = None
     #: the snapshot on disk (None: none written yet, or an index that keeps none)
     snapshot_bytes: int | None = None
     snapshot_rows: int | None = None
@@ -49,6 +51,7 @@ def _held(index: RetrievalIndex, org_id: str) -> IndexStatus:
         resident=True,
         resident_rows=residency.rows,
         resident_bytes=residency.resident_bytes,
+        retraining=residency.retraining,
     )
 
 

@@ -20,9 +20,10 @@ def _resident(index: dict[str, Any]) -> str:
         return ""
     if not index["resident"]:
         return "; not in memory (loaded on its next use)"
+    retraining = ", vector index retraining in the background" if index.get("retraining") else ""
     return (
         f"; in memory: {index['resident_rows']} rows, "
-        f"~{index['resident_bytes'] / 1e6:.1f} MB (estimate)"
+        f"~{index['resident_bytes'] / 1e6:.1f} MB (estimate){retraining}"
     )
 
 

@@ -69,8 +69,9 @@ The lists are trained once, when the index is made (``lists_for``: ~4 x sqrt of 
 rows then, a power of two); rows written later join the nearest list, however
 far its centroid (the misses at 1M: real vectors remembered after lists were
 trained on near-duplicate clusters, RESULTS "Finer lists"). A store
-that grew ``REBUILD_GROWTH`` times past its training rows is retrained when it
-is next restored (``graph_file``), never on the write path.
+that grew ``REBUILD_GROWTH`` times past its training rows (or a snapshot of an
+earlier release, with coarser lists) is retrained in the background after it
+is next restored (``graph_retrain``), never on the write path.
 """
 
 import importlib
@@ -137,6 +138,8 @@ _TRAIN_PER_LIST = 50
 #: lists then double): 512 lists trained at 50k rows still find 0.985 of the top 10 at
 #: 1M rows, but a query reads 4x the rows of 2,048 lists (7.4 against 2.0 CPU-ms)
 REBUILD_GROWTH = 4
+#: rows copied to float32 and added to the lists at a time (a bound on the copy's memory)
+_ADD_ROWS = 65_536
 #: turns the episode leg takes from the index before averaging their whole episodes
 EPISODE_ROWS = 100
 
@@ -321,13 +324,46 @@ class VectorGraph:
             if gone:  # those before ``end`` (a removed row past a waiting one stays out)
                 real[[self.labelled + g for g in gone if self.labelled + g < end]] = False
             self._train(vectors, np.flatnonzero(real))
-        block = np.ascontiguousarray(vectors[self.labelled : end], dtype=np.float32)
-        if gone:  # never index a removed row's vector, even for a moment
-            block[[g for g in gone if g < end - self.labelled]] = 0.0
-        self._index.add(block)  # ids are positions: rows [labelled, end)
+        removed_rows = np.asarray(sorted(self.labelled + g for g in gone), dtype=np.int64)
+        if self.labelled == 0:
+            self._fill(vectors, end, removed_rows)
+        else:
+            for start in range(self.labelled, end, _ADD_ROWS):
+                block = _rows_f32(
+                    vectors, np.arange(start, min(start + _ADD_ROWS, end)), removed_rows
+                )
+                self._index.add(block)  # ids are positions: rows [start, stop)
         pending = np.flatnonzero(waiting[: end - self.labelled]) + self.labelled
         self.stale.update(int(r) for r in pending)
         self.labelled = end
+
+    def _fill(self, vectors: np.ndarray, end: int, removed_rows: np.ndarray) -> None:
+        """Rows ``[0, end)`` into the empty lists just trained, each list allocated once
+        at its size, in the layout ``add`` makes (rows ascending within a list, faiss's
+        own codes).
+
+        Why not ``add``: it appends row by row, and each list's buffer grows by
+        doubling, so the lists held up to twice their codes' bytes (the codes are
+        ~770 MB at 1M rows) while the index was built; and the rows are copied to
+        float32 a block at a time, not all at once (1.5 GB at 1M rows)."""
+        faiss, index = self._faiss, self._index
+        lists = np.empty(end, dtype=np.int64)
+        for start in range(0, end, _ADD_ROWS):
+            block = _rows_f32(vectors, np.arange(start, min(start + _ADD_ROWS, end)), removed_rows)
+            _, nearest = index.quantizer.search(block, 1)
+            lists[start : start + len(block)] = nearest[:, 0]
+        order = np.argsort(lists, kind="stable")
+        bounds = np.searchsorted(lists[order], np.arange(int(index.nlist) + 1))
+        for number in range(int(index.nlist)):
+            rows = np.ascontiguousarray(order[bounds[number] : bounds[number + 1]])
+            if len(rows):
+                codes = index.sq.compute_codes(_rows_f32(vectors, rows, removed_rows))
+                index.invlists.add_entries(
+                    number, len(rows), faiss.swig_ptr(rows), faiss.swig_ptr(codes)
+                )
+        index.ntotal = end
+        index.make_direct_map(False)  # the row -> (list, offset) map, made again for them
+        index.make_direct_map(True)
 
     def changed(self, rows: Sequence[int]) -> None:
         """These rows' vectors were (re)written: the index's copy no longer answers for them."""
@@ -417,6 +453,15 @@ class VectorGraph:
             extra.append(stale[live[stale]])
         rows = np.unique(np.concatenate([graph_rows.astype(np.int64), *extra]))
         return rows, self.scores(matrix, rows, query)
+
+
+def _rows_f32(vectors: np.ndarray, rows: np.ndarray, removed_rows: np.ndarray) -> np.ndarray:
+    """``rows``' vectors as float32 (a copy), a removed row's as zeros: never index a
+    removed row's vector, even for a moment."""
+    block = np.ascontiguousarray(vectors[rows], dtype=np.float32)
+    if len(removed_rows):
+        block[np.isin(rows, removed_rows)] = 0.0
+    return block
 
 
 def episode_rows(

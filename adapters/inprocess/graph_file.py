@@ -17,8 +17,9 @@ CRC (``snapshot_files``, like every file), then here its kind (the index
 type, quantizer and metric this release builds: a file of the HNSW graph
 earlier releases wrote is rebuilt as an inverted file, once), its row count
 against the state's and the snapshot's, its width against the vectors', and
-its training against the rows: an organisation grown ``_REBUILD_GROWTH``
-times past the rows its lists were trained on is retrained on open.
+that its training is said (a file of a release before the count is rebuilt).
+A graph whose lists no longer fit its rows is still read: it serves while a
+finer one is trained beside it (``graph_retrain``).
 
 While a worker thread writes the file the graph must not change under it:
 ``FrozenGraph`` holds it (``VectorGraph.holds``), so rows written meanwhile
@@ -33,7 +34,7 @@ from typing import Any
 
 import msgspec
 
-from adapters.inprocess.ann import REBUILD_GROWTH, AnnPolicy, VectorGraph
+from adapters.inprocess.ann import AnnPolicy, VectorGraph
 
 __all__ = ["GRAPH_FILE", "GRAPH_KIND", "FrozenGraph", "GraphMeta", "read_graph", "write_graph"]
 
@@ -121,8 +122,8 @@ def read_graph(
         return None, f"the snapshot's graph is of another kind ({meta.kind})"
     if meta.labelled > rows or any(r >= meta.labelled for r in meta.stale):
         return None, "the snapshot's graph does not match its rows"
-    if meta.trained < 1 or rows >= REBUILD_GROWTH * meta.trained:
-        return None, f"the snapshot's graph was trained on {meta.trained} of {rows} rows"
+    if meta.trained < 1:
+        return None, "the snapshot's graph does not say the rows it was trained on"
     faiss: Any = importlib.import_module("faiss")
     # a mapped index keeps a descriptor of its file: its next snapshot copies from it
     source = os.open(path, os.O_RDONLY) if policy.map_lists else None

@@ -9,6 +9,8 @@ product over 100k x 384 takes a few milliseconds and filters for free.
 """
 
 import asyncio
+import logging
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
@@ -19,6 +21,7 @@ from adapters.inprocess import ann, cache_follow
 from adapters.inprocess import episode_postings as episodes
 from adapters.inprocess.bm25 import Bm25Postings
 from adapters.inprocess.facets import FacetColumns
+from adapters.inprocess.graph_retrain import GraphRetrain
 from adapters.inprocess.query_cache import QueryCache
 from adapters.inprocess.row_texts import RowTexts
 from application.index_residency import IndexResidency, VectorLeg
@@ -34,6 +37,8 @@ from domain.lifecycle import RECALL_CLOSED
 from domain.scopes import LifecycleState
 
 __all__ = ["DEFAULT_ANN", "LEGS_OFF_LOOP_FROM", "InProcessIndex"]
+
+_log = logging.getLogger("tessera.index")
 
 _INITIAL_ROWS = 1024
 DEFAULT_ANN = ann.AnnPolicy()
@@ -86,6 +91,10 @@ class _OrgIndex:
         self.graph: ann.VectorGraph | None = None
         #: the graph was read from a snapshot rather than built here (status, benchmarks)
         self.graph_restored = False
+        #: a finer graph being trained while this one serves (``graph_retrain``)
+        self.retrain: GraphRetrain | None = None
+        #: told when a retrained graph replaces the restored one (a snapshot should keep it)
+        self.on_retrained: Callable[[], None] | None = None
 
     @property
     def size(self) -> int:
@@ -175,9 +184,45 @@ class _OrgIndex:
         policy = self.ann_policy
         if self.vectors is None or policy is None or self.size < policy.min_rows:
             return
+        self.adopt_retrained()
         if self.graph is None or not self.graph.usable:
             self.graph = ann.VectorGraph(self.vectors.shape[1], policy)
         self.graph.extend(self.vectors, self.has_vector, self.size, self.removed)
+
+    def start_retrain(self, *, threaded: bool = True) -> None:
+        """Train a graph for the rows now beside the one serving (``graph_retrain``)."""
+        if self.retrain is not None or self.vectors is None or self.ann_policy is None:
+            return
+        self.retrain = GraphRetrain(
+            self.vectors, self.has_vector, self.size, self.removed, self.ann_policy
+        )
+        self.retrain.start(threaded=threaded)
+
+    def adopt_retrained(self) -> None:
+        """A finished retrain's graph in place of the serving one, told what changed since
+        it started (on the event loop, between two operations: nothing reads the graph
+        meanwhile; a snapshot write holding the old one goes on writing it)."""
+        retrain = self.retrain
+        if retrain is None or not retrain.finished:
+            return
+        self.retrain = None
+        graph = retrain.result
+        if graph is None or self.vectors is None:
+            return  # failed (logged): the restored graph keeps serving
+        graph.forget(sorted(retrain.forgotten))
+        graph.changed(sorted(retrain.changed))
+        if not graph.usable:
+            return  # too much changed meanwhile: the serving graph stays
+        self.graph = graph
+        self.graph_restored = False
+        self.cache.invalidate()  # the graph's per-filter masks and walks were the old one's
+        graph.extend(self.vectors, self.has_vector, self.size, self.removed)
+        if self.on_retrained is not None:
+            self.on_retrained()
+        _log.info("the retrained vector index serves now: %d lists", graph.lists)
+        # the old lists (~770 MB at 1M rows) go back to the system, off the event loop
+        # (malloc_trim walks the heap: ~60 ms at 1M rows)
+        threading.Thread(target=episodes.release_free_heap, daemon=True).start()
 
     def attach(self, vectors: Mapping[str, Vector]) -> None:
         for chunk_id, vector in vectors.items():
@@ -190,6 +235,8 @@ class _OrgIndex:
             self.has_vector[row] = True
             if self.graph is not None:
                 self.graph.changed([row])
+            if self.retrain is not None:
+                self.retrain.changed.add(row)
         # no filter's mask reads vectors: the masks and the values made of them alone stay
         self._follow(np.empty(0, dtype=np.int64))
         self.extend_graph()
@@ -221,6 +268,8 @@ class _OrgIndex:
             self.texts.clear(row)
         if self.graph is not None:
             self.graph.forget(self.rows_of(source_id))
+        if self.retrain is not None:
+            self.retrain.forgotten.update(self.rows_of(source_id))
         self._follow(np.asarray(self.rows_of(source_id), dtype=np.int64))
 
     def live(self, where: CandidateFilter) -> np.ndarray:
@@ -287,6 +336,8 @@ class _OrgIndex:
         query = query / max(float(np.linalg.norm(query)), 1e-12)
         if where is None:
             return self._scan(query, live)
+        if nearest is not None:
+            self.adopt_retrained()
         if nearest is not None and self.graph is not None and self.graph.usable:
             with_vector = self.cache.derived(
                 ("with_vector", where), lambda: live & self.has_vector[: self.size]
@@ -388,6 +439,7 @@ class InProcessIndex:
             rows=org.size,
             vector_leg=VectorLeg.IVF if graph else VectorLeg.EXACT,
             resident_bytes=footprint(org)["total"],
+            retraining=org.retrain is not None,
         )
 
     async def add(self, org_id: str, entries: Sequence[IndexEntry]) -> None:

@@ -181,6 +181,8 @@ class PersistentInProcessIndex(InProcessIndex):
         # a vector index rebuilt on open (another kind, or retrained after growth) counts
         # as a change, so the next save (at the latest, the clean shutdown) keeps it
         self._unsaved[org_id] = 0 if org.graph is None or org.graph_restored else 1
+        # a graph retrained after the open (``graph_retrain``) is kept by the next save too
+        org.on_retrained = lambda: self._touched(org_id, 1)
         self._infos[org_id] = info
         return SnapshotLoad(outcome=SnapshotOutcome.LOADED, info=info)
 

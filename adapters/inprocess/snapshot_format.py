@@ -55,6 +55,7 @@ from adapters.inprocess.graph_file import (
     read_graph,
     write_graph,
 )
+from adapters.inprocess.graph_retrain import retrain_reason
 from adapters.inprocess.index import _OrgIndex
 from adapters.inprocess.row_texts import RowTexts, read_blob
 from application.records import ScopeRef
@@ -338,3 +339,11 @@ def _restore_graph(org: _OrgIndex, folder: Path, meta: GraphMeta | None) -> None
     org.graph = graph
     org.graph_restored = graph is not None
     org.extend_graph()  # the rows past the saved graph, or the whole graph
+    if graph is not None and (stale := retrain_reason(graph.lists, graph.trained_rows, org.size)):
+        _log.info(
+            "retraining the vector index of a restored index (%d rows) in the background, "
+            "the restored one serving meanwhile: %s",
+            org.size,
+            stale,
+        )
+        org.start_retrain()

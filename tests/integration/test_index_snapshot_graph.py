@@ -18,8 +18,10 @@ import numpy as np
 import pytest
 
 from adapters.inmemory.memory_store import InMemoryMemoryStore
-from adapters.inprocess.ann import AnnPolicy
+from adapters.inprocess import graph_retrain, snapshot_format
+from adapters.inprocess.ann import AnnPolicy, VectorGraph
 from adapters.inprocess.graph_file import GRAPH_FILE, read_graph
+from adapters.inprocess.index import _OrgIndex
 from adapters.inprocess.persistent import PersistentInProcessIndex
 from adapters.inprocess.snapshot_files import SnapshotFiles, SnapshotRefused
 from adapters.inprocess.snapshot_format import freeze, read_index, write_files
@@ -137,11 +139,14 @@ async def test_a_graph_file_for_other_rows_or_of_another_kind_is_not_used(tmp_pa
         "more rows than the snapshot": msgspec.structs.replace(meta, labelled=rows + 1),
         "other rows than the file": msgspec.structs.replace(meta, labelled=meta.labelled - 1),
         "training not said (an older release's file)": msgspec.structs.replace(meta, trained=0),
-        "grown 4x past its training": msgspec.structs.replace(meta, trained=rows // 4),
     }
     for case, other in cases.items():
         graph, why = read_graph(tmp_path, other, dim, rows, _FORCED)
         assert graph is None and why, case
+    # grown past its training: read (it serves), and retrained beside it (graph_retrain)
+    grown = msgspec.structs.replace(meta, trained=rows // 4)
+    graph, why = read_graph(tmp_path, grown, dim, rows, _FORCED)
+    assert graph is not None and why == "" and graph.trained_rows == rows // 4
     graph, why = read_graph(tmp_path, meta, dim + 1, rows, _FORCED)
     assert graph is None and "does not match" in why
     (tmp_path / GRAPH_FILE).write_bytes(b"not a faiss index")
@@ -307,3 +312,104 @@ async def test_a_tail_past_its_bound_copies_the_mapped_lists_and_joins_them(
     assert without_history(await answers(restored, QUERIES)) == without_history(
         await answers(index, QUERIES)
     )
+
+
+def _retrain_forced(monkeypatch: pytest.MonkeyPatch, *, threaded: bool) -> None:
+    """Every restored graph is retrained (as one grown past its training would be)."""
+    monkeypatch.setattr(snapshot_format, "retrain_reason", lambda *_: "the test asks")
+    start = _OrgIndex.start_retrain
+    monkeypatch.setattr(
+        _OrgIndex, "start_retrain", lambda self, threaded_=threaded: start(self, threaded=threaded_)
+    )
+
+
+async def test_a_graph_due_for_retraining_serves_while_a_new_one_is_trained(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    world, index = await _world(tmp_path / "snap")
+    await index.save_snapshot(ORG, world.embedder.space)
+    _retrain_forced(monkeypatch, threaded=True)
+    restored = PersistentInProcessIndex(tmp_path / "snap", ann_policy=_FORCED)
+    with caplog.at_level(logging.INFO, logger="tessera.index"):
+        load = await restored.restore(ORG, world.embedder.space)
+    assert load.outcome is SnapshotOutcome.LOADED
+    assert "in the background" in caplog.text and "the test asks" in caplog.text
+    copy = restored._orgs[ORG]
+    old = copy.graph
+    assert copy.graph_restored and old is not None and copy.retrain is not None
+    assert restored.unsaved_changes(ORG) == 0
+    held = restored.residency(ORG)
+    assert held is not None and held.retraining  # tessera status says so
+    assert copy.retrain.wait(60)
+    assert copy.graph is old  # adopted at the next search, on the event loop
+    assert without_history(await answers(restored, QUERIES)) == without_history(
+        await answers(index, QUERIES)
+    )
+    assert copy.retrain is None and copy.graph is not old and not copy.graph_restored
+    assert copy.graph is not None and copy.graph.labelled == old.labelled
+    assert restored.unsaved_changes(ORG) == 1  # the next save keeps the new graph
+    held = restored.residency(ORG)
+    assert held is not None and not held.retraining
+    await restored.save_snapshot(ORG, world.embedder.space)
+    monkeypatch.undo()
+    again = PersistentInProcessIndex(tmp_path / "snap", ann_policy=_FORCED)
+    await again.restore(ORG, world.embedder.space)
+    assert again._orgs[ORG].graph_restored and again._orgs[ORG].retrain is None
+
+
+async def test_what_changed_during_a_retrain_reaches_the_new_graph(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world, index = await _world(tmp_path / "snap")
+    await index.save_snapshot(ORG, world.embedder.space)
+    _retrain_forced(monkeypatch, threaded=False)  # built at the restore, adopted later
+    restored = PersistentInProcessIndex(tmp_path / "snap", ann_policy=_FORCED)
+    await restored.restore(ORG, world.embedder.space)
+    copy = restored._orgs[ORG]
+    retrain = copy.retrain
+    assert retrain is not None and retrain.finished and retrain.result is not None
+    built = retrain.result
+    gone = copy.rows_of("s00007")
+    assert gone and _codes(built)[gone].any(axis=1).all()  # read before the removal
+    for target in (index, restored):  # removed while the new graph waits to be adopted
+        await target.remove(ORG, "s00007")
+    assert retrain.forgotten >= set(gone) and copy.graph is not built
+    assert without_history(await answers(restored, QUERIES)) == without_history(
+        await answers(index, QUERIES)
+    )
+    assert copy.graph is built
+    assert not _codes(built)[gone].any()  # zeroed before it served or could be saved
+    pending = await world.store.pending_embeddings(ORG, 1000)  # rows with no vector yet
+    vectors = await world.embedder.embed([p.text for p in pending])
+    got = {p.chunk_id: v for p, v in zip(pending, vectors, strict=True)}
+    assert got and copy.retrain is None
+    for target in (index, restored):
+        await target.attach_vectors(ORG, got)
+    assert without_history(await answers(restored, QUERIES)) == without_history(
+        await answers(index, QUERIES)
+    )
+
+
+async def test_a_failed_retrain_leaves_the_restored_graph_serving(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    world, index = await _world(tmp_path / "snap")
+    await index.save_snapshot(ORG, world.embedder.space)
+    _retrain_forced(monkeypatch, threaded=False)
+
+    class Broken(VectorGraph):
+        def extend(self, *_: Any, **__: Any) -> None:
+            raise MemoryError("no room for the lists")
+
+    monkeypatch.setattr(graph_retrain, "VectorGraph", Broken)  # the retrain's build alone
+    restored = PersistentInProcessIndex(tmp_path / "snap", ann_policy=_FORCED)
+    with caplog.at_level(logging.ERROR, logger="tessera.index"):
+        await restored.restore(ORG, world.embedder.space)
+    assert "retraining the vector index" in caplog.text
+    copy = restored._orgs[ORG]
+    old = copy.graph
+    monkeypatch.undo()
+    assert without_history(await answers(restored, QUERIES)) == without_history(
+        await answers(index, QUERIES)
+    )
+    assert copy.graph is old and copy.graph_restored and copy.retrain is None

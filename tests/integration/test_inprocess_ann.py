@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from adapters.inmemory.memory_store import InMemoryMemoryStore
-from adapters.inprocess.ann import AnnPolicy, lists_for, probes_for
+from adapters.inprocess.ann import AnnPolicy, VectorGraph, lists_for, probes_for
+from adapters.inprocess.graph_retrain import retrain_reason
 from adapters.inprocess.index import InProcessIndex
 from application.ports import MemoryStore, RetrievalIndex
 from application.records import CandidateFilter, IndexEntry, ScopeRef
@@ -200,6 +201,17 @@ def test_an_index_with_fewer_lists_reads_the_same_share_of_them() -> None:
     assert probes_for(1, 2048, 1_000_000) == 1  # and at least one
 
 
+def test_a_restored_index_is_retrained_when_its_lists_no_longer_fit_its_rows() -> None:
+    assert retrain_reason(4096, 1_000_000, 1_000_000) == ""  # this release's, at its rows
+    assert retrain_reason(4096, 1_000_000, 3_999_999) == ""
+    assert "trained on 1000000 of its 4000000" in retrain_reason(4096, 1_000_000, 4_000_000)
+    # an earlier release's coarser lists (2,048 at 1M rows), at no growth at all
+    assert "2048 lists where this release makes 4096" in retrain_reason(2048, 1_000_000, 1_000_000)
+    assert retrain_reason(512, 50_000, 199_999) == ""  # 512 is what 50k rows make
+    assert retrain_reason(512, 50_000, 200_000) != ""
+    assert retrain_reason(1, 60, 200) == ""  # tiny: one list is all there is to make
+
+
 def _clustered(count: int, clusters: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     centres = rng.normal(size=(clusters, DIM))
@@ -295,8 +307,6 @@ def test_the_first_training_skips_a_removed_row_past_a_waiting_one() -> None:
     """Rows 0-4 with vectors, row 5 waiting for its vector, row 8 removed: the index
     trains on rows 0-4 and stops before row 5 (found by tests/integration/
     test_cache_follow.py: the removed row was marked outside the training rows)."""
-    from adapters.inprocess.ann import VectorGraph
-
     vectors = np.random.default_rng(1).normal(size=(10, 4)).astype(np.float32)
     has_vector = np.ones(10, dtype=bool)
     has_vector[[5, 8]] = False
@@ -304,3 +314,37 @@ def test_the_first_training_skips_a_removed_row_past_a_waiting_one() -> None:
     graph.extend(vectors, has_vector, 10, removed={8})
     assert graph.labelled == 5
     assert graph.trained_rows == 5
+
+
+def test_the_first_fill_lays_out_the_lists_as_faiss_add_would() -> None:
+    """``_fill`` (each list allocated once) against faiss's own ``add`` on the same lists:
+    the same rows in each list, in the same order, with the same codes; a removed row's
+    codes zero either way."""
+    import faiss
+
+    matrix = _clustered(6000, 60, seed=9)
+    has = np.ones(len(matrix), dtype=bool)
+    removed = [5, 77, 4096, 5999]
+    graph = VectorGraph(DIM, _FORCED)
+    graph.extend(matrix, has, len(matrix), removed)
+    built = graph.native
+    reference = faiss.clone_index(built)
+    reference.reset()  # the same trained lists, empty
+    rows = matrix.copy()
+    rows[removed] = 0.0
+    reference.add(rows)
+    assert int(built.ntotal) == int(reference.ntotal) == len(matrix) and built.nlist > 1
+    for number in range(int(built.nlist)):
+        size = int(built.invlists.list_size(number))
+        assert size == int(reference.invlists.list_size(number))
+        if size:
+            ids = faiss.rev_swig_ptr(built.invlists.get_ids(number), size)
+            want = faiss.rev_swig_ptr(reference.invlists.get_ids(number), size)
+            assert np.array_equal(ids, want)
+            codes = faiss.rev_swig_ptr(built.invlists.get_codes(number), size * built.code_size)
+            same = faiss.rev_swig_ptr(reference.invlists.get_codes(number), size * built.code_size)
+            assert np.array_equal(codes, same)
+    held = built.reconstruct_batch(np.arange(len(matrix), dtype=np.int64))  # the direct map
+    assert not held[removed].any()
+    kept = np.setdiff1d(np.arange(len(matrix)), removed)
+    assert np.allclose(held[kept], matrix[kept], atol=1e-3)
