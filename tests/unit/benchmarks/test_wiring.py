@@ -58,3 +58,11 @@ def test_the_lists_read_are_the_nearest_centroids_and_shares_skip_empty_parts() 
     assert lists_read(centroids, query, 4).tolist() == [1, 3, 0, 2]
     assert shares([3, 0], [4, 0]) == [0.75, None]
     assert shares([1, 2], [3, 2]) == [0.3333, 1.0]
+
+
+def test_retrain_open_splits_the_searches_by_whether_the_retrain_ran() -> None:
+    from benchmarks.retrain_open import split_by_phase
+
+    during, after = split_by_phase([(40.0, True), (55.0, True), (30.0, False), (35.0, False)])
+    assert (during, after) == ([40.0, 55.0], [30.0, 35.0])
+    assert split_by_phase([]) == ([], [])
