@@ -73,14 +73,16 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
     key = await owner_key(services)
     held = index._orgs[args.org]  # type: ignore[attr-defined]
     graph = held.graph
+    before = (None, None) if graph is None else (graph.lists, graph.trained_rows)
+    del graph  # held here, the old lists could not be handed back once replaced
     out: dict[str, Any] = {
         "benchmark": "retrain_open",
         "machine": machine_info(),
         "code": code_version(),
         "open_s": round(open_s, 1),
         "rows": held.size,
-        "lists_before": None if graph is None else graph.lists,
-        "trained_rows_before": None if graph is None else graph.trained_rows,
+        "lists_before": before[0],
+        "trained_rows_before": before[1],
         "retrain_due": held.retrain is not None,
         "rss_after_open_mb": rss_mb(),
         "anon_after_open_mb": anon_rss_mb(),
