@@ -323,13 +323,20 @@ def _retrain_forced(monkeypatch: pytest.MonkeyPatch, *, threaded: bool) -> None:
     )
 
 
+async def _due_for_retraining(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, threaded: bool
+) -> tuple[World, PersistentInProcessIndex, PersistentInProcessIndex]:
+    """A saved world, and a second index (not restored yet) that will retrain its graph."""
+    world, index = await _world(tmp_path / "snap")
+    await index.save_snapshot(ORG, world.embedder.space)
+    _retrain_forced(monkeypatch, threaded=threaded)
+    return world, index, PersistentInProcessIndex(tmp_path / "snap", ann_policy=_FORCED)
+
+
 async def test_a_graph_due_for_retraining_serves_while_a_new_one_is_trained(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    world, index = await _world(tmp_path / "snap")
-    await index.save_snapshot(ORG, world.embedder.space)
-    _retrain_forced(monkeypatch, threaded=True)
-    restored = PersistentInProcessIndex(tmp_path / "snap", ann_policy=_FORCED)
+    world, index, restored = await _due_for_retraining(tmp_path, monkeypatch, threaded=True)
     with caplog.at_level(logging.INFO, logger="tessera.index"):
         load = await restored.restore(ORG, world.embedder.space)
     assert load.outcome is SnapshotOutcome.LOADED
@@ -360,10 +367,8 @@ async def test_a_graph_due_for_retraining_serves_while_a_new_one_is_trained(
 async def test_what_changed_during_a_retrain_reaches_the_new_graph(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    world, index = await _world(tmp_path / "snap")
-    await index.save_snapshot(ORG, world.embedder.space)
-    _retrain_forced(monkeypatch, threaded=False)  # built at the restore, adopted later
-    restored = PersistentInProcessIndex(tmp_path / "snap", ann_policy=_FORCED)
+    # built at the restore, adopted later
+    world, index, restored = await _due_for_retraining(tmp_path, monkeypatch, threaded=False)
     await restored.restore(ORG, world.embedder.space)
     copy = restored._orgs[ORG]
     retrain = copy.retrain
@@ -393,16 +398,13 @@ async def test_what_changed_during_a_retrain_reaches_the_new_graph(
 async def test_a_failed_retrain_leaves_the_restored_graph_serving(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    world, index = await _world(tmp_path / "snap")
-    await index.save_snapshot(ORG, world.embedder.space)
-    _retrain_forced(monkeypatch, threaded=False)
+    world, index, restored = await _due_for_retraining(tmp_path, monkeypatch, threaded=False)
 
     class Broken(VectorGraph):
         def extend(self, *_: Any, **__: Any) -> None:
             raise MemoryError("no room for the lists")
 
     monkeypatch.setattr(graph_retrain, "VectorGraph", Broken)  # the retrain's build alone
-    restored = PersistentInProcessIndex(tmp_path / "snap", ann_policy=_FORCED)
     with caplog.at_level(logging.ERROR, logger="tessera.index"):
         await restored.restore(ORG, world.embedder.space)
     assert "retraining the vector index" in caplog.text
