@@ -319,7 +319,7 @@ def _retrain_forced(monkeypatch: pytest.MonkeyPatch, *, threaded: bool) -> None:
     monkeypatch.setattr(snapshot_format, "retrain_reason", lambda *_: "the test asks")
     start = _OrgIndex.start_retrain
     monkeypatch.setattr(
-        _OrgIndex, "start_retrain", lambda self, threaded_=threaded: start(self, threaded=threaded_)
+        _OrgIndex, "start_retrain", lambda self, threaded=threaded: start(self, threaded=threaded)
     )
 
 
@@ -384,6 +384,17 @@ async def test_what_changed_during_a_retrain_reaches_the_new_graph(
     )
     assert copy.graph is built
     assert not _codes(built)[gone].any()  # zeroed before it served or could be saved
+    assert copy.retrain is None
+    # a row the new graph holds, given another vector while a retrain waits: scored exactly
+    copy.start_retrain(threaded=False)
+    waiting = copy.retrain
+    assert waiting is not None and waiting.result is not None
+    row = copy.row_of["s00001-0"]
+    assert row < waiting.result.labelled and row not in waiting.result.stale
+    other = (await world.embedder.embed(["another vector for this row"]))[0]
+    for target in (index, restored):  # the retrained graph adopted at this write
+        await target.attach_vectors(ORG, {"s00001-0": other})
+    assert copy.graph is waiting.result and row in copy.graph.stale
     pending = await world.store.pending_embeddings(ORG, 1000)  # rows with no vector yet
     vectors = await world.embedder.embed([p.text for p in pending])
     got = {p.chunk_id: v for p, v in zip(pending, vectors, strict=True)}
