@@ -175,6 +175,8 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         "rows_with_vector": int(np.count_nonzero(live & held.has_vector[: held.size])),
         "vector_leg": "inverted file" if graph else "exact scan",
         "graph_restored": bool(held.graph_restored),
+        # the restored index measured, not the finer one a background retrain is making
+        "retrain_running": held.retrain is not None,
         "queries": len(vectors),
         "recall_at_10": round(float(np.mean(recall)), 4),
         "recall_at_10_min": round(float(np.min(recall)), 4),
