@@ -28,6 +28,7 @@ import asyncio
 import json
 import os
 import time
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +109,10 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
     if native is not None:  # the mask an open search reads with (``VectorGraph.nearest``)
         admitted = held.graph._admitted(live & held.has_vector[: held.size])
         probes = held.graph.lists_read(int(np.count_nonzero(admitted)) / len(admitted))
+    # a retrain landing mid-run would switch the index measured (at a search): said below
+    # (a weak reference: holding the old index here would keep its lists resident)
+    retraining = held.retrain is not None
+    measured = None if held.graph is None else weakref.ref(held.graph)
     missed_read = missed_unread = 0
     missed_fit: list[float] = []
     found_fit: list[float] = []
@@ -176,7 +181,8 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         "vector_leg": "inverted file" if graph else "exact scan",
         "graph_restored": bool(held.graph_restored),
         # the restored index measured, not the finer one a background retrain is making
-        "retrain_running": held.retrain is not None,
+        "retrain_running_at_start": retraining,
+        "index_replaced_during_run": measured is not None and held.graph is not measured(),
         "queries": len(vectors),
         "recall_at_10": round(float(np.mean(recall)), 4),
         "recall_at_10_min": round(float(np.min(recall)), 4),

@@ -71,7 +71,6 @@ class GraphRetrain:
         self.forgotten: set[int] = set()
         self.result: VectorGraph | None = None
         self._done = threading.Event()
-        self._thread: threading.Thread | None = None
 
     @property
     def finished(self) -> bool:
@@ -83,9 +82,7 @@ class GraphRetrain:
         if not threaded:
             self.run()
             return
-        self._thread = threading.Thread(target=self._in_background, name="graph-retrain")
-        self._thread.daemon = True
-        self._thread.start()
+        threading.Thread(target=self._in_background, name="graph-retrain", daemon=True).start()
 
     def _in_background(self) -> None:
         lower_this_thread()  # requests keep their cores; faiss's threads inherit the priority
