@@ -52,7 +52,16 @@ _LEG_THREADS = 2
 #: threads; at 300k and 100k no difference. Below, a leg costs about a millisecond and
 #: the hand-offs to a thread and back can only add to it.
 LEGS_OFF_LOOP_FROM = 100_000
+#: rows appended to a vector graph between two trims of the heap (``extend_graph``): a
+#: trim costs ~15-35 ms of a background thread at 1M rows, and a write adds a few rows
+_TRIM_AFTER_ROWS = 2048
 T = TypeVar("T")
+
+
+def _release_heap_soon() -> None:
+    """The allocator's free pages back to the system, off the event loop (malloc_trim
+    walks the heap: ~15-60 ms at 1M rows)."""
+    threading.Thread(target=episodes.release_free_heap, daemon=True).start()
 
 
 class _OrgIndex:
@@ -95,6 +104,8 @@ class _OrgIndex:
         self.retrain: GraphRetrain | None = None
         #: told when a retrained graph replaces the restored one (a snapshot should keep it)
         self.on_retrained: Callable[[], None] | None = None
+        #: rows appended to the graph since the heap was last trimmed (``extend_graph``)
+        self.appended_untrimmed = 0
 
     @property
     def size(self) -> int:
@@ -187,7 +198,17 @@ class _OrgIndex:
         self.adopt_retrained()
         if self.graph is None or not self.graph.usable:
             self.graph = ann.VectorGraph(self.vectors.shape[1], policy)
+        before = self.graph.labelled
         self.graph.extend(self.vectors, self.has_vector, self.size, self.removed)
+        if before > 0:
+            # faiss appends to a full list by moving it to a buffer twice its size and
+            # freeing the old one, which the allocator keeps: at 1M rows the first 4,097
+            # rows appended to a restored index (every list at its size) left ~220 MB more
+            # anonymous memory, ~35 MB once trimmed (RESULTS, issue 18, ninth session)
+            self.appended_untrimmed += self.graph.labelled - before
+            if self.appended_untrimmed >= _TRIM_AFTER_ROWS:
+                self.appended_untrimmed = 0
+                _release_heap_soon()
 
     def start_retrain(self, *, threaded: bool = True) -> None:
         """Train a graph for the rows now beside the one serving (``graph_retrain``)."""
@@ -220,9 +241,8 @@ class _OrgIndex:
         if self.on_retrained is not None:
             self.on_retrained()
         _log.info("the retrained vector index serves now: %d lists", graph.lists)
-        # the old lists (~770 MB at 1M rows) go back to the system, off the event loop
-        # (malloc_trim walks the heap: ~60 ms at 1M rows)
-        threading.Thread(target=episodes.release_free_heap, daemon=True).start()
+        # the old lists (~770 MB at 1M rows) go back to the system
+        _release_heap_soon()
 
     def attach(self, vectors: Mapping[str, Vector]) -> None:
         for chunk_id, vector in vectors.items():

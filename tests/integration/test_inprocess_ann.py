@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from adapters.inmemory.memory_store import InMemoryMemoryStore
+from adapters.inprocess import index as index_module
 from adapters.inprocess.ann import AnnPolicy, VectorGraph, lists_for, probes_for
 from adapters.inprocess.graph_retrain import retrain_reason
 from adapters.inprocess.index import InProcessIndex
@@ -153,6 +154,28 @@ async def test_a_row_whose_vector_changes_answers_with_the_new_one() -> None:
     assert [h.item_id for h in got] == [h.item_id for h in want]
     old = await graph.vector(ORG, matrix[7].tolist(), 5, where)
     assert old[0].item_id != "c7" or old[0].score < 0.999
+
+
+async def test_the_heap_is_trimmed_once_so_many_rows_were_appended_to_a_graph(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Appending to faiss's lists moves each full one to a buffer twice its size and
+    frees the old one to the allocator, which keeps it; the index hands those pages back
+    every ``_TRIM_AFTER_ROWS`` rows appended, not at every write, nor after a first fill
+    (each list allocated at its size)."""
+    trims: list[int] = []
+    monkeypatch.setattr(index_module, "_release_heap_soon", lambda: trims.append(1))
+    monkeypatch.setattr(index_module, "_TRIM_AFTER_ROWS", 1000)
+    matrix = _vectors(3000)
+    index = InProcessIndex(_FORCED)
+    await index.add(ORG, [_entry(n, matrix[n]) for n in range(600)])
+    assert trims == []
+    counts = []
+    for start in range(600, 3000, 300):
+        await index.add(ORG, [_entry(n, matrix[n]) for n in range(start, start + 300)])
+        counts.append(len(trims))
+    # 300 rows a write: 1,200 appended by the 4th write, 1,200 more since by the 8th
+    assert counts == [0, 0, 0, 1, 1, 1, 1, 2]
 
 
 async def test_below_the_threshold_no_graph_is_built() -> None:
