@@ -244,6 +244,37 @@ class TestGeminiEmbedder(EmbedderContract):
 
 
 @pytest.mark.slow
+class _RunSpy:
+    """A session that records the run options each run is given."""
+
+    def __init__(self, session: Any) -> None:
+        self._session = session
+        self.runs: list[Any] = []
+
+    def run(self, outputs: Any, feeds: Any, runs: Any = None) -> Any:
+        self.runs.append(runs)
+        return self._session.run(outputs, feeds, runs)
+
+
+def _shrinks(runs: Any) -> bool:
+    key = "memory.enable_memory_arena_shrinkage"
+    return runs is not None and runs.get_run_config_entry(key) == "cpu:0"
+
+
+def test_onnx_document_batches_hand_the_arena_back_and_query_runs_keep_it() -> None:
+    """The arena onnxruntime keeps grows to the largest batch seen (~650 MB after 1,024
+    long turns, twice over: the lane's session and the foreground one); document runs
+    shrink it after each run, query runs (short, on the search path) do not."""
+    embedder = OnnxEmbedder(query_int8=False)  # queries then run on the same session
+    embedder.embed_sync(["warm up"])
+    spy = _RunSpy(embedder._session)
+    embedder._session = embedder._query_session = spy
+    embedder.embed_sync([f"a remembered turn {n}" for n in range(20)])
+    assert len(spy.runs) == 2 and all(_shrinks(r) for r in spy.runs)  # two batches of 16
+    embedder.embed_queries_sync(["what did I say?"])
+    assert len(spy.runs) == 3 and not _shrinks(spy.runs[-1])
+
+
 async def test_sentence_transformers_agrees_with_onnx(
     onnx_embedder: OnnxEmbedder, st_embedder: SentenceTransformersEmbedder
 ) -> None:
