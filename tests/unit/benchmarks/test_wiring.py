@@ -66,3 +66,13 @@ def test_retrain_open_splits_the_searches_by_whether_the_retrain_ran() -> None:
     during, after = split_by_phase([(40.0, True), (55.0, True), (30.0, False), (35.0, False)])
     assert (during, after) == ([40.0, 55.0], [30.0, 35.0])
     assert split_by_phase([]) == ([], [])
+
+
+def test_write_memory_groups_the_turns_of_a_step_into_conversations() -> None:
+    from benchmarks.write_memory import conversations
+
+    turns = [f"t{n}" for n in range(50)]
+    got = conversations(turns, 45, 90)
+    assert [len(c) for c in got] == [40, 40, 10]
+    assert got[0][:6] == ["t45", "t46", "t47", "t48", "t49", "t0"]  # wraps around
+    assert conversations(turns, 0, 0) == []
