@@ -176,7 +176,10 @@ class OnnxEmbedder:
         result: list[Vector] = [[] for _ in texts]
         for start in range(0, len(order), _BATCH):
             idx = order[start : start + _BATCH]
-            matrix = self._encode([texts[i] for i in idx], session, runs)
+            # the arena is handed back once, after the call's last run: each shrink makes
+            # the next run allocate its chunks again
+            last = start + _BATCH >= len(order)
+            matrix = self._encode([texts[i] for i in idx], session, runs if last else None)
             for row, i in zip(matrix, idx, strict=True):
                 result[i] = row.tolist()
         return result
@@ -202,14 +205,17 @@ class OnnxEmbedder:
 
 
 def _shrinking_runs() -> Any:
-    """Run options that hand the memory arena's unused chunks back after each run.
+    """Run options that hand the memory arena's unused chunks back after a run (the
+    last of an ``embed_sync`` call).
 
     Why: onnxruntime keeps every chunk its arena ever took, sized by the largest
     batch seen (16 texts of 256 tokens), and the embedding lane's session and the
     foreground one each hold an arena: embedding 1,024 LongMemEval turns left
-    ~650 MB more anonymous memory with the arena as is, ~30 MB with it shrunk after
-    each run, for batches ~5-10 % slower (the arena off: ~0 MB, ~1.5x slower);
-    at 300k chunks the service grew by ~0.8 GB over its first 440 turns remembered
+    ~600-660 MB more anonymous memory with the arena as is, 64-74 MB shrunk after
+    each call of 64 texts (the lane's batch), for embedding ~4 % (turns as they
+    come) to ~13 % (the longest turns) slower; shrunk after every run, 10-23 %
+    slower; the arena off: ~0 MB, ~1.5x slower (three noisy rounds each). At
+    300k chunks the service grew by ~0.9 GB over its first 440 turns remembered
     (RESULTS, issue 18, ninth session). Query runs keep their arena: short texts,
     a small one, and no cost on the search path."""
     import onnxruntime as ort

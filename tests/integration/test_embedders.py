@@ -262,17 +262,18 @@ def _shrinks(runs: Any) -> bool:
 
 
 def test_onnx_document_batches_hand_the_arena_back_and_query_runs_keep_it() -> None:
-    """The arena onnxruntime keeps grows to the largest batch seen (~650 MB after 1,024
-    long turns, twice over: the lane's session and the foreground one); document runs
-    shrink it after each run, query runs (short, on the search path) do not."""
+    """The arena onnxruntime keeps grows to the largest batch seen (~660 MB after 1,024
+    long turns, twice over: the lane's session and the foreground one); a document
+    call shrinks it after its last run, query runs (short, on the search path) do not."""
     embedder = OnnxEmbedder(query_int8=False)  # queries then run on the same session
     embedder.embed_sync(["warm up"])
     spy = _RunSpy(embedder._session)
     embedder._session = embedder._query_session = spy
-    embedder.embed_sync([f"a remembered turn {n}" for n in range(20)])
-    assert len(spy.runs) == 2 and all(_shrinks(r) for r in spy.runs)  # two batches of 16
+    embedder.embed_sync([f"a remembered turn {n}" for n in range(40)])
+    # three runs of up to 16 texts: the arena is handed back after the last
+    assert len(spy.runs) == 3 and [_shrinks(r) for r in spy.runs] == [False, False, True]
     embedder.embed_queries_sync(["what did I say?"])
-    assert len(spy.runs) == 3 and not _shrinks(spy.runs[-1])
+    assert len(spy.runs) == 4 and not _shrinks(spy.runs[-1])
 
 
 async def test_sentence_transformers_agrees_with_onnx(
