@@ -6,7 +6,7 @@ for the scale table of issue 18, read the same way.
 
 from pathlib import Path
 
-__all__ = ["anon_rss_mb", "dir_bytes", "peak_rss_mb", "rss_mb"]
+__all__ = ["anon_rss_mb", "dir_bytes", "file_rss_mb", "peak_rss_mb", "rss_mb"]
 
 _STATUS = Path("/proc/self/status")
 
@@ -37,6 +37,12 @@ def anon_rss_mb(status: Path = _STATUS) -> float | None:
     """Resident memory that only this process holds (``RssAnon``): what ``VmRSS`` counts
     less the pages of mapped files (a snapshot read through), which the kernel may drop."""
     return _status_mb("RssAnon", status)
+
+
+def file_rss_mb(status: Path = _STATUS) -> float | None:
+    """Resident memory of mapped files and shared pages (``VmRSS`` less ``RssAnon``)."""
+    total, anon = rss_mb(status), anon_rss_mb(status)
+    return None if total is None or anon is None else round(total - anon, 1)
 
 
 def dir_bytes(path: Path) -> int:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._data import DATA_HELP, load_corpus
-from benchmarks._footprint import anon_rss_mb, rss_mb
+from benchmarks._footprint import anon_rss_mb, file_rss_mb, rss_mb
 from benchmarks._stats import code_version, machine_info, progress, summarize
 
 __all__ = ["main", "split_by_phase"]
@@ -52,11 +52,6 @@ def split_by_phase(
 ) -> tuple[list[float], list[float]]:
     """(latencies while the retrain ran, latencies after): ``samples`` are (ms, ran)."""
     return [ms for ms, ran in samples if ran], [ms for ms, ran in samples if not ran]
-
-
-def _file_mb() -> float | None:
-    total, anon = rss_mb(), anon_rss_mb()
-    return None if total is None or anon is None else round(total - anon, 1)
 
 
 async def _main(args: argparse.Namespace) -> dict[str, Any]:
@@ -86,7 +81,7 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         "retrain_due": held.retrain is not None,
         "rss_after_open_mb": rss_mb(),
         "anon_after_open_mb": anon_rss_mb(),
-        "file_after_open_mb": _file_mb(),
+        "file_after_open_mb": file_rss_mb(),
     }
     progress(f"open {open_s:.1f} s, {held.size} rows, retrain due: {out['retrain_due']}")
     if held.retrain is None:
@@ -125,7 +120,7 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
             "peak_anon_mb_between_searches": round(peak_anon, 1),
             "rss_5s_after_mb": rss_mb(),
             "anon_5s_after_mb": anon_rss_mb(),
-            "file_5s_after_mb": _file_mb(),
+            "file_5s_after_mb": file_rss_mb(),
         }
     )
     began = time.perf_counter()

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._data import DATA_HELP, load_corpus
-from benchmarks._footprint import anon_rss_mb, rss_mb
+from benchmarks._footprint import anon_rss_mb, file_rss_mb
 from benchmarks._stats import code_version, machine_info, progress
 
 __all__ = ["conversations", "main"]
@@ -52,11 +52,10 @@ def conversations(turns: list[str], start: int, count: int) -> list[list[str]]:
 def _memory(index: Any, org: str) -> dict[str, Any]:
     from adapters.inprocess.footprint import footprint
 
-    total, anon = rss_mb(), anon_rss_mb()
     parts = footprint(index._orgs[org])
     return {
-        "anon_mb": anon,
-        "file_mb": None if total is None or anon is None else round(total - anon, 1),
+        "anon_mb": anon_rss_mb(),
+        "file_mb": file_rss_mb(),
         "index_estimate_mb": {k: round(v / 2**20, 1) for k, v in parts.items() if v >= 2**20},
     }
 

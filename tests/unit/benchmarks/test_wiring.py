@@ -1,5 +1,7 @@
 """The benchmarks open a store as ``tessera serve`` would for the index they time."""
 
+from pathlib import Path
+
 import pytest
 
 from benchmarks._data import Corpus
@@ -76,3 +78,12 @@ def test_write_memory_groups_the_turns_of_a_step_into_conversations() -> None:
     assert [len(c) for c in got] == [40, 40, 10]
     assert got[0][:6] == ["t45", "t46", "t47", "t48", "t49", "t0"]  # wraps around
     assert conversations(turns, 0, 0) == []
+
+
+def test_file_backed_memory_is_the_resident_memory_less_the_anonymous(tmp_path: Path) -> None:
+    from benchmarks._footprint import anon_rss_mb, file_rss_mb, rss_mb
+
+    status = tmp_path / "status"
+    status.write_text("VmRSS:\t  3072 kB\nRssAnon:\t  1024 kB\n", encoding="ascii")
+    assert (rss_mb(status), anon_rss_mb(status), file_rss_mb(status)) == (3.0, 1.0, 2.0)
+    assert file_rss_mb(tmp_path / "absent") is None  # not Linux: absent, not invented
