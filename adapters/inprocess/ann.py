@@ -78,11 +78,13 @@ import importlib
 import math
 import os
 import weakref
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from adapters.inprocess.episode_rows import EpisodeRows
 
 __all__ = [
     "EPISODE_ROWS",
@@ -468,11 +470,11 @@ def episode_rows(
     rows: np.ndarray,
     live: np.ndarray,
     source_codes: np.ndarray,
-    members: Mapping[int, list[tuple[int, int]]],
+    members: EpisodeRows,
 ) -> np.ndarray:
     """Every admitted row of the episodes ``rows`` belong to (the episode leg averages
     whole episodes; the graph only says which episodes to average)."""
     out: list[int] = []
     for code in np.unique(source_codes[rows]).tolist():
-        out.extend(row for _, row in members[code] if live[row])
+        out.extend(row for row in members.rows(code) if live[row])
     return np.asarray(sorted(out), dtype=np.int64)

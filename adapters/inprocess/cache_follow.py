@@ -117,5 +117,5 @@ def _replan(
         stats[1],
         totals.counts,
         moved_rows,
-        lambda code: [row for _, row in org.members[code]],
+        org.members.rows,
     )

@@ -23,8 +23,8 @@ if TYPE_CHECKING:  # the index imports this module when asked for its residency
 __all__ = ["footprint"]
 
 _SAMPLE = 256
-#: a list slot, a dict entry (key hash + pointers, at a typical load), a 2-tuple
-_SLOT, _DICT_ENTRY, _PAIR = 8, 80, 56
+#: a list slot, a dict entry (key hash + pointers, at a typical load)
+_SLOT, _DICT_ENTRY = 8, 80
 
 
 def _rows_sample(size: int) -> list[int]:
@@ -96,7 +96,9 @@ def footprint(org: "_OrgIndex") -> dict[str, int]:
         "texts": _text_bytes(org),
         "texts_mapped": org.texts.mapped_bytes(),
         "ids": int(size * (_SLOT + id_bytes + _DICT_ENTRY)),
-        "episodes": int(size * (_PAIR + _SLOT + 32) + len(org.source_ids) * (_DICT_ENTRY + 64)),
+        # each episode's rows as arrays (adapters.inprocess.episode_rows); its id (a
+        # string of ~64 bytes) in ``source_ids`` and ``source_code_of``
+        "episodes": org.members.nbytes + len(org.source_ids) * (_SLOT + _DICT_ENTRY + 64),
         "columns": sum(int(c.nbytes) for c in columns),
     }
     parts["total"] = sum(parts.values())

@@ -20,6 +20,7 @@ import numpy as np
 from adapters.inprocess import ann, cache_follow
 from adapters.inprocess import episode_postings as episodes
 from adapters.inprocess.bm25 import Bm25Postings
+from adapters.inprocess.episode_rows import EpisodeRows
 from adapters.inprocess.facets import FacetColumns
 from adapters.inprocess.graph_retrain import GraphRetrain
 from adapters.inprocess.query_cache import QueryCache
@@ -78,7 +79,7 @@ class _OrgIndex:
         self.source_codes = np.zeros(_INITIAL_ROWS, dtype=np.int64)
         self.source_ids: list[str] = []
         self.source_code_of: dict[str, int] = {}
-        self.members: dict[int, list[tuple[int, int]]] = {}
+        self.members = EpisodeRows()
         #: what the ranker reads of each row (the accelerator holds it so ranking
         #: candidates needs no store round trip); a restored index decodes them on demand
         self.texts = RowTexts()
@@ -170,7 +171,7 @@ class _OrgIndex:
                 self.source_ids.append(entry.source_id)
             self.source_codes[row] = code
             order = entry.turn_index if entry.turn_index is not None else -1
-            self.members.setdefault(code, []).append((order, row))
+            self.members.add(code, order, row)
             self.texts.append(
                 IndexedText(
                     chunk_id=entry.chunk_id,
@@ -187,7 +188,7 @@ class _OrgIndex:
         # an older source that gained a facet: a filter narrowing by it may now admit its
         # older rows too (rows of sources new with this write are all appended)
         for code in sorted(c for c in widened if c < sources_before):
-            replaced.extend(row for _, row in self.members[code] if row < start)
+            replaced.extend(row for row in self.members.rows(code) if row < start)
         self._follow(np.asarray(replaced, dtype=np.int64))
         self.extend_graph()
 
@@ -266,7 +267,7 @@ class _OrgIndex:
 
     def rows_of(self, source_id: str) -> list[int]:
         code = self.source_code_of.get(source_id)
-        return [] if code is None else [row for _, row in self.members[code]]
+        return [] if code is None else self.members.rows(code)
 
     def update(self, source_id: str, lifecycle: LifecycleState, recall: str) -> None:
         code = self.recall_code(recall)
@@ -571,7 +572,7 @@ class InProcessIndex:
             code = org.source_code_of.get(source_id)
             if code is None:
                 continue
-            rows = [row for _, row in sorted(org.members[code]) if live[row]]
+            rows = [row for row in org.members.in_turn_order(code) if live[row]]
             if rows:
                 out[source_id] = [org.ids[row] for row in rows]
         return out

@@ -47,6 +47,7 @@ from adapters.inprocess import episode_files
 from adapters.inprocess.ann import AnnPolicy
 from adapters.inprocess.bm25 import Bm25Postings
 from adapters.inprocess.checked_files import Checked, write_npy
+from adapters.inprocess.episode_rows import EpisodeRows
 from adapters.inprocess.facets import FacetColumns
 from adapters.inprocess.graph_file import (
     GRAPH_FILE,
@@ -113,7 +114,7 @@ class Frozen:
         self.scope_table = [(str(r.scope), r.scope_key, c) for r, c in org.scope_table.items()]
         self.source_ids = org.source_ids[: len(org.source_ids)]
         self.removed = sorted(org.removed)
-        self.members = list(org.members.items())
+        self.orders = org.members.orders(size)
         self.postings = org.lexical.parts()
         self.lengths = org.lexical.lengths(size)
         self.sources_with = {k: sorted(v) for k, v in org.facets.sources_with.items()}
@@ -201,13 +202,8 @@ def write_files(frozen: Frozen, folder: Path) -> dict[str, dict[str, int]]:
             out.write(record)
             text_offsets[row + 1] = out.size
         checks["texts.bin"] = {"bytes": out.size, "crc32": out.crc}
-    orders = np.full(size, -1, dtype=np.int64)
-    for _, members in frozen.members:
-        for order, row in list(members):
-            if row < size:
-                orders[row] = order
     columns = {name: _raw(a) for name, a in frozen.columns.items()}
-    columns["orders"] = _raw(orders)
+    columns["orders"] = _raw(frozen.orders)
     columns["lengths"] = _raw(np.asarray(frozen.lengths, dtype=np.int32))
     columns["offsets"] = _raw(np.asarray(offsets, dtype=np.int64))
     columns["text_offsets"] = _raw(text_offsets)
@@ -275,12 +271,7 @@ def read_index(
     org.source_codes = _column(state, "source_codes")
     org.source_ids = state.source_ids
     org.source_code_of = {sid: code for code, sid in enumerate(state.source_ids)}
-    members: dict[int, list[tuple[int, int]]] = {}
-    for row, (code, order) in enumerate(
-        zip(org.source_codes.tolist(), _column(state, "orders").tolist(), strict=True)
-    ):
-        members.setdefault(code, []).append((order, row))
-    org.members = members
+    org.members = EpisodeRows(org.source_codes, _column(state, "orders"))
     org.texts = RowTexts(read_blob(folder / "texts.bin"), _column(state, "text_offsets"))
     docs = np.load(folder / "postings_docs.npy", mmap_mode="r")
     tfs = np.load(folder / "postings_tfs.npy", mmap_mode="r")
