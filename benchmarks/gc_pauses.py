@@ -86,6 +86,7 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
     index = make_index("inprocess", store)
     services = make_services(store, index, make_embedder(), args.org)
     open_s = await time_open(services)
+    gc.unfreeze()  # the walked arm: the process as it was before servers froze their start
     policy = await authorized(services, await owner_key(services))
     for question in corpus.questions[:10]:  # warm: the query model, the filter caches
         await services.memory.search(
