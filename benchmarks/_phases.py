@@ -29,17 +29,10 @@ SEARCH_LIMIT = 10
 
 
 async def time_open(services: Services) -> float:
-    """Seconds for ``Services.open``: migrations check plus (for a derived index) the rebuild.
-
-    Then, untimed, what ``tessera serve`` does before it listens: the objects built so
-    far are frozen out of the collector's full walks (``entrypoints.startup_heap``)."""
-    from entrypoints.startup_heap import freeze_startup_objects
-
+    """Seconds for ``Services.open``: migrations check plus (for a derived index) the rebuild."""
     began = time.perf_counter()
     await services.open(Surface.API)
-    opened = time.perf_counter() - began
-    freeze_startup_objects()
-    return opened
+    return time.perf_counter() - began
 
 
 async def authorized(services: Services, key: str) -> MemoryPolicyContext:

@@ -1,26 +1,28 @@
-"""Full garbage collections inside searches, with the started service's objects frozen and not.
+"""Full garbage collections inside searches, with the service's startup objects frozen or not.
 
-    python -m benchmarks.gc_pauses --data-dir /path/copy-of-filled [--pairs 150]
+    python -m benchmarks.gc_pauses --data-dir COPY [--arm walked|frozen] [--pairs 150]
 
 CPython's cyclic collector walks every tracked container in a full
 collection. A service taking writes runs one every few hundred requests, on
 the event loop, inside whichever request it falls in. This opens a filled
-store as ``tessera serve`` does, then runs two arms one after the other, each
-of ``--pairs`` remembers (one LongMemEval turn) each followed by a timed
-search:
+store as ``tessera serve`` does, in one of two arms:
 
-- ``walked``: the objects built while starting are walked by every full
-  collection (the process as it was);
-- ``frozen``: after ``entrypoints.startup_heap.freeze_startup_objects``, what
-  ``tessera serve`` now calls before it listens.
+- ``walked``: as ``tessera serve`` runs: every full collection walks every
+  tracked object;
+- ``frozen``: the objects built before the open frozen out of the walks
+  (``gc.collect()`` then ``gc.freeze()``): a lever measured, not taken (RESULTS,
+  issue 18, "Full collections inside searches": frozen objects in a garbage
+  cycle are never collected, and one such cycle can hold an organisation's
+  index evicted later).
 
-For each arm: the tracked objects and a forced full collection's duration
-(median of three: what an automatic one costs), then the searches' wall
+Then ``--pairs`` remembers (one LongMemEval turn) each followed by a timed
+search. Reported: the tracked and frozen objects, a forced full collection's
+duration (median of three: what an automatic one costs), the searches' wall
 p50/p95/p99/max, and every automatic collection of the oldest generation that
 ran during the pairs (count, durations, how many fell inside a search).
 
-It writes to the store: run it on a copy, a fresh one each run. Prints one
-JSON object.
+COPY: a copy of a filled store (db/ and db.index/). It writes to the store: run
+each arm on a fresh copy. Prints one JSON object.
 """
 
 import argparse
@@ -43,7 +45,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--data-dir", type=Path, required=True, help="a copy: holds db/ and db.index/")
     p.add_argument("--org", default="bench")
     p.add_argument("--data", type=Path, help=DATA_HELP)
-    p.add_argument("--pairs", type=int, default=150, help="remember + search pairs per arm")
+    p.add_argument("--arm", choices=["walked", "frozen"], default="walked")
+    p.add_argument("--pairs", type=int, default=150, help="remember + search pairs")
     return p.parse_args(argv)
 
 
@@ -78,69 +81,61 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
     from benchmarks._wiring import make_embedder, make_index, make_services, make_store, owner_key
     from domain.scopes import SourceType
     from domain.visible_text import has_visible_text
-    from entrypoints.startup_heap import freeze_startup_objects
 
     corpus = load_corpus(args.data)
     turns = [t for t in corpus.turns if has_visible_text(t)]
     store = make_store(f"surrealkv://{args.data_dir / 'db'}", native_search=False)
     index = make_index("inprocess", store)
     services = make_services(store, index, make_embedder(), args.org)
+    if args.arm == "frozen":
+        gc.collect()
+        gc.freeze()
     open_s = await time_open(services)
-    gc.unfreeze()  # the walked arm: the process as it was before servers froze their start
     policy = await authorized(services, await owner_key(services))
     for question in corpus.questions[:10]:  # warm: the query model, the filter caches
         await services.memory.search(
             SearchRequest(org_id=args.org, query=question, limit=SEARCH_LIMIT), policy
         )
+    seen = _Collections()
+    searches: list[float] = []
+    inside = 0
     out: dict[str, Any] = {
         "benchmark": "gc_pauses",
         "machine": machine_info(),
         "code": code_version(),
+        "arm": args.arm,
         "open_s": round(open_s, 1),
         "rows_at_open": index._orgs[args.org].size,  # type: ignore[attr-defined]
-        "arms": {},
+        "tracked_objects": len(gc.get_objects()),
+        "frozen_objects": gc.get_freeze_count(),
+        "forced_full_collection_ms": _forced_full_ms(),
     }
-    used = 0
-    for arm in ("walked", "frozen"):
-        if arm == "frozen":
-            freeze_startup_objects()
-        figures: dict[str, Any] = {
-            "tracked_objects": len(gc.get_objects()),
-            "frozen_objects": gc.get_freeze_count(),
-            "forced_full_collection_ms": _forced_full_ms(),
-        }
-        seen = _Collections()
-        searches: list[float] = []
-        inside = 0
-        gc.callbacks.append(seen)
-        try:
-            for _ in range(args.pairs):
-                request = RememberRequest(
-                    org_id=args.org, content=turns[used % len(turns)], source_type=SourceType.TURN
-                )
-                await services.memory.remember(request, policy)
-                query = corpus.questions[10 + used % (len(corpus.questions) - 10)]
-                used += 1
-                before = len(seen.full_ms)
-                began = time.perf_counter()
-                await services.memory.search(
-                    SearchRequest(org_id=args.org, query=query, limit=SEARCH_LIMIT), policy
-                )
-                searches.append((time.perf_counter() - began) * 1000)
-                inside += len(seen.full_ms) > before
-        finally:
-            gc.callbacks.remove(seen)
-        figures["search"] = summarize(searches)
-        figures["automatic_full_collections"] = {
-            "count": len(seen.full_ms),
-            "ms": [round(ms, 1) for ms in seen.full_ms],
-            "inside_a_search": inside,
-        }
-        progress(f"{arm}: {figures}")
-        out["arms"][arm] = figures
+    gc.callbacks.append(seen)
+    try:
+        for used in range(args.pairs):
+            request = RememberRequest(
+                org_id=args.org, content=turns[used % len(turns)], source_type=SourceType.TURN
+            )
+            await services.memory.remember(request, policy)
+            query = corpus.questions[10 + used % (len(corpus.questions) - 10)]
+            before = len(seen.full_ms)
+            began = time.perf_counter()
+            await services.memory.search(
+                SearchRequest(org_id=args.org, query=query, limit=SEARCH_LIMIT), policy
+            )
+            searches.append((time.perf_counter() - began) * 1000)
+            inside += len(seen.full_ms) > before
+    finally:
+        gc.callbacks.remove(seen)
+    out["search"] = summarize(searches)
+    out["automatic_full_collections"] = {
+        "count": len(seen.full_ms),
+        "ms": [round(ms, 1) for ms in seen.full_ms],
+        "inside_a_search": inside,
+    }
+    progress(f"{args.arm}: {out['automatic_full_collections']}")
     await services.memory.lane.drain()
     await services.close()
-    gc.unfreeze()
     return out
 
 

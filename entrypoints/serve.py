@@ -23,7 +23,6 @@ from entrypoints.http.app import create_app
 from entrypoints.http.slow_log import SlowRequestLog
 from entrypoints.request_log import ACCESS_LOGGER, AUDIT_LOGGER, apply_request_log
 from entrypoints.settings import Settings
-from entrypoints.startup_heap import freeze_startup_objects
 
 __all__ = ["announce_owner_key", "serve"]
 
@@ -81,7 +80,6 @@ async def serve(settings: Settings) -> None:
         )
         apply_request_log(settings, ACCESS_LOGGER)  # uvicorn.Config set it up anew
         server = uvicorn.Server(config)
-        freeze_startup_objects()  # built to last: no full collection walks them again
         url = f"http://{settings.host}:{settings.port}"
         if settings.url_kind in {"surrealkv", "file"}:
             _write_server_file(settings, url)

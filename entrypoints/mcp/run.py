@@ -25,7 +25,6 @@ from entrypoints.backends import Credentials, choose_backend
 from entrypoints.headers import AGENT_HEADER, bearer_key
 from entrypoints.mcp.server import build_server
 from entrypoints.settings import Settings, SettingsError
-from entrypoints.startup_heap import freeze_startup_objects
 
 __all__ = ["MCP_PATH", "RequireBearer", "request_credentials", "serve_http", "serve_stdio"]
 
@@ -47,7 +46,6 @@ async def serve_stdio(settings: Settings) -> None:
     try:
         _log.info("Tessera MCP on stdio, %s", backend.description)
         server = build_server(backend, lambda _ctx: who)
-        freeze_startup_objects()  # built to last: no full collection walks them again
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
     finally:
@@ -159,7 +157,6 @@ async def serve_http(settings: Settings, host: str, port: int) -> None:
             log_level=settings.log_level.lower(),
             lifespan="on",
         )
-        freeze_startup_objects()  # built to last: no full collection walks them again
         _log.info("Tessera MCP on http://%s:%d%s, %s", host, port, MCP_PATH, backend.description)
         print(f"Tessera MCP: http://{host}:{port}{MCP_PATH}", file=sys.stderr, flush=True)
         await uvicorn.Server(config).serve()
