@@ -9,9 +9,10 @@ inside searches"), and they grow with the rows, where the rest does not.
 Arrays are not tracked, cost ~24 bytes a row instead of ~100, and a restore
 groups them with one sort instead of a Python loop over every row.
 
-Rows before ``base`` are grouped by episode code (one stable sort: each
-episode's rows in row order); rows added since sit in a dict of lists, folded
-into the arrays once they outnumber them (amortised like a list's growth).
+The rows known at the last grouping are grouped by episode code (one stable
+sort: each episode's rows in row order); rows added since sit in a dict of
+lists, folded into the arrays once they outnumber them (amortised like a
+list's growth: at 1M rows one fold sorts 2M codes, 0.2-0.4 s, once).
 """
 
 import numpy as np
