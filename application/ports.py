@@ -217,7 +217,19 @@ class MemoryStore(Protocol):
     async def scan_index_entries(
         self, org_id: str, after: str | None, limit: int
     ) -> list[IndexEntry]:
-        """Chunks in chunk-id order, strictly after ``after``: rebuilds a derived index."""
+        """Chunks in chunk-id order, strictly after ``after``, at most ``limit``.
+
+        A chunk-id cursor costs the embedded engine a scan from the table's start on
+        every page; a rebuild pages with ``scan_index_sources`` instead."""
+        ...
+
+    async def scan_index_sources(
+        self, org_id: str, after: str | None, limit: int
+    ) -> list[IndexEntry]:
+        """The chunks of whole sources, strictly after the source id ``after``, in
+        source-id order (a source's own in chunk-id order): sources are added until the
+        page holds ``limit`` chunks or more, so it may hold more by one source's chunks.
+        What rebuilds a derived index: the next page starts after its last source."""
         ...
 
     async def change_position(self, org_id: str) -> ChangePosition:

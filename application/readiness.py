@@ -75,14 +75,14 @@ class OrgReadiness:
         position = await self._store.change_position(org_id) if self.snapshots else None
         total = await self._store.count_chunks(org_id)
         done = 0
-        after: str | None = None
+        after: str | None = None  # the last source read: pages hold whole sources
         while True:
-            batch = await self._store.scan_index_entries(org_id, after, _REBUILD_BATCH)
+            batch = await self._store.scan_index_sources(org_id, after, _REBUILD_BATCH)
             if not batch:
                 break
             await self._index.add(org_id, batch)
             done += len(batch)
-            after = batch[-1].chunk_id
+            after = batch[-1].source_id
             if total >= 10 * _REBUILD_BATCH:
                 _log.info(
                     "rebuilding %s index for %s: %d/%d chunks",

@@ -283,6 +283,44 @@ class MemoryStoreContract(
         assert await store.scan_index_entries(ORG_A, "c10", 5) == []
         assert await store.scan_index_entries(ORG_A, None, 0) == []
 
+    async def test_source_scan_pages_whole_sources_in_source_id_order(
+        self, store: MemoryStore
+    ) -> None:
+        await store.prepare(ORG_A, SPACE)
+        layout = {  # source ids not in the chunks' order, and one source longer than a page
+            "s3": ["c01", "c08"],
+            "s1": ["c07", "c02", "c10", "c05"],
+            "s4": ["c03"],
+            "s2": ["c09", "c04", "c06", "c11", "c12"],
+        }
+        saved = {}
+        for source_id, chunk_ids in layout.items():
+            source, chunks = memory(source_id, ORG_A, chunk_ids)
+            await store.save_memory(source, chunks)
+            saved.update({e.chunk.chunk_id: e for e in chunks})
+
+        pages, after = [], None
+        while page := await store.scan_index_sources(ORG_A, after, 3):
+            pages.append([(e.source_id, e.chunk_id) for e in page])
+            for entry in page:
+                want = saved[entry.chunk_id]
+                assert entry.source_id == want.chunk.source_id
+                assert entry.text == want.chunk.text
+                assert entry.vector is not None
+                assert_vectors(entry.vector, want.vector)
+            after = page[-1].source_id
+        # whole sources, at least a page's worth each (but the last), none twice
+        assert pages == [
+            [("s1", "c02"), ("s1", "c05"), ("s1", "c07"), ("s1", "c10")],
+            [("s2", c) for c in ("c04", "c06", "c09", "c11", "c12")],
+            [("s3", "c01"), ("s3", "c08"), ("s4", "c03")],
+        ]
+        two = await store.scan_index_sources(ORG_A, "s2x", 1)  # after an id never stored
+        assert [(e.source_id, e.chunk_id) for e in two] == [("s3", "c01"), ("s3", "c08")]
+        assert await store.scan_index_sources(ORG_A, "s4", 5) == []
+        assert await store.scan_index_sources(ORG_A, None, 0) == []
+        assert await store.scan_index_sources("org-never", None, 5) == []
+
     async def test_embedding_cache_is_per_model_and_hash(self, store: MemoryStore) -> None:
         await store.prepare(ORG_A, SPACE)
         assert await store.cached_embeddings(ORG_A, SPACE.model, ["h1"]) == {}

@@ -40,12 +40,5 @@ class InMemoryChangeLog:
             return []
         wanted = set(source_ids)
         return [
-            IndexEntry.of_chunk(
-                org.chunks[cid],
-                list(org.vectors[cid]) if cid in org.vectors else None,
-                org.recall[cid],
-                org.sources.get(org.chunks[cid].source_id),
-            )
-            for cid in org.chunk_order
-            if org.chunks[cid].source_id in wanted
+            org.index_entry(cid) for cid in org.chunk_order if org.chunks[cid].source_id in wanted
         ]

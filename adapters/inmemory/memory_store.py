@@ -278,15 +278,23 @@ class InMemoryMemoryStore(InMemoryEmbeddingQueue, InMemoryChangeLog, InMemoryVec
         if org is None or limit < 1:
             return []
         start = 0 if after is None else bisect.bisect_right(org.chunk_order, after)
-        return [
-            IndexEntry.of_chunk(
-                org.chunks[cid],
-                list(org.vectors[cid]) if cid in org.vectors else None,
-                org.recall[cid],
-                org.sources.get(org.chunks[cid].source_id),
-            )
-            for cid in org.chunk_order[start : start + limit]
-        ]
+        return [org.index_entry(cid) for cid in org.chunk_order[start : start + limit]]
+
+    async def scan_index_sources(
+        self, org_id: str, after: str | None, limit: int
+    ) -> list[IndexEntry]:
+        org = self._orgs.get(org_id)
+        if org is None or limit < 1:
+            return []
+        by_source: dict[str, list[str]] = {}
+        for cid in org.chunk_order:
+            by_source.setdefault(org.chunks[cid].source_id, []).append(cid)
+        entries: list[IndexEntry] = []
+        for source_id in sorted(s for s in by_source if after is None or s > after):
+            entries.extend(org.index_entry(cid) for cid in by_source[source_id])
+            if len(entries) >= limit:
+                break
+        return entries
 
     async def cached_embeddings(
         self, org_id: str, model: str, hashes: Sequence[str]

@@ -3,7 +3,7 @@
 import uuid
 from collections.abc import Iterable
 
-from application.records import EmbeddingSpace, Vector
+from application.records import EmbeddingSpace, IndexEntry, Vector
 from domain.models import Chunk, Source
 
 __all__ = ["OrgMemory"]
@@ -41,6 +41,17 @@ class OrgMemory:
         self.sequence += 1
         for source_id in stamped:
             self.changed_at[source_id] = self.sequence
+
+    def index_entry(self, chunk_id: str) -> IndexEntry:
+        """What a derived index holds of this chunk (its current vector, recall, facets)."""
+        chunk = self.chunks[chunk_id]
+        vector = self.vectors.get(chunk_id)
+        return IndexEntry.of_chunk(
+            chunk,
+            None if vector is None else list(vector),
+            self.recall[chunk_id],
+            self.sources.get(chunk.source_id),
+        )
 
     def forget_chunk(self, chunk_id: str) -> None:
         del self.chunks[chunk_id], self.recall[chunk_id]

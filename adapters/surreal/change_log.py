@@ -31,7 +31,6 @@ _CHANGED = (
     "SELECT meta::id(id) AS id, changed FROM source WHERE changed > $after "
     "ORDER BY changed, id LIMIT $limit;"
 )
-_ENTRIES = f"SELECT {codec.ENTRY_FIELDS} FROM chunk WHERE source_id = $source ORDER BY id;"  # noqa: S608
 
 
 def stamped(source_ids: Sequence[str]) -> dict[str, Any]:
@@ -81,7 +80,9 @@ class SurrealChangeLog:
         # one statement per source: each reads the chunk_source index, not the table
         results = await self._conn.query(
             namespace,
-            "\n".join(_ENTRIES.replace("$source", f"$s{n}") for n in range(len(wanted))),
+            "\n".join(
+                codec.ENTRIES_OF_SOURCE.replace("$source", f"$s{n}") for n in range(len(wanted))
+            ),
             {f"s{n}": sid for n, sid in enumerate(wanted)},
             operation="reading index entries of sources",
         )

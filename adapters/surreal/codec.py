@@ -41,6 +41,7 @@ from domain.search_filters import source_facets
 
 __all__ = [
     "CHUNK_FIELDS",
+    "ENTRIES_OF_SOURCE",
     "ENTRY_FIELDS",
     "LIFECYCLE_FIELDS",
     "SOURCE_FIELDS",
@@ -78,6 +79,9 @@ ENTRY_FIELDS = (
     # the source's type and metadata: the chunk's search-filter facets
     "type::record('source', source_id).{source_type, metadata} AS src"
 )
+
+#: one source's index entries, through the ``chunk_source`` index
+ENTRIES_OF_SOURCE = f"SELECT {ENTRY_FIELDS} FROM chunk WHERE source_id = $source ORDER BY id;"  # noqa: S608
 
 _metadata_encoder = msgspec.json.Encoder()
 _metadata_decoder = msgspec.json.Decoder(dict[str, MetadataValue])

@@ -30,6 +30,13 @@ _SCAN_AFTER = (
     f"SELECT {codec.ENTRY_FIELDS} FROM chunk WHERE id > $after "  # noqa: S608
     "ORDER BY id LIMIT $limit;"
 )
+# pages by the chunk_source index: each page seeks to its first key, where a chunk-id
+# cursor (_SCAN_AFTER) made the engine walk the table from its start on every page, which
+# made a rebuild quadratic in the chunks (RESULTS, issue 18, eleventh session)
+_SCAN_SOURCES = (
+    f"SELECT {codec.ENTRY_FIELDS} FROM chunk WHERE source_id > $after "  # noqa: S608
+    "ORDER BY source_id LIMIT $limit;"
+)
 _LIST_FIRST = f"SELECT {codec.SOURCE_FIELDS} FROM source ORDER BY id LIMIT $limit;"  # noqa: S608
 _LIST_AFTER = (
     f"SELECT {codec.SOURCE_FIELDS} FROM source WHERE id > $after "  # noqa: S608
@@ -260,6 +267,34 @@ class SurrealMemoryReads(SurrealStoreBase):
             operation="scanning chunks",
         )
         return [codec.entry_from_row(row) for row in rows or []]
+
+    async def scan_index_sources(
+        self, org_id: str, after: str | None, limit: int
+    ) -> list[IndexEntry]:
+        if limit < 1:
+            return []
+        namespace = await self._readable(org_id)
+        if namespace is None:
+            return []
+        (rows,) = await self._conn.query(
+            namespace,
+            _SCAN_SOURCES,
+            {"after": after or "", "limit": int(limit)},  # every source id is non-empty
+            operation="scanning chunks by source",
+        )
+        entries = [codec.entry_from_row(row) for row in rows or []]
+        if len(entries) >= limit:  # the page may have cut its last source short
+            last = entries[-1].source_id
+            (rest,) = await self._conn.query(
+                namespace,
+                codec.ENTRIES_OF_SOURCE,
+                {"source": last},
+                operation="scanning chunks by source",
+            )
+            entries = [e for e in entries if e.source_id != last]
+            entries.extend(codec.entry_from_row(row) for row in rest or [])
+        entries.sort(key=lambda e: (e.source_id, e.chunk_id))
+        return entries
 
     async def cached_embeddings(
         self, org_id: str, model: str, hashes: Sequence[str]
