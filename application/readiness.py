@@ -17,6 +17,7 @@ from application.idle_eviction import IdleEviction
 from application.index_residency import EvictableIndex
 from application.index_snapshots import SnapshottingIndex
 from application.ports import Embedder, MemoryStore, RetrievalIndex
+from application.records import IndexEntry
 from application.snapshot_keeper import SnapshotKeeper
 
 __all__ = ["OrgReadiness"]
@@ -75,25 +76,34 @@ class OrgReadiness:
         position = await self._store.change_position(org_id) if self.snapshots else None
         total = await self._store.count_chunks(org_id)
         done = 0
-        after: str | None = None  # the last source read: pages hold whole sources
-        while True:
-            batch = await self._store.scan_index_sources(org_id, after, _REBUILD_BATCH)
-            if not batch:
-                break
-            await self._index.add(org_id, batch)
-            done += len(batch)
-            after = batch[-1].source_id
-            if total >= 10 * _REBUILD_BATCH:
-                _log.info(
-                    "rebuilding %s index for %s: %d/%d chunks",
-                    self._index.name,
-                    org_id,
-                    done,
-                    total,
-                )
+        read = self._read_page(org_id, None)
+        try:
+            while batch := await read:
+                # the engine reads the next page (on its own threads) while this one is
+                # indexed on the loop: the rebuild costs the larger of the two, not the sum
+                read = self._read_page(org_id, batch[-1].source_id)
+                await asyncio.sleep(0)  # the read reaches the engine before indexing holds the loop
+                await self._index.add(org_id, batch)
+                done += len(batch)
+                if total >= 10 * _REBUILD_BATCH:
+                    _log.info(
+                        "rebuilding %s index for %s: %d/%d chunks",
+                        self._index.name,
+                        org_id,
+                        done,
+                        total,
+                    )
+        finally:
+            if not read.done():  # indexing failed: the read ahead is not wanted
+                read.cancel()
+                await asyncio.gather(read, return_exceptions=True)
         await self._index.mark_ready(org_id)
         if self.snapshots is not None:
             await self.snapshots.rebuilt(org_id, position or ChangePosition())
+
+    def _read_page(self, org_id: str, after: str | None) -> asyncio.Task[list[IndexEntry]]:
+        """The next page of whole sources (pages after the last source read)."""
+        return asyncio.create_task(self._store.scan_index_sources(org_id, after, _REBUILD_BATCH))
 
     async def switch(self, org_ids: Sequence[str], flip: Callable[[], None]) -> None:
         """The store now serves another embedding model for ``org_ids``: call ``flip`` (the
