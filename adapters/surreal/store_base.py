@@ -53,6 +53,8 @@ class SurrealStoreBase:
         self._conn = SurrealConnection(url, username=username, password=password)
         self._checkpoint_every = checkpoint_every
         self._written_since_checkpoint = 0
+        #: chunks a rebuild's scan has read since the engine was last reopened
+        self._scanned_since_release = 0
         self.native_search = native_search
         #: organisations known to exist in this store, with their embedding space
         self._spaces: dict[str, EmbeddingSpace] = {}
