@@ -259,54 +259,52 @@ class SurrealMemoryReads(SurrealStoreBase):
     async def scan_index_entries(
         self, org_id: str, after: str | None, limit: int
     ) -> list[IndexEntry]:
-        if limit < 1:
-            return []
-        namespace = await self._readable(org_id)
-        if namespace is None:
-            return []
-        (rows,) = await self._conn.query(
-            namespace,
+        _, entries = await self._scan(
+            org_id,
+            limit,
             _SCAN_FIRST if after is None else _SCAN_AFTER,
             {"limit": int(limit)}
             if after is None
             else {"after": RecordID("chunk", after), "limit": int(limit)},
-            operation="scanning chunks",
         )
-        return [codec.entry_from_row(row) for row in rows or []]
+        return entries
 
     async def scan_index_sources(
         self, org_id: str, after: str | None, limit: int
     ) -> list[IndexEntry]:
-        if limit < 1:
-            return []
-        namespace = await self._readable(org_id)
-        if namespace is None:
-            return []
-        (rows,) = await self._conn.query(
-            namespace,
+        namespace, entries = await self._scan(
+            org_id,
+            limit,
             _SCAN_SOURCES,
             {"after": after or "", "limit": int(limit)},  # every source id is non-empty
-            operation="scanning chunks by source",
         )
-        entries = [codec.entry_from_row(row) for row in rows or []]
-        if len(entries) >= limit:  # the page may have cut its last source short
+        if namespace is not None and len(entries) >= limit:
+            # the page may have cut its last source short: that source is read whole
             last = entries[-1].source_id
-            (rest,) = await self._conn.query(
-                namespace,
-                codec.ENTRIES_OF_SOURCE,
-                {"source": last},
-                operation="scanning chunks by source",
-            )
-            entries = [e for e in entries if e.source_id != last]
-            entries.extend(codec.entry_from_row(row) for row in rest or [])
+            _, whole = await self._scan(org_id, limit, codec.ENTRIES_OF_SOURCE, {"source": last})
+            entries = [e for e in entries if e.source_id != last] + whole
         entries.sort(key=lambda e: (e.source_id, e.chunk_id))
-        self._scanned_since_release += len(entries)
+        await self._scanned(len(entries))
+        return entries
+
+    async def _scan(
+        self, org_id: str, limit: int, sql: str, variables: dict[str, Any]
+    ) -> tuple[str | None, list[IndexEntry]]:
+        """The index entries one query reads, and the namespace read (None: none to read)."""
+        namespace = await self._readable(org_id) if limit >= 1 else None
+        if namespace is None:
+            return None, []
+        (rows,) = await self._conn.query(namespace, sql, variables, operation="scanning chunks")
+        return namespace, [codec.entry_from_row(row) for row in rows or []]
+
+    async def _scanned(self, chunks: int) -> None:
+        """Give the engine's read memory back once a scan has read enough chunks."""
+        self._scanned_since_release += chunks
         if self._scanned_since_release >= RELEASE_SCANNED_EVERY:
             self._scanned_since_release = 0
             await self._conn.release_read_memory()
             # the C allocator keeps what the engine freed until trimmed (~60 ms at 1M rows)
             await asyncio.to_thread(release_freed_memory)
-        return entries
 
     async def cached_embeddings(
         self, org_id: str, model: str, hashes: Sequence[str]
