@@ -29,8 +29,6 @@ from disk"). A server (``ws://``) is compacted by its operator, not here.
 """
 
 import contextlib
-import ctypes
-import ctypes.util
 import os
 import shutil
 import time
@@ -42,6 +40,7 @@ from surrealdb import AsyncSurreal
 from surrealdb.errors import SurrealError
 
 from adapters.surreal.connection import SurrealConnection
+from adapters.surreal.heap import libc, release_freed_memory
 from adapters.surreal.rewrite import copy_live_data
 from domain.errors import UpstreamError
 from domain.reasons import ReasonCode
@@ -75,28 +74,9 @@ def directory_bytes(path: str | Path) -> int:
     return total
 
 
-def _libc() -> Any:
-    name = ctypes.util.find_library("c")
-    return ctypes.CDLL(name, use_errno=True) if name else None
-
-
-def release_freed_memory() -> bool:
-    """Hand memory the closed engine freed back to the OS (glibc ``malloc_trim``).
-
-    Why: the engine frees through the C allocator, which keeps freed pages in
-    its arenas; measured on mem://, a rewrite freed ~38 MiB that only showed
-    in RSS after a trim. False where the C library has no ``malloc_trim``.
-    """
-    trim = getattr(_libc(), "malloc_trim", None)
-    if trim is None:
-        return False
-    trim(0)
-    return True
-
-
 def _exchange(a: Path, b: Path) -> None:
     """Swap two directories: atomically with renameat2, else by two renames."""
-    renameat2 = getattr(_libc(), "renameat2", None)
+    renameat2 = getattr(libc(), "renameat2", None)
     if renameat2 is not None:
         done = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
         if done == 0:

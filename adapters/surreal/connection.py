@@ -25,6 +25,7 @@ from typing import Any
 from surrealdb import AsyncSurreal
 from surrealdb.errors import SurrealError, TransportError, UnsupportedEngineError
 
+from adapters.surreal.heap import anon_rss_bytes, release_freed_memory
 from adapters.surreal.permissions import make_owner_only
 from domain.errors import StoreUnavailableError, TesseraError, UpstreamError
 from domain.reasons import ReasonCode
@@ -38,6 +39,12 @@ _IDENTIFIER = re.compile(r"[a-z][a-z0-9_]{0,63}\Z")
 _EMBEDDED = frozenset({"mem", "memory", "surrealkv", "surrealkv+versioned", "file", "rocksdb"})
 _ON_DISK = frozenset({"surrealkv", "surrealkv+versioned", "file", "rocksdb"})
 _log = logging.getLogger("tessera.store")
+#: the embedded engine keeps ~10 KB for every record read until it is reopened; at 1M
+#: chunks a search leaves ~0.65 MB (RESULTS, issue 18, eleventh session). Past this much
+#: growth of the process the engine is reopened: a stall of well under a second
+RELEASE_AFTER_GROWTH = 512 * 1024 * 1024
+#: reads between two looks at the process's memory (one read of /proc/self/status)
+_CHECK_EVERY = 64
 
 
 def url_kind(url: str) -> str:
@@ -57,8 +64,17 @@ class SurrealConnection:
     """Opens lazily (or on ``open()``), serialising the first connect behind a lock."""
 
     def __init__(
-        self, url: str, *, username: str | None = None, password: str | None = None
+        self,
+        url: str,
+        *,
+        username: str | None = None,
+        password: str | None = None,
+        release_after_growth: int | None = RELEASE_AFTER_GROWTH,
+        memory_probe: Callable[[], int | None] = anon_rss_bytes,
     ) -> None:
+        """``release_after_growth``: reopen an on-disk embedded engine once the process's
+        anonymous memory has grown by this many bytes since the last time (None: never);
+        see ``release_read_memory``. ``memory_probe``: that memory now, in bytes."""
         self._url = url
         self._username = username
         self._password = password
@@ -86,6 +102,12 @@ class SurrealConnection:
         self.checkpoints = 0
         #: queries sent so far, each one round trip to the engine (a benchmark counts them)
         self.round_trips = 0
+        self._release_after = release_after_growth
+        self._memory_probe = memory_probe
+        #: the memory after the last release (or the first look); reads counted since a look
+        self._memory_floor: int | None = None
+        self._reads_unchecked = 0
+        self._releasing: asyncio.Task[None] | None = None
 
     @property
     def url_kind(self) -> str:
@@ -181,7 +203,39 @@ class SurrealConnection:
             # Writes take turns behind one lock; under heavy reads each turn was slowed by
             # dozens of reads in the engine, and writes queued for seconds (issue 14).
             await self._no_writers.wait()
-        return await self._query(namespace, sql, variables, operation=operation)
+        results = await self._query(namespace, sql, variables, operation=operation)
+        self._read_done()
+        return results
+
+    def _read_done(self) -> None:
+        """Every ``_CHECK_EVERY`` reads, look at the process's memory; past the allowed
+        growth, reopen the engine in the background (``release_read_memory``)."""
+        if self._release_after is None or self.url_kind not in _ON_DISK:
+            return
+        self._reads_unchecked += 1
+        if self._reads_unchecked < _CHECK_EVERY:
+            return
+        self._reads_unchecked = 0
+        now = self._memory_probe()
+        if now is None:
+            return
+        if self._memory_floor is None or now < self._memory_floor:
+            self._memory_floor = now
+            return
+        if now - self._memory_floor >= self._release_after and self._releasing is None:
+            self._releasing = asyncio.get_running_loop().create_task(self._release_grown())
+
+    async def _release_grown(self) -> None:
+        try:
+            await self.release_read_memory()
+            await asyncio.to_thread(release_freed_memory)
+        except Exception:  # the next query reopens the URL; a failed release costs memory only
+            _log.exception("the store's read memory could not be released")
+        finally:
+            # what stays is the index's, Python's or the model's: the next release waits
+            # for as much growth again, so one that frees nothing is not repeated at once
+            self._memory_floor = self._memory_probe()
+            self._releasing = None
 
     async def checkpoint(self) -> None:
         """Reopen an on-disk embedded engine so that it flushes its write-ahead log.
@@ -300,6 +354,8 @@ class SurrealConnection:
 
     async def close(self) -> None:
         self._closed = True
+        if self._releasing is not None:  # it reopens the engine: let it end first
+            await asyncio.gather(self._releasing, return_exceptions=True)
         db, self._db = self._db, None
         if db is not None:
             await db.close()

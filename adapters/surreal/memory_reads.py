@@ -13,7 +13,7 @@ from typing import Any
 from surrealdb import RecordID
 
 from adapters.surreal import codec, corrections
-from adapters.surreal.compaction import release_freed_memory
+from adapters.surreal.heap import release_freed_memory
 from adapters.surreal.store_base import SurrealStoreBase
 from application.records import IndexEntry, SourceLifecycle, SourceState, Vector
 from domain.models import Chunk, Source
