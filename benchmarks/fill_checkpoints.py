@@ -109,10 +109,11 @@ async def _fill(args: argparse.Namespace) -> dict[str, object]:
     async def reopen(old: MemoryStore) -> MemoryStore:
         nonlocal reopened
         reopened += 1
-        if reopened * step in args.checkpoint:
+        checkpoint = reopened * step in args.checkpoint
+        if checkpoint:
             await leave_snapshot(index, old, embedder.space)
         await old.close()
-        if reopened * step in args.checkpoint:
+        if checkpoint:
             began = time.perf_counter()
             dest = copy_name(args.data_dir, reopened * step)
             shutil.copytree(args.data_dir, dest)

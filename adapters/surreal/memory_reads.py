@@ -6,14 +6,12 @@ variable. A read never decodes more than it returns: the lifecycle reads and
 the redaction match select no text.
 """
 
-import asyncio
 from collections.abc import Sequence
 from typing import Any
 
 from surrealdb import RecordID
 
 from adapters.surreal import codec, corrections
-from adapters.surreal.heap import release_freed_memory
 from adapters.surreal.store_base import SurrealStoreBase
 from application.records import IndexEntry, SourceLifecycle, SourceState, Vector
 from domain.models import Chunk, Source
@@ -303,8 +301,6 @@ class SurrealMemoryReads(SurrealStoreBase):
         if self._scanned_since_release >= RELEASE_SCANNED_EVERY:
             self._scanned_since_release = 0
             await self._conn.release_read_memory()
-            # the C allocator keeps what the engine freed until trimmed (~60 ms at 1M rows)
-            await asyncio.to_thread(release_freed_memory)
 
     async def cached_embeddings(
         self, org_id: str, model: str, hashes: Sequence[str]
