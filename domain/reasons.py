@@ -73,6 +73,14 @@ class ReasonCode(StrEnum):
     JOB_POLICY_CONTEXT_STALE = "job_policy_context_stale"
     INSUFFICIENT_ROLE = "insufficient_role"
     ADMIN_REQUIRED = "admin_required"
+    #: the organisation's owner role, an owner's key: only the organisation's owners
+    ORG_OWNER_REQUIRED = "org_owner_required"
+    #: a space's ownership changes only by its owners (or the organisation's owners)
+    SPACE_OWNER_REQUIRED = "space_owner_required"
+    #: keys are minted only for oneself, one's own agents, or a new user's first key
+    KEY_NOT_YOURS = "key_not_yours"
+    #: a delegation is granted only by the user the agent acts for
+    DELEGATION_NOT_YOURS = "delegation_not_yours"
     SOURCE_MARKED_WRONG = "source_marked_wrong"
     SENSITIVE_SOURCE = "sensitive_source"
     #: a superseded source is recalled only beside a replacement the reader may read too

@@ -52,8 +52,9 @@ def add_admin_parser(sub: Any) -> None:
     agent_create.add_argument(
         "--delegation-days",
         type=int,
-        default=30,
-        help="delegation from the user to the agent (0: none; default 30)",
+        default=0,
+        help="let the agent act on the user's memory for N days: only that user may give "
+        "it, with their own key (default 0: no delegation)",
     )
 
     key = nouns.add_parser("key").add_subparsers(dest="verb", required=True)
@@ -75,6 +76,7 @@ def add_admin_parser(sub: Any) -> None:
     space_create.add_argument("--key", dest="scope_key")
     space_create.add_argument("--name")
     space_create.add_argument("--enable-writes", action="store_true")
+    space_create.add_argument("--owner", help="the user who owns the space (default: you)")
     member = space.add_parser("add-member", help="add a member to a space, or change its role")
     member.add_argument("space_id")
     member.add_argument("--org")
@@ -128,7 +130,7 @@ async def _call(backend: Backend, args: argparse.Namespace) -> Any:
         return await backend.call("GET", "/api/admin/keys", params=_org_params(args))
     if verb == "create":
         body = {"scope": args.scope, "writes_enabled": args.enable_writes}
-        for field in ("scope_key", "name"):
+        for field in ("scope_key", "name", "owner"):
             if getattr(args, field):
                 body[field] = getattr(args, field)
         return await backend.call("POST", "/api/admin/spaces", _with_org(body, args))

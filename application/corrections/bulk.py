@@ -14,11 +14,11 @@ import msgspec
 from application.corrections.base import CorrectionUseCase
 from application.corrections.commands import CorrectionRequest
 from application.corrections.planning import corrected
-from application.trust.guard import require_org
+from application.trust.guard import correct_decision, require_org
 from domain.errors import InvalidInputError
 from domain.lifecycle import CorrectionAction, plan
 from domain.models import Source
-from domain.policy import MemoryPolicyContext, authorize_correct, authorize_read, recall_owners
+from domain.policy import MemoryPolicyContext, authorize_read, recall_owners
 from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope, ScopeRef
 
@@ -95,7 +95,7 @@ class BulkDelete(CorrectionUseCase):
                 if not selector.matches(ctx, source):
                     continue
                 ref = ScopeRef(source.scope, source.scope_key)
-                may = authorize_read(ctx, ref).allowed and authorize_correct(ctx, ref).allowed
+                may = authorize_read(ctx, ref).allowed and correct_decision(ctx, source).allowed
                 if may and plan(CorrectionAction.DELETE, source.lifecycle).allowed:
                     chosen.append(source)
                 else:

@@ -15,12 +15,12 @@ import msgspec
 
 from application.ports import MemoryStore
 from application.trust.audit import AuditTrail
-from application.trust.guard import require_org
+from application.trust.guard import correct_decision, require_org
 from application.trust.source_lifecycle import history_for, inspect_exposure, is_owner
 from domain.errors import InvalidInputError
 from domain.lifecycle import Exposure, Mark
 from domain.models import CorrectionRecord, MetadataValue, Source
-from domain.policy import MemoryPolicyContext, authorize_correct, authorize_read
+from domain.policy import MemoryPolicyContext, authorize_read
 from domain.reasons import ReasonCode
 from domain.scopes import LifecycleState, MemoryScope, ScopeRef, SourceType
 
@@ -66,7 +66,7 @@ class Exporter:
         ref = ScopeRef(source.scope, source.scope_key)
         if not authorize_read(ctx, ref).allowed:
             return None
-        may_correct = authorize_correct(ctx, ref).allowed
+        may_correct = correct_decision(ctx, source).allowed
         shown = inspect_exposure(ctx, source, may_correct)
         if shown is Exposure.NOTHING:
             return None

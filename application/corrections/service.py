@@ -11,11 +11,12 @@ from application.corrections.base import CorrectionUseCase
 from application.corrections.commands import CorrectionRequest
 from application.corrections.planning import corrected, drops_text, impact
 from application.corrections.results import CorrectionApplied, CorrectionPreview
-from application.trust.guard import denied, may_read, require_org
+from application.trust.guard import correct_decision, denied, may_read, require_org
+from application.trust.source_lifecycle import inspect_exposure
 from domain.errors import ConflictError, NotFoundError, TesseraError
-from domain.lifecycle import Transition, plan
+from domain.lifecycle import Exposure, Transition, plan
 from domain.models import Source
-from domain.policy import MemoryPolicyContext, authorize_correct, authorize_read
+from domain.policy import MemoryPolicyContext, authorize_read
 from domain.reasons import ReasonCode
 from domain.scopes import LifecycleState, ScopeRef
 
@@ -38,9 +39,12 @@ class CorrectionService(CorrectionUseCase):
             self._audit.note(ctx, action, reason=ReasonCode.NOT_FOUND, ids=[source_id])
             raise NotFoundError(ReasonCode.NOT_FOUND, f"no source with id {source_id!r}")
         ref = ScopeRef(source.scope, source.scope_key)
-        for decision in (authorize_read(ctx, ref), authorize_correct(ctx, ref)):
+        for decision in (authorize_read(ctx, ref), correct_decision(ctx, source)):
             if not decision.allowed:
                 self._audit.note(ctx, action, decision, ids=[source_id])
+                if inspect_exposure(ctx, source, may_correct=False) is Exposure.NOTHING:
+                    # as inspect answers: others learn nothing of a source they cannot see
+                    raise NotFoundError(ReasonCode.NOT_FOUND, f"no source with id {source_id!r}")
                 raise denied(decision, "correcting a source")
         return source
 

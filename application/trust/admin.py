@@ -16,9 +16,22 @@ from application.trust.records import (
 from domain.errors import InvalidInputError, NotFoundError, PolicyDeniedError
 from domain.models import PrincipalKind
 from domain.policy import OrgRole, Surface
+from domain.policy.administration import (
+    Subject,
+    may_create_agent,
+    may_create_user,
+    may_delegate,
+    may_mint_key,
+    may_revoke_key,
+)
 from domain.reasons import ReasonCode
 
 __all__ = ["ControlService"]
+
+_DELEGATE_HINT = (
+    "only the user an agent acts for may delegate to it: that user creates the agent with "
+    "their own key, or create it with no delegation (--delegation-days 0)"
+)
 
 
 class ControlService(AdminBase):
@@ -57,13 +70,49 @@ class ControlService(AdminBase):
         org_role: OrgRole = OrgRole.MEMBER,
         delegation_days: int = 0,
     ) -> PrincipalRecord:
-        """A user, or (with ``acting_for``) an agent with an optional delegation from its user."""
-        self._require_admin(admin, org_id)
+        """A user, or (with ``acting_for``) an agent with an optional delegation from its user.
+
+        Admins add users; only an owner adds an owner. A user may add agents for
+        themselves; the delegation (``delegation_days``) is the user's own to give.
+        """
+        actor = self.administrator(admin)
         user = None if acting_for is None else await self.principal(org_id, acting_for)
+        if user is None:
+            self._require(
+                may_create_user(actor, org_id, org_role),
+                admin,
+                org_id,
+                "admin.user.create",
+                [],
+                surface,
+                "adding a user needs an admin of the organisation, and an owner needs an owner",
+            )
+        else:
+            self._require(
+                may_create_agent(actor, await self.subject(user)),
+                admin,
+                org_id,
+                "admin.agent.create",
+                [user.principal_id],
+                surface,
+                "an agent is created by its user or an admin of the organisation",
+            )
         if user is not None and user.kind is not PrincipalKind.USER:
             raise InvalidInputError(ReasonCode.INVALID_REQUEST, "an agent acts for a user")
         if user is not None and org_role is not OrgRole.MEMBER:
             raise InvalidInputError(ReasonCode.INVALID_REQUEST, "agents cannot administer")
+        if user is not None and delegation_days > 0:
+            # checked before anything is created, so a refused delegation leaves no agent behind
+            planned = Subject(principal_id="", org_id=org_id, acting_for=user.principal_id)
+            self._require(
+                may_delegate(actor, await self.subject(user), planned),
+                admin,
+                org_id,
+                "admin.delegation.create",
+                [user.principal_id],
+                surface,
+                _DELEGATE_HINT,
+            )
         record = PrincipalRecord(
             principal_id=self._ids.new_id(),
             org_id=org_id,
@@ -90,9 +139,19 @@ class ControlService(AdminBase):
         admin: PrincipalRecord | None,
         surface: Surface,
     ) -> DelegationRecord:
-        self._require_admin(admin, org_id)
         if not 0 < days <= 3650:
             raise InvalidInputError(ReasonCode.INVALID_REQUEST, "a delegation lasts 1 to 3650 days")
+        user = await self.subject(await self.principal(org_id, user_id))
+        agent = await self.subject(await self.principal(org_id, agent_id))
+        self._require(
+            may_delegate(self.administrator(admin), user, agent),
+            admin,
+            org_id,
+            "admin.delegation.create",
+            [user_id, agent_id],
+            surface,
+            _DELEGATE_HINT,
+        )
         now = self._clock.now()
         delegation = DelegationRecord(
             delegation_id=self._ids.new_id(),
@@ -109,8 +168,16 @@ class ControlService(AdminBase):
     async def create_key(
         self, org_id: str, principal_id: str, admin: PrincipalRecord | None, surface: Surface
     ) -> IssuedKey:
-        self._require_admin(admin, org_id)
         principal = await self.principal(org_id, principal_id)
+        self._require(
+            may_mint_key(self.administrator(admin), await self.subject(principal)),
+            admin,
+            org_id,
+            "admin.key.create",
+            [principal.principal_id],
+            surface,
+            "keys are created only for yourself, your own agents, or a new user's first key",
+        )
         key_id, secret = self._ids.new_id(), new_secret()
         await self._control.add_key(
             ApiKeyRecord(
@@ -142,7 +209,16 @@ class ControlService(AdminBase):
         )
         if key is None or foreign:
             raise NotFoundError(ReasonCode.NOT_FOUND, f"no key with id {key_id!r}")
-        self._require_admin(admin, key.org_id)
+        holder = await self.principal(key.org_id, key.principal_id)
+        self._require(
+            may_revoke_key(self.administrator(admin), await self.subject(holder)),
+            admin,
+            key.org_id,
+            "admin.key.revoke",
+            [key_id],
+            surface,
+            "revoking another's key needs an admin, and an owner's key an owner",
+        )
         await self._refuse_last_owner_key(key)
         revoked = await self._control.revoke_key(key_id, self._clock.now())
         assert revoked is not None

@@ -1,9 +1,10 @@
 """The rights and bookkeeping every control-plane change shares.
 
-Who may: the local operator (someone with the data directory, so ``admin``
-is ``None``), the owner of the home organisation (it runs the install), and
-an organisation's owners and admins inside it. Every change is audited and
-drops the access cache.
+Who may is decided by ``domain.policy.administration``: the local operator
+(someone with the data directory, so ``admin`` is ``None``), the owner of
+the home organisation (it runs the install), an organisation's owners and
+admins inside it, and each person for their own keys and agents. Every
+change is audited, refusals included, and drops the access cache.
 """
 
 from application.ports import Clock, IdGenerator
@@ -13,7 +14,9 @@ from application.trust.lookup import organization_named, principal_named, space_
 from application.trust.ports import ControlStore
 from application.trust.records import ApiKeyRecord, Organization, PrincipalRecord, SpaceRecord
 from domain.errors import ConflictError, InvalidInputError, PolicyDeniedError
+from domain.models import PrincipalKind
 from domain.policy import MemoryPolicyContext, OrgRole, Surface
+from domain.policy.administration import Administrator, Subject, may_administer
 from domain.reasons import ReasonCode
 from domain.visible_text import unsafe_name_character
 
@@ -35,6 +38,10 @@ def check_name(name: str, what: str) -> str:
             f"{what} name holds {bad}: names take no control, format or bidi-override characters",
         )
     return name
+
+
+def _actor_ids(admin: PrincipalRecord | None) -> list[str]:
+    return [admin.principal_id] if admin is not None else []
 
 
 class AdminBase:
@@ -63,14 +70,54 @@ class AdminBase:
             admin.org_id == self.home_org_id and admin.org_role is OrgRole.OWNER
         )
 
-    def _require_admin(self, admin: PrincipalRecord | None, org_id: str) -> None:
-        if self.is_operator(admin):
+    def administrator(self, admin: PrincipalRecord | None) -> Administrator:
+        """The caller as the control-plane rules see it."""
+        if admin is None:
+            return Administrator()
+        return Administrator(
+            principal_id=admin.principal_id,
+            org_id=admin.org_id,
+            org_role=admin.org_role,
+            is_agent=admin.kind is PrincipalKind.AGENT or admin.acting_for is not None,
+            runs_install=self.is_operator(admin),
+        )
+
+    async def subject(self, record: PrincipalRecord) -> Subject:
+        """A principal as the rules see it, with whether a key was ever minted for it."""
+        keys = await self._control.list_keys(record.org_id)
+        return Subject(
+            principal_id=record.principal_id,
+            org_id=record.org_id,
+            org_role=record.org_role,
+            acting_for=record.acting_for,
+            has_held_key=any(k.principal_id == record.principal_id for k in keys),
+        )
+
+    def _require(
+        self,
+        reason: ReasonCode,
+        admin: PrincipalRecord | None,
+        org_id: str,
+        action: str,
+        ids: list[str],
+        surface: Surface,
+        message: str,
+    ) -> None:
+        """Raise on a refusal, after an audit receipt that names the action and its reason."""
+        if reason is ReasonCode.ALLOWED:
             return
-        assert admin is not None
-        if admin.org_id != org_id or not admin.org_role.administers or admin.acting_for:
-            raise PolicyDeniedError(
-                ReasonCode.ADMIN_REQUIRED, "this needs an owner or admin of the organisation"
-            )
+        self._audit.note(
+            self._admin_context(org_id, surface),
+            action,
+            reason=reason,
+            ids=[*_actor_ids(admin), *ids],
+        )
+        raise PolicyDeniedError(reason, message)
+
+    def _require_admin(self, admin: PrincipalRecord | None, org_id: str) -> None:
+        reason = may_administer(self.administrator(admin), org_id)
+        if reason is not ReasonCode.ALLOWED:
+            raise PolicyDeniedError(reason, "this needs an owner or admin of the organisation")
 
     def _note(
         self,
@@ -80,16 +127,20 @@ class AdminBase:
         ids: list[str],
         surface: Surface,
     ) -> None:
-        ctx = MemoryPolicyContext(
+        self._audit.note(
+            self._admin_context(org_id, surface), action, ids=[*_actor_ids(admin), *ids]
+        )
+        self._access.forget()
+
+    def _admin_context(self, org_id: str, surface: Surface) -> MemoryPolicyContext:
+        """An audit receipt's context: control-plane changes name their actor among the ids."""
+        return MemoryPolicyContext(
             org_id=org_id,
             actor=None,
             surface=surface,
             now=self._clock.now(),
             audit_id=self._ids.new_id(),
         )
-        actor_ids = [admin.principal_id] if admin is not None else []
-        self._audit.note(ctx, action, ids=[*actor_ids, *ids])
-        self._access.forget()
 
     async def _is_last_owner_key(self, key: ApiKeyRecord) -> bool:
         """Whether no other live key of an organisation owner would be left without it."""

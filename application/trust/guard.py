@@ -6,6 +6,7 @@ from domain.models import Chunk, Source
 from domain.policy import (
     MemoryPolicyContext,
     PolicyDecision,
+    authorize_correct,
     authorize_read,
     caller_problem,
     readable_spaces,
@@ -14,7 +15,14 @@ from domain.policy import (
 from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope, ScopeRef
 
-__all__ = ["candidate_filter", "denied", "may_read", "require_org", "write_target"]
+__all__ = [
+    "candidate_filter",
+    "correct_decision",
+    "denied",
+    "may_read",
+    "require_org",
+    "write_target",
+]
 
 
 def require_org(ctx: MemoryPolicyContext, org_id: str) -> None:
@@ -51,8 +59,21 @@ def may_read(ctx: MemoryPolicyContext, item: Chunk | Source | SourceLifecycle) -
     return authorize_read(ctx, ref, item.lifecycle).allowed
 
 
+def correct_decision(ctx: MemoryPolicyContext, source: Source) -> PolicyDecision:
+    """May the caller correct this source, by its space and by its own state and owner?"""
+    ref = ScopeRef(source.scope, source.scope_key)
+    return authorize_correct(ctx, ref, source.lifecycle, source.marks, source.owner)
+
+
 def denied(decision: PolicyDecision, action: str) -> PolicyDeniedError:
     where = (
         decision.scope if decision.scope_key is None else f"{decision.scope}/{decision.scope_key}"
     )
-    return PolicyDeniedError(decision.reason, f"{action} in {where} is not allowed")
+    message = f"{action} in {where} is not allowed"
+    if decision.reason is ReasonCode.UNVERIFIED_MEMBERSHIP and decision.scope_key is not None:
+        # the refusal a newcomer meets first: say how in, not only that they are out
+        message += (
+            f": you are not a member of {where}; its owner or an organisation admin can add "
+            "you (`tessera admin space add-member SPACE_ID --principal YOU --role writer`)"
+        )
+    return PolicyDeniedError(decision.reason, message)

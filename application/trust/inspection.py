@@ -12,7 +12,7 @@ from application.ports import MemoryStore
 from application.synthesis.ports import SynthesisRunStore
 from application.trust.access import AccessResolver
 from application.trust.audit import AuditTrail
-from application.trust.guard import denied, may_read, require_org
+from application.trust.guard import correct_decision, denied, may_read, require_org
 from application.trust.lookup import principal_named, space_with_id
 from application.trust.ports import ControlStore
 from application.trust.recall_preview import recall_preview
@@ -30,7 +30,7 @@ from application.trust.source_lifecycle import (
 from domain.errors import NotFoundError, PolicyDeniedError
 from domain.lifecycle import Exposure, Mark
 from domain.models import Chunk, CorrectionRecord, MetadataValue, PrincipalKind
-from domain.policy import MemoryPolicyContext, SpaceRole, authorize_correct, authorize_read
+from domain.policy import MemoryPolicyContext, SpaceRole, authorize_read
 from domain.reasons import ReasonCode
 from domain.scopes import LifecycleState, MemoryScope, ScopeRef, SourceType
 
@@ -155,7 +155,7 @@ class MemoryInspector:
         if not scope_decision.allowed:
             self._audit.note(ctx, "inspect", scope_decision, ids=[source_id])
             raise denied(scope_decision, "inspecting a source")
-        may_correct = authorize_correct(ctx, ref).allowed
+        may_correct = correct_decision(ctx, source).allowed
         shown = inspect_exposure(ctx, source, may_correct)
         if shown is Exposure.NOTHING:
             # others learn nothing of a hidden, redacted or deleted source, not even that it exists

@@ -12,8 +12,8 @@ and is readable by the organisation's owner only.
 
 from collections.abc import Iterable, Sequence
 
-from domain.lifecycle import Mark, admitted_keys, recall_reason
-from domain.policy.context import MemoryPolicyContext, OrgRole, SpaceAccess, Surface
+from domain.lifecycle import Exposure, Mark, Purpose, admitted_keys, exposure, recall_reason
+from domain.policy.context import MemoryPolicyContext, OrgRole, SpaceAccess, SpaceRole, Surface
 from domain.policy.decision import PolicyDecision, allow, deny
 from domain.reasons import ReasonCode
 from domain.scopes import KEYED_SCOPES, LifecycleState, MemoryScope, ScopeRef
@@ -192,25 +192,65 @@ def _correct_reason(ctx: MemoryPolicyContext, ref: ScopeRef) -> ReasonCode:
         delegation = _delegation_state(ctx)
         if delegation is not ReasonCode.ALLOWED:
             return delegation
-    elif ctx.org_role.administers:
-        return ReasonCode.ALLOWED  # organisation admins correct every shared space
     if ref.scope in _OPEN_READ_SCOPES:
-        return ReasonCode.INSUFFICIENT_ROLE
+        # the organisation-wide spaces are moderated by its admins
+        admin = ctx.org_role.administers and not ctx.is_agent
+        return ReasonCode.ALLOWED if admin else ReasonCode.INSUFFICIENT_ROLE
     access, reason = _membership(ctx, ref)
     if access is None:
         return reason
     return ReasonCode.ALLOWED if access.role.can_write else ReasonCode.INSUFFICIENT_ROLE
 
 
-def authorize_correct(ctx: MemoryPolicyContext, ref: ScopeRef) -> PolicyDecision:
-    """May the caller correct (mark, supersede, hide, redact, restore, delete) memory here?
+def _oversees(ctx: MemoryPolicyContext, ref: ScopeRef) -> bool:
+    """Organisation owners and the space's owners may correct what they cannot read."""
+    if ctx.is_agent:
+        return False
+    if ctx.org_role is OrgRole.OWNER:
+        return True
+    own = _find(ctx.memberships, ref)
+    return own is not None and own.role is SpaceRole.OWNER
+
+
+def _source_reason(
+    ctx: MemoryPolicyContext,
+    ref: ScopeRef,
+    lifecycle: LifecycleState,
+    marks: Iterable[Mark],
+    owner: str | None,
+) -> ReasonCode:
+    """A source's own state: others may correct only what they may read of it."""
+    if owner in recall_owners(ctx) or _oversees(ctx, ref):
+        return ReasonCode.ALLOWED
+    if exposure(lifecycle, marks, Purpose.INSPECT_OTHER) is Exposure.TEXT:
+        return ReasonCode.ALLOWED
+    withheld = recall_reason(lifecycle, marks, owner=False)
+    return ReasonCode.HIDDEN_SOURCE if withheld is ReasonCode.ALLOWED else withheld
+
+
+def authorize_correct(
+    ctx: MemoryPolicyContext,
+    ref: ScopeRef,
+    lifecycle: LifecycleState = LifecycleState.ACTIVE,
+    marks: Iterable[Mark] = (),
+    owner: str | None = None,
+) -> PolicyDecision:
+    """May the caller correct (mark, supersede, hide, redact, restore, delete) this memory?
 
     Private memory: its owner (an agent: its own notes, or its user's with a
-    live delegation). Other spaces: organisation admins, and space owners and
-    writers; an agent needs a live delegation from its user on top of a role.
-    Correcting adds nothing, so a space need not take writes to be corrected.
+    live delegation). Organisation-wide spaces: the organisation's admins.
+    Other spaces: their owners and writers; an agent needs a live delegation
+    from its user on top of a role. Correcting adds nothing, so a space need
+    not take writes to be corrected.
+
+    A principal corrects only sources whose text it may read (``lifecycle``,
+    ``marks`` and ``owner`` are the source's): a hidden, redacted, deleted,
+    wrong or sensitive source is left to its owner, the space's owners and the
+    organisation's owners. Every correction is audited.
     """
     reason = _correct_reason(ctx, ref)
+    if reason is ReasonCode.ALLOWED:
+        reason = _source_reason(ctx, ref, lifecycle, marks, owner)
     return allow(ctx, ref) if reason is ReasonCode.ALLOWED else deny(ctx, ref, reason)
 
 

@@ -125,7 +125,13 @@ async def create_space(
     ref = ScopeRef(data.scope, data.scope_key)
     name = data.name or (str(data.scope) if data.scope_key is None else data.scope_key)
     return await services.spaces.create_space(
-        org_id, ref, name, caller.principal, _API, writes_enabled=data.writes_enabled
+        org_id,
+        ref,
+        name,
+        caller.principal,
+        _API,
+        writes_enabled=data.writes_enabled,
+        owner=data.owner,
     )
 
 

@@ -152,6 +152,10 @@ class SpaceBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
     name: str | None = None
     writes_enabled: bool = False
     org: str | None = None
+    owner: Annotated[
+        str | None,
+        msgspec.Meta(description="The user (name or id) who owns the space; defaults to you."),
+    ] = None
 
 
 class MemberBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -18,16 +18,15 @@ def _people(site: Site) -> tuple[str, str, str]:
     """ana (a member), her agent with a live delegation, and bob; their keys."""
     site.admin("POST", "/api/admin/principals", json={"name": "ana"})
     site.admin("POST", "/api/admin/principals", json={"name": "bob"})
-    site.admin(
-        "POST",
-        "/api/admin/principals",
-        json={"name": "ana-helper", "acting_for": "ana", "delegation_days": 30},
-    )
-    keys = [
+    ana, bob = (
         site.admin("POST", "/api/admin/keys", json={"principal": who})["key"]
-        for who in ("ana", "ana-helper", "bob")
-    ]
-    return keys[0], keys[1], keys[2]
+        for who in ("ana", "bob")
+    )
+    # ana creates her agent, delegates to it and mints its key herself
+    agent = {"name": "ana-helper", "acting_for": "ana", "delegation_days": 30}
+    ok(site.call(ana, "POST", "/api/admin/principals", json=agent))
+    helper = ok(site.call(ana, "POST", "/api/admin/keys", json={"principal": "ana-helper"}))
+    return ana, helper["key"], bob
 
 
 def test_a_member_ends_her_agents_delegation_with_a_preview(site: Site) -> None:

@@ -19,7 +19,7 @@ def _team(site: Site, writes: bool) -> None:
     space = site.admin(
         "POST",
         "/api/admin/spaces",
-        json={"scope": "team", "scope_key": "eng", "writes_enabled": writes},
+        json={"scope": "team", "scope_key": "eng", "writes_enabled": writes, "owner": "ana"},
     )
     for name in ("ana", "bob"):
         site.admin(

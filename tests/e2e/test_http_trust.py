@@ -278,14 +278,16 @@ def test_two_organisations_never_see_each_other(site: Site) -> None:
 
 
 def test_an_agent_header_must_match_the_keys_agent(site: Site) -> None:
-    site.admin("POST", "/api/admin/principals", json={"name": "ana"})
-    site.admin(
+    ana = user_key(site, "ana")
+    # a user creates her own agent, delegates to it and mints its key
+    created = site.call(
+        ana,
         "POST",
         "/api/admin/principals",
         json={"name": "helper", "acting_for": "ana", "delegation_days": 1},
     )
-    ana = site.admin("POST", "/api/admin/keys", json={"principal": "ana"})["key"]
-    helper = site.admin("POST", "/api/admin/keys", json={"principal": "helper"})["key"]
+    assert created.status_code == 201, created.text
+    helper = ok(site.call(ana, "POST", "/api/admin/keys", json={"principal": "helper"}))["key"]
     body = {"query": "anything"}
     claimed = {"authorization": f"Bearer {ana}", "x-tessera-agent": "helper"}
     refused = site.client.post("/api/search", json=body, headers=claimed)

@@ -12,9 +12,9 @@ from typing import Any
 from tests.e2e.web.conftest import Site, csrf_of
 
 
-def _api(site: Site, method: str, path: str, **kw: Any) -> Any:
+def _api(site: Site, method: str, path: str, key: str | None = None, **kw: Any) -> Any:
     answer = site.client.request(
-        method, path, headers={"authorization": f"Bearer {site.owner_key}"}, **kw
+        method, path, headers={"authorization": f"Bearer {key or site.owner_key}"}, **kw
     )
     assert answer.status_code < 300, answer.text
     return answer.json()
@@ -23,15 +23,12 @@ def _api(site: Site, method: str, path: str, **kw: Any) -> Any:
 def _people(site: Site) -> tuple[str, str]:
     """bea (a member) and her agent with a live delegation: their keys."""
     _api(site, "POST", "/api/admin/principals", json={"name": "bea"})
-    _api(
-        site,
-        "POST",
-        "/api/admin/principals",
-        json={"name": "bea-helper", "acting_for": "bea", "delegation_days": 30},
-    )
-    bea = _api(site, "POST", "/api/admin/keys", json={"principal": "bea"})["key"]
-    helper = _api(site, "POST", "/api/admin/keys", json={"principal": "bea-helper"})["key"]
-    return str(bea), str(helper)
+    bea = str(_api(site, "POST", "/api/admin/keys", json={"principal": "bea"})["key"])
+    # bea creates her agent, delegates to it and mints its key herself
+    agent = {"name": "bea-helper", "acting_for": "bea", "delegation_days": 30}
+    _api(site, "POST", "/api/admin/principals", bea, json=agent)
+    helper = _api(site, "POST", "/api/admin/keys", bea, json={"principal": "bea-helper"})["key"]
+    return bea, str(helper)
 
 
 def _link(html: str, kind: str) -> str:

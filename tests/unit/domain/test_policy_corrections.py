@@ -62,7 +62,11 @@ def test_shared_agents_need_a_delegation_on_top_of_a_role() -> None:
 
 def test_org_admins_correct_open_spaces_members_do_not() -> None:
     assert correct(ctx(BOB, role=OrgRole.ADMIN), ORG) == "allowed"
-    assert correct(ctx(BOB, role=OrgRole.ADMIN), PROJECT) == "allowed"
+    # administering is not membership: a project space is corrected by its writers
+    assert correct(ctx(BOB, role=OrgRole.ADMIN), PROJECT) == "unverified_membership"
+    assert correct(ctx(BOB, role=OrgRole.OWNER), PROJECT) == "unverified_membership"
+    reader = {PROJECT: SpaceRole.READER}
+    assert correct(ctx(BOB, role=OrgRole.ADMIN, member=reader), PROJECT) == "insufficient_role"
     assert correct(ctx(BOB), PUBLIC) == "insufficient_role"
     assert correct(ctx(None), ORG) == "missing_actor"
 
@@ -85,3 +89,38 @@ def test_recall_owners_and_keys() -> None:
     assert recall_owners(ctx(BOT)) == {"bot"}
     assert recall_owners(ctx(BOT, delegations=(grant(LIVE),))) == {"bot", "alice"}
     assert recall_keys(ctx(ALICE)) == {RECALL_OPEN, owner_key("alice")}
+
+
+def _correct_source(
+    c: MemoryPolicyContext, state: LifecycleState, marks: set[Mark], owner: str = "alice"
+) -> str:
+    return str(authorize_correct(c, PROJECT, state, marks, owner).reason)
+
+
+def test_a_writer_corrects_only_sources_whose_text_it_may_read() -> None:
+    bob = ctx(BOB, member={PROJECT: SpaceRole.WRITER})
+    active = LifecycleState.ACTIVE
+    assert _correct_source(bob, active, set()) == "allowed"
+    assert _correct_source(bob, active, {Mark.STALE}) == "allowed"
+    assert _correct_source(bob, LifecycleState.SUPERSEDED, set()) == "allowed"
+    assert _correct_source(bob, active, {Mark.SENSITIVE}) == "sensitive_source"
+    assert _correct_source(bob, active, {Mark.WRONG}) == "source_marked_wrong"
+    assert _correct_source(bob, LifecycleState.HIDDEN, set()) == "hidden_source"
+    assert _correct_source(bob, LifecycleState.REDACTED, set()) == "redacted_source"
+    assert _correct_source(bob, LifecycleState.DELETED, set()) == "source_deleted"
+
+
+def test_the_sources_owner_space_owners_and_org_owners_correct_what_others_cannot_read() -> None:
+    hidden, sensitive = LifecycleState.HIDDEN, {Mark.SENSITIVE}
+    alice = ctx(ALICE, member={PROJECT: SpaceRole.WRITER})
+    assert _correct_source(alice, hidden, sensitive) == "allowed"  # her own source
+    space_owner = ctx(BOB, member={PROJECT: SpaceRole.OWNER})
+    assert _correct_source(space_owner, hidden, sensitive) == "allowed"
+    org_owner = ctx(BOB, role=OrgRole.OWNER, member={PROJECT: SpaceRole.WRITER})
+    assert _correct_source(org_owner, hidden, sensitive) == "allowed"
+    org_admin = ctx(BOB, role=OrgRole.ADMIN, member={PROJECT: SpaceRole.WRITER})
+    assert _correct_source(org_admin, hidden, sensitive) == "hidden_source"
+    # an agent corrects its user's sources under a live delegation, but never oversees others'
+    bot = ctx(BOT, member={PROJECT: SpaceRole.OWNER}, delegations=(grant(LIVE),))
+    assert _correct_source(bot, LifecycleState.ACTIVE, sensitive) == "allowed"
+    assert _correct_source(bot, LifecycleState.ACTIVE, sensitive, "carol") == "sensitive_source"
