@@ -226,3 +226,18 @@ def test_export_and_bulk_delete(tmp_path: Path) -> None:
     assert json.loads(out.stdout)["results"] == []
     out = _run(tmp_path, "export")
     assert "tulips" not in out.stdout and out.stdout.count("\n") == 2
+
+
+def test_an_org_admin_cannot_key_himself_into_the_owners_memory(tmp_path: Path) -> None:
+    assert _run(tmp_path, "remember", "owner canary pangolin-88").returncode == 0
+    out = _run(tmp_path, "admin", "user", "create", "adam", "--role", "admin")
+    assert out.returncode == 0, out.stderr
+    out = _run(tmp_path, "admin", "key", "create", "--principal", "adam")
+    adam = out.stdout.strip().splitlines()[-1]
+    refused = _run_as(tmp_path, adam, "admin", "key", "create", "--principal", "owner")
+    assert refused.returncode == 4 and "[key_not_yours]" in refused.stderr, refused.stderr
+    agent = ("admin", "agent", "create", "mole", "--for", "owner", "--delegation-days", "30")
+    refused = _run_as(tmp_path, adam, *agent)
+    assert refused.returncode == 4 and "[delegation_not_yours]" in refused.stderr
+    found = _run_as(tmp_path, adam, "recall", "pangolin canary", "--json")
+    assert json.loads(found.stdout)["results"] == []
