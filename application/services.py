@@ -28,7 +28,7 @@ from application.reflection.accept_preview import PromotionPreviewer
 from application.reflection.background import ReflectionLane
 from application.reflection.derived import DerivedRecall
 from application.reflection.forgetting import DerivedForgetting
-from application.reflection.ports import CandidateStore, GraphStore
+from application.reflection.ports import CandidateStore, GraphStore, SentenceSegmenter
 from application.reflection.reflect import Reflector
 from application.reflection.review import Reviewer
 from application.reflection.vectors import DerivedVectors
@@ -84,6 +84,7 @@ class Services:
         imports: ImportSetup | None = None,
         candidates: CandidateStore | None = None,
         graph: GraphStore | None = None,
+        segmenter: SentenceSegmenter | None = None,
         trusted_extractors: frozenset[str] = frozenset(),
         embedders: EmbedderCatalog | None = None,
         derived_vectors: DerivedVectors | None = None,
@@ -255,6 +256,8 @@ class Services:
         self.review: Reviewer | None = None
         self.promotion_preview: PromotionPreviewer | None = None
         if candidates is not None and graph is not None:
+            if segmenter is None:
+                raise TypeError("reflection's stores need a sentence segmenter (segmenter=)")
             self.review = Reviewer(
                 store=store,
                 candidates=candidates,
@@ -275,6 +278,7 @@ class Services:
                 readiness=self.recall.readiness,
                 audit=self.audit,
                 clock=clock,
+                segmenter=segmenter,
                 llm=llm,
                 trusted_extractors=trusted_extractors,
             )

@@ -55,6 +55,7 @@ import msgspec
 from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inprocess.index import InProcessIndex
 from adapters.surreal.codec import namespace_for as graph_namespace
+from adapters.text.sentences import SentencexSegmenter
 from application.commands import RememberRequest, SearchRequest
 from application.reflection.commands import ReflectRequest, ReviewRequest
 from application.reflection.derived import DerivedRecall
@@ -159,8 +160,11 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         progress(f"remembering {args.sources} conversations ({url})")
         ids = await _fill(services, who, args.sources, rng)
         sources = await store.get_sources(org.org_id, ids)
+        split = SentencexSegmenter().sentences
         began = time.perf_counter()
-        extracted = sum(len(extract_by_rules(s.source_id, s.content)) for s in sources.values())
+        extracted = sum(
+            len(extract_by_rules(s.source_id, s.content, split)) for s in sources.values()
+        )
         pure_s = time.perf_counter() - began
         progress("reflecting")
         candidates: list[Any] = []

@@ -19,10 +19,20 @@ from collections.abc import Iterable
 
 from domain.query_terms import FUNCTION_WORDS, meaningful_query
 
-__all__ = ["REDACTED_MARK", "fold", "mentions", "query_terms", "remainder_terms"]
+__all__ = [
+    "REDACTED_MARK",
+    "fold",
+    "mentions",
+    "query_terms",
+    "remainder_terms",
+    "stand_in",
+    "without_marks",
+]
 
 #: what stands in for redacted text when no summary is given; never a word of the remainder
 REDACTED_MARK = "[redacted]"
+#: the marks a redaction writes: ``[redacted]``, or ``[redacted: SUMMARY]`` before a summary
+_MARKS = re.compile(r"\[redacted(?:\]|: )")
 
 _TOKEN = re.compile(r"[^\W\d_]+|\d+")
 #: longest first: "ies" before "es" before "s"
@@ -40,6 +50,16 @@ def fold(word: str) -> str:
             word = word[: -len(suffix)] + replacement
             break
     return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+def stand_in(summary: str | None) -> str:
+    """What replaces one redacted span: the mark, with the corrector's summary inside it."""
+    return f"[redacted: {summary}]" if summary else REDACTED_MARK
+
+
+def without_marks(remainder: str) -> str:
+    """A remainder with its redaction marks blanked out; a summary's own words stay."""
+    return _MARKS.sub(" ", remainder)
 
 
 def _words(text: str) -> Iterable[str]:
@@ -60,7 +80,6 @@ def mentions(remainder: str, terms: frozenset[str]) -> bool:
 
 
 def remainder_terms(remainder: str) -> frozenset[str]:
-    """Every folded word of a redacted source's remainder, the redaction mark taken out:
-    it shares one of ``terms`` exactly when ``mentions`` finds one in the remainder
-    without its marks (``mentions(remainder.replace(REDACTED_MARK, " "), terms)``)."""
-    return frozenset(fold(w) for w in _words(remainder.replace(REDACTED_MARK, " ")))
+    """Every folded word of a redacted source's remainder, the redaction marks taken out:
+    it shares one of ``terms`` exactly when ``mentions(without_marks(remainder), terms)``."""
+    return frozenset(fold(w) for w in _words(without_marks(remainder)))

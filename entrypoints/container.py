@@ -242,6 +242,7 @@ def make_services(
     """
     from adapters.system.clock import SystemClock
     from adapters.system.ids import TimeOrderedIds
+    from adapters.text.sentences import SentencexSegmenter
     from adapters.tokenizers.tiktoken_counter import TiktokenCounter
 
     candidates, graph = derived_stores or make_derived_stores(store)
@@ -273,6 +274,7 @@ def make_services(
         imports=imports,
         candidates=candidates,
         graph=graph,
+        segmenter=SentencexSegmenter(),
         embedders=embedders,
         derived_vectors=vectors,
         trusted_extractors=trusted_extractors,

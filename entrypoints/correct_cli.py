@@ -69,6 +69,11 @@ def _print_preview(preview: dict[str, Any]) -> None:
         f"(for the owner {impact['leaving_for_owner']}); entering: {impact['entering']}; "
         f"demoted: {len(impact['demoted_chunk_ids'])}; text removed: {impact['text_removed']}"
     )
+    if impact["chars_removed"]:
+        print(
+            f"  characters removed for good: {impact['chars_removed']}; "
+            f"kept: {impact['chars_kept']}"
+        )
 
 
 async def run_correct(backend: Backend, args: argparse.Namespace) -> int:

@@ -21,6 +21,7 @@ from entrypoints.container import build_container
 from entrypoints.credentials import save_owner_key
 from entrypoints.http.app import create_app
 from entrypoints.http.slow_log import SlowRequestLog
+from entrypoints.proxies import proxy_options
 from entrypoints.request_log import ACCESS_LOGGER, AUDIT_LOGGER, apply_request_log
 from entrypoints.settings import Settings
 
@@ -77,6 +78,7 @@ async def serve(settings: Settings) -> None:
             port=settings.port,
             log_level=settings.log_level.lower(),
             lifespan="on",
+            **proxy_options(settings),
         )
         apply_request_log(settings, ACCESS_LOGGER)  # uvicorn.Config set it up anew
         server = uvicorn.Server(config)

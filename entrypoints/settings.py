@@ -4,6 +4,7 @@ Nothing else in Tessera reads the environment: every other module gets its
 configuration from here, through the container.
 """
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from enum import StrEnum
@@ -139,6 +140,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     import_max_upload_bytes: int = DEFAULT_MAX_UPLOAD_MB * 1024 * 1024
     #: reflect writes and imports in the background (TESSERA_REFLECT_ON_WRITE=on|off)
     reflect_on_write: ConversationSwitch = ConversationSwitch.OFF
+    #: the reverse proxies (addresses or networks) whose X-Forwarded-For and
+    #: X-Forwarded-Proto headers are believed (TESSERA_TRUSTED_PROXIES); none by default
+    trusted_proxies: tuple[str, ...] = ()
 
     @property
     def imports_dir(self) -> Path:
@@ -273,7 +277,24 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         reflect_on_write=_choice(
             env, "TESSERA_REFLECT_ON_WRITE", ConversationSwitch, ConversationSwitch.OFF
         ),
+        trusted_proxies=_trusted_proxies(env.get("TESSERA_TRUSTED_PROXIES")),
     )
+
+
+def _trusted_proxies(raw: str | None) -> tuple[str, ...]:
+    """Comma-separated addresses or networks, each checked and written as a network."""
+    networks: list[str] = []
+    for entry in (raw or "").split(","):
+        if not entry.strip():
+            continue
+        try:
+            networks.append(str(ipaddress.ip_network(entry.strip(), strict=False)))
+        except ValueError:
+            raise SettingsError(
+                f"TESSERA_TRUSTED_PROXIES: {entry.strip()!r} is not an IP address or network "
+                "(such as 10.0.0.5 or 10.0.0.0/24)"
+            ) from None
+    return tuple(dict.fromkeys(networks))
 
 
 def _slow_ms(raw: str) -> int:

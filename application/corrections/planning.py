@@ -13,7 +13,7 @@ from application.corrections.results import RecallImpact
 from domain.lifecycle import RECALL_CLOSED, RECALL_OPEN, CorrectionAction, Transition, demoted
 from domain.models import Chunk, CorrectionRecord, Source
 from domain.scopes import LifecycleState
-from domain.withheld_match import REDACTED_MARK
+from domain.withheld_match import REDACTED_MARK, stand_in
 
 __all__ = ["REDACTED_MARK", "corrected", "drops_text", "impact"]
 
@@ -25,14 +25,15 @@ def drops_text(action: CorrectionAction) -> bool:
 
 
 def _redacted_content(source: Source, request: CorrectionRequest) -> str:
-    if request.summary:
-        return request.summary
+    """The whole text gives way to the summary (or the mark); spans give way one by one,
+    each to the mark holding the summary, and the text around them stays."""
     if not request.spans:
-        return REDACTED_MARK
+        return request.summary or REDACTED_MARK
     text, kept, at = source.content, [], 0
+    mark = stand_in(request.summary)
     for span in sorted(request.spans, key=lambda s: s.start):
-        kept += [text[at : span.start], REDACTED_MARK]
-        at = min(span.end, len(text))
+        kept += [text[at : span.start], mark]
+        at = span.end  # the service refuses a span past the end
     kept.append(text[at:])
     return "".join(kept)
 
@@ -79,8 +80,19 @@ def corrected(
     )
 
 
-def impact(before: Source, after: Source, chunks: list[Chunk], removed: bool) -> RecallImpact:
-    """How many chunks leave or enter search and packs, for readers and for the owner."""
+def _chars_removed(source: Source, request: CorrectionRequest) -> int:
+    if request.action is CorrectionAction.REDACT and request.spans:
+        return sum(s.end - s.start for s in request.spans)
+    return len(source.content) if drops_text(request.action) else 0
+
+
+def impact(
+    before: Source, after: Source, chunks: list[Chunk], request: CorrectionRequest
+) -> RecallImpact:
+    """How many chunks leave or enter search and packs, for readers and for the owner, and
+    how much of the text a redaction or delete removes (counts, never text)."""
+    removed = drops_text(request.action)
+    chars_removed = _chars_removed(before, request)
     ids = [c.chunk_id for c in chunks]
     n = len(ids)
 
@@ -107,4 +119,6 @@ def impact(before: Source, after: Source, chunks: list[Chunk], removed: bool) ->
         demoted_chunk_ids=ids if newly_demoted and open_to(after, True) else [],
         collapsed_chunk_ids=ids if newly_collapsed else [],
         text_removed=n if removed else 0,
+        chars_removed=chars_removed,
+        chars_kept=len(before.content) - chars_removed if removed else 0,
     )

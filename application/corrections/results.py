@@ -25,6 +25,9 @@ class RecallImpact(msgspec.Struct, frozen=True, kw_only=True):
     collapsed_chunk_ids: list[str] = msgspec.field(default_factory=list)
     #: chunks whose text and vectors are removed for good
     text_removed: int = 0
+    #: characters of the source's text removed for good, and characters kept (redact, delete)
+    chars_removed: int = 0
+    chars_kept: int = 0
 
 
 class CorrectionPreview(msgspec.Struct, frozen=True, kw_only=True):

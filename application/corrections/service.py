@@ -100,7 +100,7 @@ class CorrectionService(CorrectionUseCase):
         outcome = await self._plan(ctx, source, request, action)
         after = self._corrected(ctx, source, request, outcome)
         chunks = await self._store.chunks_of_source(ctx.org_id, source_id)
-        effect = impact(source, after, chunks, drops_text(request.action))
+        effect = impact(source, after, chunks, request)
         affected = [source_id] + ([request.target_id] if request.target_id else [])
         self._audit.note(
             ctx,

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import msgspec
 
 from application.llm import LanguageModel, generate_structured
+from application.reflection.ports import SentenceSegmenter
 from domain.models import Source
 from domain.reflection.candidates import (
     MAX_CANDIDATE_CHARS,
@@ -49,7 +50,11 @@ def participants_of(source: Source) -> list[str]:
 
 
 class RulesExtractor:
-    """``domain.reflection.rules`` behind the port: deterministic, offline."""
+    """``domain.reflection.rules`` behind the port: deterministic, offline, reading each
+    line with the segmenter it is given."""
+
+    def __init__(self, segmenter: SentenceSegmenter) -> None:
+        self._segmenter = segmenter
 
     @property
     def name(self) -> str:
@@ -60,7 +65,9 @@ class RulesExtractor:
         return RULES_VERSION
 
     async def extract(self, source: Source) -> list[Extracted]:
-        return extract_by_rules(source.source_id, source.content, participants_of(source))
+        return extract_by_rules(
+            source.source_id, source.content, self._segmenter.sentences, participants_of(source)
+        )
 
 
 class _LLMCandidate(msgspec.Struct, frozen=True, kw_only=True):

@@ -1,4 +1,4 @@
-"""The ports derived memory adds: candidates, the graph, and extractors.
+"""The ports derived memory adds: candidates, the graph, extractors and a sentence segmenter.
 
 Each store has a contract suite in ``contracts/`` (``candidate_store.py``,
 ``graph_store.py``) that every adapter passes.
@@ -26,7 +26,7 @@ from domain.reflection.candidates import (
 )
 from domain.scopes import ScopeRef
 
-__all__ = ["CandidateStore", "Extractor", "GraphStore"]
+__all__ = ["CandidateStore", "Extractor", "GraphStore", "SentenceSegmenter"]
 
 
 @runtime_checkable
@@ -218,3 +218,15 @@ class Extractor(Protocol):
     def version(self) -> str: ...
 
     async def extract(self, source: Source) -> list[Extracted]: ...
+
+
+class SentenceSegmenter(Protocol):
+    """Where the sentences of one line of text begin and end (the rules extractor's reader).
+
+    A real segmenter, not a split at every dot: versions, host names,
+    abbreviations, decimals, initials, URLs and addresses end no sentence.
+    """
+
+    def sentences(self, text: str) -> Sequence[tuple[int, int]]:
+        """``[start, end)`` offsets into ``text``, in order, not overlapping."""
+        ...

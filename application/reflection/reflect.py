@@ -28,7 +28,7 @@ from application.reflection.commands import (
     check_proposal_text,
 )
 from application.reflection.extractors import LLMExtractor, RulesExtractor
-from application.reflection.ports import CandidateStore, Extractor
+from application.reflection.ports import CandidateStore, Extractor, SentenceSegmenter
 from application.reflection.reading import read_sources
 from application.reflection.review import Reviewer
 from application.synthesis.audience import parse_space
@@ -86,6 +86,7 @@ class Reflector:
         readiness: OrgReadiness,
         audit: AuditTrail,
         clock: Clock,
+        segmenter: SentenceSegmenter,
         llm: LanguageModel | None = None,
         trusted_extractors: frozenset[str] = frozenset(),
     ) -> None:
@@ -97,7 +98,7 @@ class Reflector:
         self._clock = clock
         self._llm = llm
         self._trusted = trusted_extractors
-        self._rules = RulesExtractor()
+        self._rules = RulesExtractor(segmenter)
 
     def _extractor(self, name: str) -> Extractor:
         if name == "rules":

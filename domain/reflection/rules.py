@@ -10,7 +10,11 @@ a conversation, a message's participants, and capitalised names after
 "with", "from", "by", "told", "asked", "met". A speaker who decides,
 commits to a task or states a preference also yields a relationship
 (``decided``, ``committed_to``, ``prefers``). Each candidate's text is the
-sentence as written, and its span points at it. A statement that says what
+sentence as written, and its span points at it. A line break always ends a
+sentence (list items, chat lines); inside a line a real sentence segmenter,
+handed in as a ``SentenceSplitter``, finds the boundaries, so the dots of
+versions ("1.0"), host names ("api.example.com"), abbreviations ("e.g.",
+"Dr."), decimals, initials, URLs and addresses do not cut a sentence. A statement that says what
 it replaces ("instead of SurrealDB", "no longer use Redis", "switched from
 weekly releases") carries that phrase (``replaces``; see
 ``domain.reflection.supersession``), and such a sentence is a decision (or a
@@ -25,13 +29,15 @@ the calling agent can propose what it misses):
 - names are capitalised words after a cue; lowercase names, names at a
   sentence start without a cue, and non-Latin scripts are missed, while a
   capitalised product after "with" ("going with Postgres") reads as a person;
+- a line break always ends a sentence, so a hard-wrapped mail sentence is
+  read as its first line;
 - English only; implicit decisions, facts and claims, artifacts and
   projects are not extracted at all; nothing is checked against earlier
   memory, so contradictions are not found here.
 """
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from domain.reflection.candidates import (
     MAX_CANDIDATE_CHARS,
@@ -42,11 +48,17 @@ from domain.reflection.candidates import (
 )
 from domain.reflection.supersession import replaced_phrase
 
-__all__ = ["RULES_EXTRACTOR", "RULES_VERSION", "extract_by_rules"]
+__all__ = ["RULES_EXTRACTOR", "RULES_VERSION", "SentenceSplitter", "extract_by_rules"]
 
 RULES_EXTRACTOR = "rules"
 #: 2: statements that say what they replace ("instead of", "no longer", "switched from")
-RULES_VERSION = "2"
+#: 3: sentences from a real segmenter: dots inside versions, hosts, abbreviations cut nothing
+RULES_VERSION = "3"
+
+#: the sentences of one line of text, as ``[start, end)`` offsets into it in reading order.
+#: The domain imports no library, so a segmenter comes from outside (an adapter behind
+#: ``application.reflection.ports.SentenceSegmenter``).
+SentenceSplitter = Callable[[str], Sequence[tuple[int, int]]]
 
 _I = re.IGNORECASE
 _DECISION = (
@@ -113,7 +125,10 @@ _TURN = re.compile(
     re.MULTILINE,
 )
 _LIKING = re.compile(r"\b(?:like|likes|prefer|prefers|want|wants|love|loves)\b", _I)
-_SENTENCE = re.compile(r"[^\n.!?]+(?:[.!?]+|$)", re.MULTILINE)
+_LINE = re.compile(r"[^\n]+")
+#: a piece without a letter ("1.", "2)", "?!") is a list marker or stray punctuation: it
+#: opens the sentence after it rather than standing alone
+_NO_LETTER = re.compile(r"[\W\d_]*")
 
 
 class _Segment:
@@ -140,16 +155,35 @@ def _segments(text: str) -> list[_Segment]:
     return segments
 
 
-def _sentences(text: str, segment: _Segment) -> Iterator[tuple[int, int]]:
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _sentences(text: str, segment: _Segment, split: SentenceSplitter) -> Iterator[tuple[int, int]]:
     """Sentence (or list item) spans inside a segment, trimmed of surrounding spaces."""
-    for match in _SENTENCE.finditer(text, segment.start, segment.end):
-        start, end = match.start(), match.end()
-        while start < end and text[start].isspace():
-            start += 1
-        while end > start and text[end - 1].isspace():
-            end -= 1
-        if end - start >= 3:
-            yield start, end
+    for line in _LINE.finditer(text, segment.start, segment.end):
+        base, size = line.start(), line.end() - line.start()
+        opened: int | None = None  # where a marker piece opened the next sentence
+        for piece_start, piece_end in split(line.group()):
+            if not 0 <= piece_start < piece_end <= size:
+                continue  # a segmenter's empty or stray range cites nothing
+            start, end = _trimmed(text, base + piece_start, base + piece_end)
+            if start == end:
+                continue
+            if opened is not None:
+                start, opened = opened, None
+            if _NO_LETTER.fullmatch(text, start, end):
+                opened = start
+            elif end - start >= 3:
+                yield start, end
+        if opened is not None:
+            start, end = _trimmed(text, opened, line.end())
+            if end - start >= 3:
+                yield start, end
 
 
 def _best(rules: Sequence[tuple[re.Pattern[str], float]], sentence: str) -> float | None:
@@ -230,12 +264,13 @@ class _People:
 
 
 def extract_by_rules(
-    source_id: str, text: str, participants: Sequence[str] = ()
+    source_id: str, text: str, split: SentenceSplitter, participants: Sequence[str] = ()
 ) -> list[Extracted]:
     """Candidates stated outright in ``text`` (one source's content), in reading order.
 
-    ``participants``: the people a message names in its headers (from, to,
-    cc); they have no span in the text, so they cite the source alone.
+    ``split``: the sentence segmenter each line is read with. ``participants``:
+    the people a message names in its headers (from, to, cc); they have no span
+    in the text, so they cite the source alone.
     """
     found: list[Extracted] = []
     people = _People(source_id)
@@ -245,7 +280,7 @@ def extract_by_rules(
     for segment in _segments(text):
         if segment.speaker:
             people.add(segment.speaker, segment.speaker_span, 0.95)
-        for start, end in _sentences(text, segment):
+        for start, end in _sentences(text, segment, split):
             sentence = text[start:end]
             span = Span(source_id=source_id, start=start, end=end)
             statement = _statement(sentence)

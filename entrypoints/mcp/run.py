@@ -24,6 +24,7 @@ from domain.policy import Surface
 from entrypoints.backends import Credentials, choose_backend
 from entrypoints.headers import AGENT_HEADER, bearer_key
 from entrypoints.mcp.server import build_server
+from entrypoints.proxies import proxy_options
 from entrypoints.settings import Settings, SettingsError
 
 __all__ = ["MCP_PATH", "RequireBearer", "request_credentials", "serve_http", "serve_stdio"]
@@ -156,6 +157,7 @@ async def serve_http(settings: Settings, host: str, port: int) -> None:
             port=port,
             log_level=settings.log_level.lower(),
             lifespan="on",
+            **proxy_options(settings),
         )
         _log.info("Tessera MCP on http://%s:%d%s, %s", host, port, MCP_PATH, backend.description)
         print(f"Tessera MCP: http://{host}:{port}{MCP_PATH}", file=sys.stderr, flush=True)

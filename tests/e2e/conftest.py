@@ -23,6 +23,7 @@ from adapters.inmemory.synthesis_runs import InMemorySynthesisRuns
 from adapters.inprocess.index import InProcessIndex
 from adapters.system.clock import SystemClock
 from adapters.system.ids import TimeOrderedIds
+from adapters.text.sentences import SentencexSegmenter
 from adapters.tokenizers.tiktoken_counter import TiktokenCounter
 from application.services import Services
 from domain.policy import Surface
@@ -46,6 +47,7 @@ def services_over_fakes(**overrides: Any) -> Services:
         "synthesis_runs": InMemorySynthesisRuns(),
         "candidates": InMemoryCandidateStore(),
         "graph": InMemoryGraphStore(),
+        "segmenter": SentencexSegmenter(),
     }
     return Services(**{**parts, **overrides})
 

@@ -207,6 +207,27 @@ def test_correct_previews_and_applies_only_with_apply(tmp_path: Path) -> None:
     assert out.returncode == 2 and "invalid_request" in out.stderr
 
 
+def test_correct_redacts_a_span_and_its_summary_stands_in_for_it_alone(tmp_path: Path) -> None:
+    text = "Guest network for visitors: heron-quartz-41, ask Ola at the front desk"
+    out = _run(tmp_path, "remember", text, "--json")
+    assert out.returncode == 0, out.stderr
+    source_id = json.loads(out.stdout)["source_id"]
+    span = f"{text.index('heron')}:{text.index('heron') + len('heron-quartz-41')}"
+    redact = ("correct", source_id, "redact", "--span", span, "--summary", "a wifi password")
+    out = _run(tmp_path, *redact)
+    assert out.returncode == 0, out.stderr
+    assert "characters removed for good: 15; kept: 55" in out.stdout
+    assert "heron" not in out.stdout and "front desk" not in out.stdout
+    out = _run(tmp_path, *redact, "--apply")
+    assert out.returncode == 0 and "is now redacted" in out.stdout, out.stderr
+    shown = json.loads(_run(tmp_path, "inspect", source_id).stdout)
+    assert shown["content"] == (
+        "Guest network for visitors: [redacted: a wifi password], ask Ola at the front desk"
+    )
+    out = _run(tmp_path, "recall", "heron quartz guest network", "--json")
+    assert "heron" not in out.stdout and source_id not in out.stdout
+
+
 def test_export_and_bulk_delete(tmp_path: Path) -> None:
     for text in ("Plant the tulips in October.", "Water the ferns on Sundays."):
         assert _run(tmp_path, "remember", text).returncode == 0

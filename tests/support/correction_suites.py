@@ -15,6 +15,8 @@ afterwards. Drivers: in process (``WorldDriver``), HTTP and MCP.
   packs, inspect, errors and the audit log; delete leaves a tombstone. A pack
   counts a relevant redaction (``withheld_redacted``) for readers of its space
   only, never showing its text or summary.
+- ``redacted-span-summary``: a summary stands in for the redacted span only;
+  the rest of the text stays, and the span's text is gone everywhere.
 - ``duplicate-collapse``: a duplicate collapses under its canonical source.
 """
 
@@ -152,6 +154,29 @@ async def redacted_source(d: CorrectionDriver) -> None:
     assert secret not in await d.audit_text(org)
 
 
+async def redacted_span_summary(d: CorrectionDriver) -> None:
+    org, ana, bob, _ = await _people(d)
+    text = "Guest network for visitors: heron-quartz-41, ask Ola at the front desk"
+    secret = "heron-quartz-41"
+    sid = await d.remember(ana, text, MemoryScope.PROJECT, "ops")
+    start = text.index(secret)
+    body = {
+        "action": "redact",
+        "spans": [{"start": start, "end": start + len(secret)}],
+        "summary": "a wifi password",
+    }
+    await d.correct(ana, sid, body)
+    kept = "Guest network for visitors: [redacted: a wifi password], ask Ola at the front desk"
+    for who in (ana, bob):
+        await _gone_for(d, who, "heron quartz guest network", sid, secret)
+        pack = await d.pack_items(who, "the guest wifi password")
+        assert pack["withheld_redacted"] == 1 and "front desk" not in repr(pack)
+    assert (await d.inspect(ana, sid)).text == kept, "the text around the span was lost"
+    assert await _refusal(d.inspect(bob, sid)) == "not_found"  # others see no redaction
+    assert secret not in await d.audit_text(org)
+    assert "wifi password" not in await d.audit_text(org)
+
+
 async def deleted_source(d: CorrectionDriver) -> None:
     org, ana, bob, _ = await _people(d)
     secret = "my bank pin is 8642 and the safe combination is 31-7-15"
@@ -188,6 +213,7 @@ CORRECTION_SUITES: dict[str, Suite] = {
     "stale-decision-replacement": stale_decision_replacement,
     "hidden-source": hidden_source,
     "redacted-source": redacted_source,
+    "redacted-span-summary": redacted_span_summary,
     "deleted-source": deleted_source,
     "duplicate-collapse": duplicate_collapse,
 }

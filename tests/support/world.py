@@ -17,6 +17,7 @@ from adapters.inmemory.synthesis_runs import InMemorySynthesisRuns
 from adapters.inprocess.index import InProcessIndex
 from adapters.system.clock import FixedClock
 from adapters.system.ids import TimeOrderedIds
+from adapters.text.sentences import SentencexSegmenter
 from adapters.tokenizers.tiktoken_counter import TiktokenCounter
 from application.commands import ContextRequest, RememberRequest, SearchRequest
 from application.ports import Embedder
@@ -61,6 +62,7 @@ class World:
             synthesis_runs=InMemorySynthesisRuns(),
             candidates=self.candidates,
             graph=self.graph,
+            segmenter=SentencexSegmenter(),
             trusted_extractors=trusted_extractors,
             embedders=embedders,
         )

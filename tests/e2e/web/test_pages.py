@@ -144,6 +144,17 @@ def test_hide_through_preview_then_apply_leaves_search_and_pack(site: Site) -> N
     assert "Nothing you may read matches" in after
 
 
+def test_a_redaction_preview_says_how_much_text_goes_and_how_much_stays(site: Site) -> None:
+    csrf = site.sign_in()
+    text = "the locker combination is 19-27-3"
+    source_id = site.remember(csrf, text)
+    form = {"csrf": csrf, "action": "redact", "summary": "a locker code"}
+    preview = site.client.post(f"/memory/sources/{source_id}/preview", data=form)
+    assert preview.status_code == 200 and "Cannot be undone" in preview.text
+    assert f"{len(text)} character(s) removed for good, 0 kept." in preview.text
+    assert "19-27-3" not in preview.text
+
+
 def test_a_stale_preview_answers_409_and_offers_a_fresh_one(site: Site) -> None:
     csrf = site.sign_in()
     source_id = site.remember(csrf, "stale preview subject")

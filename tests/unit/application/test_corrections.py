@@ -185,6 +185,39 @@ async def test_redact_and_delete_remove_text_everywhere(
     assert {"correct:redact", "preview_correct:delete"} <= {r.action for r in receipts}
 
 
+async def test_a_summary_stands_in_for_the_redacted_span_and_the_rest_stays() -> None:
+    world, ana, _, org = await _setup()
+    text = "Guest network for visitors hunter2-kestrel-77, ask Ola at the front desk"
+    sid = (await world.remember(ana, text)).source_id
+    start = text.index("hunter2")
+    span = Span(start, start + len("hunter2-kestrel-77"))
+    request = CorrectionRequest(action=A.REDACT, spans=[span], summary="a wifi password")
+    preview = await world.services.corrections.preview(await world.ctx(ana), sid, request)
+    assert preview.impact.chars_removed == len("hunter2-kestrel-77")
+    assert preview.impact.chars_kept == len(text) - len("hunter2-kestrel-77")
+    assert "hunter2" not in repr(preview) and "Ola" not in repr(preview)
+    await _correct(world, ana, sid, request)
+    kept = "Guest network for visitors [redacted: a wifi password], ask Ola at the front desk"
+    redacted = await world.store.get_source(org, sid)
+    assert redacted is not None and redacted.content == kept
+    assert await world.store.chunks_of_source(org, sid) == []
+    shown = await world.services.inspector.inspect_source(await world.ctx(ana), sid)
+    assert shown.content == kept and shown.exposure == "summary"
+    for query in ("hunter2 kestrel", "guest network front desk", "wifi password"):
+        assert sid not in {h.source_id for h in (await world.search(ana, query)).results}
+
+
+async def test_a_whole_text_redaction_leaves_the_summary_and_counts_it_in_the_preview() -> None:
+    world, ana, _, org = await _setup()
+    sid = (await world.remember(ana, "the vault code is 4242")).source_id
+    request = CorrectionRequest(action=A.REDACT, summary="a vault code")
+    preview = await world.services.corrections.preview(await world.ctx(ana), sid, request)
+    assert (preview.impact.chars_removed, preview.impact.chars_kept) == (22, 0)
+    await _correct(world, ana, sid, request)
+    redacted = await world.store.get_source(org, sid)
+    assert redacted is not None and redacted.content == "a vault code"
+
+
 async def test_requests_are_checked() -> None:
     for bad in (
         CorrectionRequest(action=A.SUPERSEDE),

@@ -40,7 +40,7 @@ async def test_reflect_proposes_pending_candidates_that_cite_their_spans() -> No
     assert decision.suggested_scope == f"private/{ana.principal_id}"
     (span,) = decision.spans
     assert source.content[span.start : span.end] == decision.text
-    assert decision.extractor == "rules" and decision.extractor_version == "2"
+    assert decision.extractor == "rules" and decision.extractor_version == "3"
     # reflecting again finds the same candidates and adds none
     again = await reflect(world, ana, sid)
     assert [c.id for c in again.candidates] == [c.id for c in result.candidates]
@@ -108,7 +108,7 @@ async def test_accept_promotes_native_records_with_provenance() -> None:
     source = await world.store.get_source(ana.org_id, sid)
     assert source is not None
     assert entity.provenance.source_hashes == {sid: source.content_hash}
-    assert entity.provenance.transform == "rules@2"
+    assert entity.provenance.transform == "rules@3"
     assert entity.provenance.decision_reason == "allowed" and entity.provenance.decision_id
     mentions = await world.graph.mentions_of(ana.org_id, [record.id])
     chunks = await world.store.chunks_of_source(ana.org_id, sid)

@@ -6,6 +6,7 @@ import msgspec
 import pytest
 
 from adapters.inmemory.fake_llm import ScriptedLLM
+from adapters.text.sentences import SentencexSegmenter
 from application.reflection.extractors import LLMExtractor, RulesExtractor
 from domain.errors import UpstreamError
 from domain.hashing import content_hash
@@ -33,7 +34,9 @@ def _source(**metadata: object) -> Source:
 
 
 async def test_rules_read_the_text_and_the_message_participants() -> None:
-    found = await RulesExtractor().extract(_source(**{"from": ["ana@x.org"], "cc": "tom@x.org"}))
+    found = await RulesExtractor(SentencexSegmenter()).extract(
+        _source(**{"from": ["ana@x.org"], "cc": "tom@x.org"})
+    )
     assert [(f.type, f.text) for f in found] == [
         (CandidateType.DECISION, "Decision: we ship on Fridays."),
         (CandidateType.PERSON, "ana@x.org"),

@@ -70,7 +70,7 @@ async def test_promoted_decisions_and_tasks_come_first_with_their_sources() -> N
     decision, task, recent = pack.items
     assert decision.text == "We decided to go with SurrealDB for storage."
     assert decision.source_ids == [sid] and decision.entity_id and decision.chunk_ids
-    assert decision.reason.startswith("active decision: promoted record (rules@2)")
+    assert decision.reason.startswith("active decision: promoted record (rules@3)")
     assert task.text == "I will write the migration guide." and task.type == "task"
     # the session is covered by its records; the raw fallback shows what is not
     assert recent.source_ids == [note] and "no promoted record covers" in recent.reason

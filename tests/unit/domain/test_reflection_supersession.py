@@ -2,6 +2,7 @@
 
 import pytest
 
+from adapters.text.sentences import SentencexSegmenter
 from domain.reflection.candidates import (
     CandidateType,
     Extracted,
@@ -11,6 +12,12 @@ from domain.reflection.candidates import (
 from domain.reflection.rules import extract_by_rules
 from domain.reflection.supersession import names_replaced, replaced_phrase
 from tests.unit.domain.test_reflection_candidates import candidate
+
+_SPLIT = SentencexSegmenter().sentences
+
+
+def _rules(source_id: str, text: str) -> list[Extracted]:
+    return extract_by_rules(source_id, text, _SPLIT)
 
 
 @pytest.mark.parametrize(
@@ -43,13 +50,13 @@ def test_names_replaced_needs_every_meaningful_word() -> None:
 
 def test_rules_mark_what_a_statement_replaces() -> None:
     text = "We decided to go with Postgres instead of SurrealDB. We no longer use Redis."
-    found = extract_by_rules("s1", text)
+    found = _rules("s1", text)
     decisions = [f for f in found if f.type is CandidateType.DECISION]
     assert [(d.text, d.replaces) for d in decisions] == [
         ("We decided to go with Postgres instead of SurrealDB.", "SurrealDB"),
         ("We no longer use Redis.", "Redis"),  # a cue alone makes it a decision
     ]
-    liking = extract_by_rules("s1", "I no longer like coffee.")
+    liking = _rules("s1", "I no longer like coffee.")
     assert [(f.type, f.replaces) for f in liking] == [(CandidateType.PREFERENCE, "coffee")]
 
 
