@@ -31,6 +31,8 @@ class ReasonCode(StrEnum):
     UNKNOWN_ADAPTER = "unknown_adapter"
     #: an import names a path outside the configured import root (symlinks resolved)
     PATH_OUTSIDE_IMPORT_ROOT = "path_outside_import_root"
+    #: an import path no file system takes: a NUL byte, a name or path too long
+    INVALID_PATH = "invalid_path"
     # storage and models
     EMBEDDER_MISMATCH = "embedder_mismatch"
     EMBEDDER_FAILED = "embedder_failed"

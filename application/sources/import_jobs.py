@@ -34,7 +34,12 @@ from application.sources.views import ImportView, view_of
 from application.trust.access import AccessResolver
 from application.trust.audit import AuditTrail
 from application.trust.ports import ControlStore
-from domain.errors import InvalidInputError, NotFoundError, PolicyDeniedError
+from domain.errors import (
+    InvalidInputError,
+    MalformedRequestError,
+    NotFoundError,
+    PolicyDeniedError,
+)
 from domain.policy import MemoryPolicyContext
 from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope
@@ -54,6 +59,28 @@ class ImportSetup:
     root: Path | None
     max_upload_bytes: int
     batch_size: int = DEFAULT_BATCH
+
+
+#: what POSIX file systems take (PATH_MAX, NAME_MAX), in bytes
+_MAX_PATH_BYTES = 4096
+_MAX_NAME_BYTES = 255
+
+
+def _checked(raw: str) -> str:
+    """``raw``, or ``invalid_path`` (400) for a path no file system takes."""
+    encoded = raw.encode("utf-8", "surrogateescape")
+    names = encoded.split(b"/")
+    if (
+        b"\x00" in encoded
+        or len(encoded) > _MAX_PATH_BYTES
+        or max(map(len, names)) > _MAX_NAME_BYTES
+    ):
+        raise MalformedRequestError(
+            ReasonCode.INVALID_PATH,
+            f"an import path holds no NUL byte, at most {_MAX_PATH_BYTES} bytes "
+            f"and names of at most {_MAX_NAME_BYTES} bytes",
+        )
+    return raw
 
 
 def _hash(text: str) -> str:
@@ -98,7 +125,7 @@ class ImportJobs:
         A relative path is taken relative to the root (or the working directory
         when there is none). The archive must exist now.
         """
-        path = Path(raw).expanduser()
+        path = Path(_checked(raw)).expanduser()
         if not path.is_absolute() and self.root is not None:
             path = self.root / path
         resolved = path.resolve()

@@ -22,7 +22,7 @@ from application.services import Services
 from application.sources.import_jobs import ImportJobs
 from application.sources.views import ImportView
 from application.trust.access import Caller
-from domain.errors import InvalidInputError, NotFoundError
+from domain.errors import InvalidInputError, MalformedRequestError, NotFoundError
 from domain.policy import MemoryPolicyContext
 from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope
@@ -42,14 +42,22 @@ def _jobs(services: Services) -> ImportJobs:
     return services.imports
 
 
-def _length(request: Request[Any, Any, State], limit: int) -> None:
+def _length(request: Request[Any, Any, State], limit: int, too_long: InvalidInputError) -> None:
     raw = request.headers.get("content-length")
     if raw is None or not raw.isdigit():
         raise InvalidInputError(
             ReasonCode.INVALID_REQUEST, "starting an import needs a Content-Length header"
         )
     if int(raw) > limit:
-        raise too_large(limit)
+        raise too_long
+
+
+def _json_too_large() -> InvalidInputError:
+    return InvalidInputError(
+        ReasonCode.CONTENT_TOO_LARGE,
+        f"a JSON import start may be at most {_MAX_JSON_BYTES} bytes: it names a path, an "
+        "adapter and a target; send an archive itself as a multipart/form-data upload",
+    )
 
 
 def _decode(raw: bytes) -> ImportStartBody:
@@ -57,6 +65,10 @@ def _decode(raw: bytes) -> ImportStartBody:
         return msgspec.json.decode(raw, type=ImportStartBody)
     except msgspec.ValidationError as exc:
         raise ValidationException(extra=[{"message": str(exc), "key": ""}]) from None
+    except UnicodeDecodeError:
+        raise MalformedRequestError(
+            ReasonCode.MALFORMED_JSON, "the request body is not valid UTF-8"
+        ) from None
     except msgspec.DecodeError:
         raise InvalidInputError(
             ReasonCode.MALFORMED_JSON, "the request body is not valid JSON"
@@ -100,10 +112,10 @@ async def start_import(
     jobs = _jobs(services)
     media = request.headers.get("content-type", "")
     if media.startswith("multipart/form-data"):
-        _length(request, jobs.max_upload_bytes)
+        _length(request, jobs.max_upload_bytes, too_large(jobs.max_upload_bytes))
         body = await _from_upload(request, jobs, services.audit.new_id())
     else:
-        _length(request, _MAX_JSON_BYTES)
+        _length(request, _MAX_JSON_BYTES, _json_too_large())
         body = _decode(await request.body())
     return await jobs.start(
         policy,

@@ -33,8 +33,15 @@ class Site:
         self.key = key
         self.root = root
 
-    def call(self, method: str, path: str, key: str | None = None, **kw: Any) -> Any:
-        headers = {"authorization": f"Bearer {key or self.key}"}
+    def call(
+        self,
+        method: str,
+        path: str,
+        key: str | None = None,
+        headers_extra: dict[str, str] | None = None,
+        **kw: Any,
+    ) -> Any:
+        headers = {"authorization": f"Bearer {key or self.key}", **(headers_extra or {})}
         return self.client.request(method, path, headers=headers, **kw)
 
     def start(self, path: Path | str, adapter: str, **kw: Any) -> dict[str, Any]:
@@ -233,3 +240,35 @@ def _import_actions(site: Site) -> set[str]:
     receipts = site.call("GET", "/api/audit", params={"limit": 1000}).json()
     assert "many.jsonl" not in str(receipts)  # a hash of the path, never the path
     return {r["action"] for r in receipts if r["action"].startswith("import.")}
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (b'{"path": "mail\\u0000.mbox", "adapter": "mbox"}', "invalid_path"),
+        (b'{"path": "' + b"a" * 5000 + b'", "adapter": "mbox"}', "invalid_path"),
+        (b'{"path": "/' + b"d/" * 2100 + b'x", "adapter": "mbox"}', "invalid_path"),
+        (b'{"path": "mail\xff.mbox", "adapter": "mbox"}', "malformed_json"),
+    ],
+    ids=["nul", "long-name", "long-path", "invalid-utf8"],
+)
+def test_a_path_no_file_system_takes_is_a_400_with_its_reason(
+    site: Site, body: bytes, reason: str
+) -> None:
+    response = site.call(
+        "POST", BASE, content=body, headers_extra={"content-type": "application/json"}
+    )
+    assert (response.status_code, response.json()["error"]["reason"]) == (400, reason)
+    assert site.call("GET", BASE).json() == []
+
+
+def test_a_json_start_over_its_limit_names_the_json_limit_not_the_upload_one(site: Site) -> None:
+    body = b'{"path": "' + b"a" * 70_000 + b'", "adapter": "mbox"}'
+    response = site.call(
+        "POST", BASE, content=body, headers_extra={"content-type": "application/json"}
+    )
+    assert response.status_code == 413
+    error = response.json()["error"]
+    assert error["reason"] == "content_too_large"
+    assert "64000" in error["detail"] and "JSON" in error["detail"]
+    assert "UPLOAD" not in error["detail"] and "upload may" not in error["detail"]
