@@ -133,8 +133,12 @@ class ImportService:
         authority: JobAuthority | None,
         scope: MemoryScope = MemoryScope.PRIVATE,
         scope_key: str | None = None,
+        upload: str | None = None,
     ) -> ImportJob:
-        """A pending import into the target the job's authority may write (checked now)."""
+        """A pending import into the target the job's authority may write (checked now).
+
+        ``upload``: the folder of an uploaded archive, removed when the import ends.
+        """
         self._adapter(adapter)
         ctx = await self._contexts.context(authority)
         assert authority is not None  # contexts() fails closed without one
@@ -149,6 +153,7 @@ class ImportService:
             org_id=authority.org_id,
             adapter=adapter,
             path=str(path),
+            upload=upload,
             scope=target.scope,
             scope_key=target.scope_key,
             authority=authority,
@@ -170,6 +175,20 @@ class ImportService:
             return job
         job = msgspec.structs.replace(
             job, status=ImportStatus.CANCELLED, updated_at=self._clock.now()
+        )
+        await self._store.save_job(job)
+        return job
+
+    async def abandon(self, org_id: str, import_id: str) -> ImportJob:
+        """Fail an unfinished import whose upload was removed as abandoned."""
+        job = await self.get(org_id, import_id)
+        if job.status in FINISHED:
+            return job
+        job = msgspec.structs.replace(
+            job,
+            status=ImportStatus.FAILED,
+            error=ReasonCode.UPLOAD_REMOVED,
+            updated_at=self._clock.now(),
         )
         await self._store.save_job(job)
         return job
@@ -278,17 +297,13 @@ class ImportService:
             return
         requests = [
             _tagged(
-                remember_request(
-                    item, org_id=job.org_id, scope=job.scope, scope_key=job.scope_key
-                ),
+                remember_request(item, org_id=job.org_id, scope=job.scope, scope_key=job.scope_key),
                 job.import_id,
                 item.dedupe_key,
             )
             for item in fresh
         ]
-        results = await self._memory.remember_many(
-            job.org_id, requests, ctx, tag=job.import_id
-        )
+        results = await self._memory.remember_many(job.org_id, requests, ctx, tag=job.import_id)
         written: list[str] = []
         for item, result in zip(fresh, results, strict=True):
             if isinstance(result, InvalidInputError | PolicyDeniedError):

@@ -17,6 +17,7 @@ from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope
 
 __all__ = [
+    "ENDED",
     "FINISHED",
     "MAX_LISTED_PROBLEMS",
     "ImportCounters",
@@ -41,6 +42,8 @@ class ImportStatus(StrEnum):
 
 #: an import in one of these never runs again
 FINISHED = frozenset({ImportStatus.COMPLETED, ImportStatus.CANCELLED})
+#: an import in one of these stopped on its own or was stopped (a failed one may be resumed)
+ENDED = frozenset({ImportStatus.COMPLETED, ImportStatus.FAILED, ImportStatus.CANCELLED})
 
 
 class ImportCounters(msgspec.Struct, frozen=True, kw_only=True):
@@ -76,8 +79,10 @@ class ImportJob(msgspec.Struct, frozen=True, kw_only=True):
     import_id: str
     org_id: str
     adapter: str
-    #: the archive as the importer was given it (a path under the import root)
+    #: the archive, resolved (in its organisation's import area, or an upload)
     path: str
+    #: the upload's folder, when the archive was uploaded: removed when the import ends
+    upload: str | None = None
     scope: MemoryScope
     scope_key: str | None
     authority: JobAuthority | None

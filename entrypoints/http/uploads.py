@@ -1,4 +1,4 @@
-"""Saving an uploaded archive under the import root, unpacking zip and tar files safely.
+"""Saving an uploaded archive in its uploader's folder, unpacking zip and tar files safely.
 
 Why unpack: a ChatGPT export arrives as a zip, a Maildir or a notes folder
 can only travel as an archive. Members that would land outside the upload's

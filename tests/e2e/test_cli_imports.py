@@ -93,7 +93,7 @@ def test_ctrl_c_pauses_the_import_and_resume_finishes_it(tmp_path: Path) -> None
     assert (counters["read"], counters["written"], counters["duplicates"]) == (n, n, 0)
 
 
-def test_a_running_service_is_handed_only_paths_under_its_import_root(tmp_path: Path) -> None:
+def test_a_running_service_imports_only_paths_in_the_organisations_area(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
     port = free_port()
     proc = start_listening(
@@ -107,9 +107,9 @@ def test_a_running_service_is_handed_only_paths_under_its_import_root(tmp_path: 
         assert refused.returncode == 2
         assert "path_outside_import_root" in refused.stderr and str(data_dir) in refused.stderr
 
-        root = data_dir / "imports"
-        root.mkdir()
-        inside = archives.build_mbox(root).path
+        area = data_dir / "imports" / "local" / "files"  # the service made it, owner-only
+        assert str(area) in refused.stderr and area.stat().st_mode & 0o777 == 0o700
+        inside = archives.build_mbox(area).path
         out = _run(data_dir, "start", str(inside), "--adapter", "mbox")
         assert out.returncode == 0, out.stderr
         assert f"service at http://127.0.0.1:{port}" in out.stderr
