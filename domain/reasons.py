@@ -35,6 +35,11 @@ class ReasonCode(StrEnum):
     PATH_IMPORT_NOT_ALLOWED = "path_import_not_allowed"
     #: an upload's folder was removed (its import ended, or it was abandoned): upload it again
     UPLOAD_REMOVED = "upload_removed"
+    #: an archive Tessera cannot read: a compression or container it does not take, a
+    #: name that promises another compression than its bytes hold, damaged data
+    UNSUPPORTED_ARCHIVE = "unsupported_archive"
+    #: an import that ended having read no record (a warning on the record, not a failure)
+    NO_RECORDS_READ = "no_records_read"
     #: an import path no file system takes: a NUL byte, a name or path too long
     INVALID_PATH = "invalid_path"
     # storage and models

@@ -67,7 +67,9 @@ def _summary(record: dict[str, Any]) -> str:
         f"read {c['read']}, written {c['written']}, duplicates {c['duplicates']}, "
         f"skipped {c['skipped']}, failed {c['failed']}"
     )
-    return line + (f"  [{record['error']}]" if record.get("error") else "")
+    line += f"  [{record['error']}]" if record.get("error") else ""
+    warning = record.get("warning")
+    return line + (f"  [warning: {warning['reason']}]" if warning else "")
 
 
 def _print(record: dict[str, Any], as_json: bool) -> None:
@@ -75,6 +77,8 @@ def _print(record: dict[str, Any], as_json: bool) -> None:
         print(json.dumps(record))
         return
     print(_summary(record))
+    if record.get("warning"):
+        print(f"  warning: {record['warning']['detail']}")
     for problem in record["skipped"][:10]:
         print(f"  skipped {problem['record_id']}: {problem['reason']} ({problem['detail']})")
     if len(record["skipped"]) > 10:

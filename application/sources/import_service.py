@@ -42,6 +42,7 @@ from application.sources.jobs import (
     ImportJob,
     ImportProblem,
     ImportStatus,
+    ImportWarning,
     JobAuthority,
 )
 from application.sources.mapping import remember_request
@@ -139,7 +140,9 @@ class ImportService:
 
         ``upload``: the folder of an uploaded archive, removed when the import ends.
         """
-        self._adapter(adapter)
+        # the archive's start is looked at now: a compression or container the adapter
+        # cannot read is refused here (unsupported_archive), not found empty later
+        await asyncio.to_thread(self._adapter(adapter).check, path)
         ctx = await self._contexts.context(authority)
         assert authority is not None  # contexts() fails closed without one
         require_org(ctx, authority.org_id)
@@ -261,7 +264,14 @@ class ImportService:
         finally:
             if ahead is not None:
                 ahead.cancel()  # its thread finishes alone; nothing waits for what it read
-        return await self._save(job, tally, ImportStatus.COMPLETED)
+        warning = None
+        if tally.counters["read"] == 0:
+            warning = ImportWarning(
+                reason=ReasonCode.NO_RECORDS_READ,
+                detail=f"the archive held no record the {job.adapter} adapter reads: check "
+                "its format (the adapter) and that it is not empty",
+            )
+        return await self._save(job, tally, ImportStatus.COMPLETED, warning=warning)
 
     async def _write(
         self,
@@ -321,6 +331,7 @@ class ImportService:
         status: ImportStatus | None = None,
         error: ReasonCode | None = None,
         checkpoint: str | None = None,
+        warning: ImportWarning | None = None,
     ) -> ImportJob:
         # this process's count: chunks this import queued whose vectors are not made yet
         tally.counters["embedding_pending"] = self._memory.lane.outstanding(job.import_id)
@@ -331,6 +342,7 @@ class ImportService:
             problems=list(tally.problems),
             checkpoint=checkpoint or job.checkpoint,
             error=error if status is not None else job.error,
+            warning=warning if status is not None else job.warning,
             updated_at=self._clock.now(),
         )
         await self._store.save_job(job)

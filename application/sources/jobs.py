@@ -24,6 +24,7 @@ __all__ = [
     "ImportJob",
     "ImportProblem",
     "ImportStatus",
+    "ImportWarning",
     "JobAuthority",
 ]
 
@@ -65,6 +66,13 @@ class ImportProblem(msgspec.Struct, frozen=True, kw_only=True):
     detail: str
 
 
+class ImportWarning(msgspec.Struct, frozen=True, kw_only=True):
+    """Why an import that ended without an error still wants a look (``no_records_read``)."""
+
+    reason: ReasonCode
+    detail: str
+
+
 class JobAuthority(msgspec.Struct, frozen=True, kw_only=True):
     """Whom the job works for: re-checked against the control plane before each batch."""
 
@@ -93,6 +101,8 @@ class ImportJob(msgspec.Struct, frozen=True, kw_only=True):
     problems: list[ImportProblem] = msgspec.field(default_factory=list)
     #: why the import stopped, when it failed
     error: ReasonCode | None = None
+    #: what a completed import wants the caller to know (it read no record at all)
+    warning: ImportWarning | None = None
     created_at: datetime
     updated_at: datetime
 

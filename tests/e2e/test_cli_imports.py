@@ -117,3 +117,29 @@ def test_a_running_service_imports_only_paths_in_the_organisations_area(tmp_path
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+MAIL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "email"
+
+
+@pytest.mark.skipif(
+    not (MAIL / "notmuch_lkml.mbox.xz").is_file(),
+    reason=f"the notmuch corpora are not at {MAIL} (../shared is absent on this checkout)",
+)
+def test_a_compressed_mailbox_imports_and_reading_nothing_is_a_warning(tmp_path: Path) -> None:
+    out = _run(tmp_path / "data", "start", str(MAIL / "notmuch_lkml.mbox.xz"), "--adapter", "mbox")
+    assert out.returncode == 0, out.stderr
+    assert "read 210, written 176, duplicates 34" in out.stdout and "warning" not in out.stdout
+    assert "210/210" in out.stderr  # the bar's total counts the decompressed messages
+
+    chats = archives.build_jsonl(tmp_path).path
+    nothing = _run(tmp_path / "data", "start", str(chats), "--adapter", "mbox")
+    assert nothing.returncode == 0, nothing.stderr
+    assert "completed" in nothing.stdout and "read 0" in nothing.stdout
+    assert "[warning: no_records_read]" in nothing.stdout
+    assert "warning: the archive held no record the mbox adapter reads" in nothing.stdout
+
+    seven = tmp_path / "mail.mbox"
+    seven.write_bytes(b"7z\xbc\xaf\x27\x1c" + bytes(64))
+    refused = _run(tmp_path / "data", "start", str(seven), "--adapter", "mbox")
+    assert refused.returncode == 2 and "unsupported_archive" in refused.stderr

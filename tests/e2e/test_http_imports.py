@@ -1,6 +1,9 @@
 """Imports over HTTP as a client uses them: start, poll, re-import, upload, refuse, cancel."""
 
+import gzip
 import io
+import lzma
+import tarfile
 import time
 import zipfile
 from collections.abc import Iterator
@@ -9,6 +12,7 @@ from typing import Any
 
 import msgspec
 import pytest
+import zstandard
 from litestar.testing import TestClient
 
 from adapters.inmemory.hashing_embedder import HashingEmbedder
@@ -397,3 +401,74 @@ def test_no_one_imports_another_organisations_or_another_principals_archives(
     assert gone["status"] == "cancelled"
     assert _found(site, eve) == []
     assert _found(site, site.key)  # the owner finds her own
+
+
+MAIL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "email"
+needs_mail = pytest.mark.skipif(
+    not (MAIL / "notmuch_lkml.mbox.xz").is_file(),
+    reason=f"the notmuch corpora are not at {MAIL} (../shared is absent on this checkout)",
+)
+
+
+def _upload(site: Site, path: Path, adapter: str, name: str | None = None) -> Any:
+    with path.open("rb") as archive:
+        return site.call(
+            "POST", BASE, files={"file": (name or path.name, archive)}, data={"adapter": adapter}
+        )
+
+
+@needs_mail
+def test_compressed_real_mail_imports_by_upload_and_by_path(site: Site) -> None:
+    # 210 messages, 176 distinct Message-IDs
+    response = _upload(site, MAIL / "notmuch_lkml.mbox.xz", "mbox")
+    assert response.status_code == 202, response.text
+    done = site.wait(response.json()["id"])
+    assert done["status"] == "completed" and done["warning"] is None, done
+    counters = done["counters"]
+    assert (counters["read"], counters["written"], counters["duplicates"]) == (210, 176, 34)
+
+    plain = lzma.decompress((MAIL / "notmuch_lkml.mbox.xz").read_bytes())
+    (site.root / "lkml.mbox.zst").write_bytes(zstandard.ZstdCompressor().compress(plain))
+    again = site.wait(site.start("lkml.mbox.zst", "mbox")["id"])
+    assert (again["counters"]["read"], again["counters"]["duplicates"]) == (210, 210)
+
+    # the real corpora's tarball (xz), uploaded, is unpacked and read as Maildir folders
+    response = _upload(site, MAIL / "notmuch_corpora_default_lkml.tar.xz", "maildir")
+    assert response.status_code == 202, response.text
+    tree = site.wait(response.json()["id"])
+    assert (tree["status"], tree["counters"]["read"]) == ("completed", 210 + 53), tree
+
+
+def test_what_is_not_understood_is_refused_and_reading_nothing_is_a_warning(
+    site: Site, tmp_path: Path
+) -> None:
+    mbox = archives.build_mbox(tmp_path).path
+    lying = tmp_path / "mail.mbox.xz"
+    lying.write_bytes(gzip.compress(mbox.read_bytes()))
+    seven = site.root / "mail.7z"
+    seven.write_bytes(b"7z\xbc\xaf\x27\x1c" + bytes(64))
+    packed = io.BytesIO()
+    with tarfile.open(fileobj=packed, mode="w:xz") as tarred:
+        tarred.add(archives.build_maildir(tmp_path).path, arcname="mail")
+    (site.root / "mail.tar.xz").write_bytes(packed.getvalue())
+    refusals = [
+        _upload(site, lying, "mbox"),
+        _upload(site, seven, "mbox"),
+        site.call("POST", BASE, json={"path": "mail.7z", "adapter": "mbox"}),
+        site.call("POST", BASE, json={"path": "mail.tar.xz", "adapter": "maildir"}),
+        site.call("POST", BASE, json={"path": "mail.tar.xz", "adapter": "mbox"}),
+    ]
+    for response in refusals:
+        assert (response.status_code, response.json()["error"]["reason"]) == (
+            422,
+            "unsupported_archive",
+        ), response.text
+    assert site.call("GET", BASE).json() == []
+    uploads = site.import_root / site.services.home_org_id / "uploads"
+    assert [p for p in uploads.rglob("*") if p.is_file()] == []  # refused uploads are gone
+
+    chats = archives.build_jsonl(site.root).path  # not empty, but no mailbox
+    done = site.wait(site.start(chats.name, "mbox")["id"])
+    assert (done["status"], done["counters"]["read"]) == ("completed", 0)
+    assert done["warning"]["reason"] == "no_records_read"
+    assert "mbox" in done["warning"]["detail"]
