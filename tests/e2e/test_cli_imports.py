@@ -15,10 +15,11 @@ from tests.support import archives
 pytestmark = pytest.mark.slow
 
 
-def _run(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _run(data_dir: Path, *args: str, key: str | None = None) -> subprocess.CompletedProcess[str]:
+    extra = {} if key is None else {"TESSERA_API_KEY": key}
     return subprocess.run(
         [*TESSERA, "import", *args],
-        env=tessera_env(data_dir),
+        env=tessera_env(data_dir, **extra),
         capture_output=True,
         text=True,
         timeout=300,
@@ -114,6 +115,20 @@ def test_a_running_service_imports_only_paths_in_the_organisations_area(tmp_path
         assert out.returncode == 0, out.stderr
         assert f"service at http://127.0.0.1:{port}" in out.stderr
         assert "completed" in out.stdout and "written 4" in out.stdout
+
+        # a member's CLI imports nothing by path: not the owner's file, not the area
+        admin = [*TESSERA, "admin"]
+        env = tessera_env(data_dir)
+        subprocess.run([*admin, "user", "create", "bob"], env=env, check=True, timeout=120)
+        bob = subprocess.run(
+            [*admin, "key", "create", "--principal", "bob"],
+            env=env, capture_output=True, text=True, check=True, timeout=120,
+        ).stdout.split()[-1]  # fmt: skip
+        for path in (str(inside), str(area)):
+            member = _run(data_dir, "start", path, "--adapter", "mbox", key=bob)
+            assert member.returncode == 4 and "path_import_not_allowed" in member.stderr
+        listed = _run(data_dir, "list", "--json", key=bob)
+        assert json.loads(listed.stdout) == []
     finally:
         proc.terminate()
         proc.wait(timeout=30)

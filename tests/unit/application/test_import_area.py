@@ -7,11 +7,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
 from adapters.inmemory.import_store import InMemoryImportStore
 from adapters.sources.registry import source_adapters
 from adapters.system.ids import TimeOrderedIds
-from application.sources.import_area import folder_name
+from application.sources.import_area import ImportArea, folder_name
 from application.sources.import_jobs import ABANDONED_AFTER, ImportJobs, ImportSetup
 from application.sources.views import ImportView
 from application.trust.records import PrincipalRecord
@@ -232,3 +234,65 @@ def test_ids_that_are_not_plain_names_never_walk_the_tree() -> None:
         name = folder_name(ident)
         assert name.startswith("~") and "/" not in name and name not in {".", ".."}
     assert folder_name("a/b") != folder_name("a_b")
+
+
+_SEGMENTS = [
+    "..", ".", "", "sub", "mail.mbox", "link_up", "link_out", "link_rival", "link_upload",
+    "acme", "rival", "files", "uploads", "ana", "u1", "secret.mbox", "ok.mbox", "granted",
+    "outside", "imports",
+]  # fmt: skip
+
+
+def _tree(base: Path, anywhere: bool = False) -> tuple[ImportArea, Path, Path]:
+    """An import root with two organisations, an upload, a granted folder and links out."""
+    root, granted, outside = base / "imports", base / "granted", base / "outside"
+    area = ImportArea(root, {"acme": [granted]}, anywhere=anywhere)
+    own = area.files("acme")
+    for folder in (own / "sub", granted, outside, area.files("rival")):
+        folder.mkdir(parents=True, exist_ok=True)
+    upload = area.uploads("acme", "ana") / "u1"
+    upload.mkdir(parents=True, exist_ok=True)
+    for file in (own / "mail.mbox", own / "sub" / "mail.mbox", granted / "ok.mbox",
+                 outside / "secret.mbox", area.files("rival") / "secret.mbox",
+                 upload / "mail.mbox"):  # fmt: skip
+        if not file.exists():
+            file.write_bytes(b"From x\n\nmail\n")
+    links = {"link_up": root, "link_out": outside, "link_rival": area.files("rival"),
+             "link_upload": upload}  # fmt: skip
+    for name, target in links.items():
+        if not (own / name).is_symlink():
+            (own / name).symlink_to(target)
+    return area, own.resolve(), granted.resolve()
+
+
+@settings(
+    max_examples=2000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    segments=st.lists(st.sampled_from(_SEGMENTS), min_size=1, max_size=8),
+    anchor=st.sampled_from(["", "root", "base", "own"]),
+    anywhere=st.booleans(),
+)
+def test_no_path_resolves_outside_the_organisations_files_or_its_granted_folder(
+    tmp_path: Path, segments: list[str], anchor: str, anywhere: bool
+) -> None:
+    """The service: its files or granted folder only. The CLI in its own process
+    (``anywhere``): any path, but nothing under the import root outside its own files."""
+    area, own, granted = _tree(tmp_path, anywhere)
+    prefix = {"": "", "root": f"{area.root}/", "base": f"{tmp_path}/", "own": f"{own}/"}[anchor]
+    raw = prefix + "/".join(segments)
+    try:
+        resolved = area.resolve("acme", raw)
+    except (InvalidInputError, NotFoundError):  # outside, missing, or no path at all
+        event("refused")
+        return
+    event("resolved")
+    if resolved.is_relative_to(own):
+        return
+    if anywhere:
+        assert not resolved.is_relative_to(area.root), raw
+        assert not area.root.is_relative_to(resolved), raw
+    else:
+        assert resolved.is_relative_to(granted), raw
