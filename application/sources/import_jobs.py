@@ -149,14 +149,7 @@ class ImportJobs:
         """Import a path of the caller's organisation's area (the policy approves the caller
         first); the target is checked by the policy now and it runs in the background."""
         self._known(adapter)
-        reason = authorize_path_import(ctx, self._approved)
-        if reason is not ReasonCode.ALLOWED:
-            self._audit.note(ctx, "import.start", reason=reason, scope=scope, scope_key=scope_key)
-            raise PolicyDeniedError(
-                reason,
-                "importing by path needs the organisation's owner or a principal the operator "
-                "approved (TESSERA_IMPORT_PATH_PRINCIPALS); upload the archive instead",
-            )
+        self._may_import_paths(ctx, "import.start", scope, scope_key)
         resolved = self.area.resolve(ctx.org_id, path)
         return await self._begin(ctx, key_id, adapter, resolved, None, scope, scope_key)
 
@@ -185,6 +178,20 @@ class ImportJobs:
             self.area.remove(folder)
             raise
         return await self._begin(ctx, key_id, adapter, resolved, folder, scope, scope_key)
+
+    def _may_import_paths(
+        self, ctx: MemoryPolicyContext, action: str, scope: MemoryScope, scope_key: str | None
+    ) -> None:
+        """Refuse (audited) a caller the policy does not let import by path, now as at start."""
+        reason = authorize_path_import(ctx, self._approved)
+        if reason is ReasonCode.ALLOWED:
+            return
+        self._audit.note(ctx, action, reason=reason, scope=scope, scope_key=scope_key)
+        raise PolicyDeniedError(
+            reason,
+            "importing by path needs the organisation's owner or a principal the operator "
+            "approved (TESSERA_IMPORT_PATH_PRINCIPALS); upload the archive instead",
+        )
 
     def _known(self, adapter: str) -> None:
         if adapter not in self.adapters:
@@ -257,6 +264,8 @@ class ImportJobs:
     async def resume(self, ctx: MemoryPolicyContext, import_id: str) -> ImportView:
         """Run a paused, interrupted or failed import on from its checkpoint (idempotent)."""
         job = await self._own(ctx, import_id)
+        if job.upload is None and job.status not in FINISHED:
+            self._may_import_paths(ctx, "import.resume", job.scope, job.scope_key)
         self._note(ctx, "import.resume", job)
         gone = job.upload is not None and not self.area.kept(job.upload)
         if job.status not in FINISHED and gone:

@@ -40,9 +40,10 @@ def _jobs(
     granted: Mapping[str, Sequence[Path]] | None = None,
     keep: timedelta = timedelta(0),
     anywhere: bool = False,
+    store: InMemoryImportStore | None = None,
 ) -> ImportJobs:
     setup = ImportSetup(
-        store=InMemoryImportStore(),
+        store=store or InMemoryImportStore(),
         adapters=source_adapters(),
         root=root,
         max_upload_bytes=1 << 20,
@@ -114,6 +115,23 @@ async def test_an_approved_member_reads_their_organisations_files_never_an_uploa
     done = await _until_ended(jobs, acme, bob, started.id)
     assert (done.status, done.counters.written) == ("completed", 4)
     await jobs.close()
+
+
+async def test_a_path_import_resumes_only_while_its_principal_is_approved(acme: Org) -> None:
+    bob = await acme.world.user(acme.org_id, "bob")
+    store = InMemoryImportStore()
+    approved = _jobs(acme.world, acme.root, approved={(acme.org_id, bob.principal_id)}, store=store)
+    ctx = await acme.world.ctx(bob)
+    archives.build_mbox(approved.area.files(acme.org_id))
+    started = await approved.start(ctx, key_id=None, adapter="mbox", path="mail.mbox")
+    assert (await approved.pause(ctx, started.id)).status == "paused"
+    await approved.close()
+    withdrawn = _jobs(acme.world, acme.root, store=store)  # the operator took bob off the list
+    with pytest.raises(PolicyDeniedError) as refused:
+        await withdrawn.resume(ctx, started.id)
+    assert refused.value.reason is ReasonCode.PATH_IMPORT_NOT_ALLOWED
+    assert (await withdrawn.get(ctx, started.id)).status == "paused"
+    await withdrawn.close()
 
 
 async def test_unapproved_principals_are_refused_before_the_path_is_looked_at(acme: Org) -> None:
