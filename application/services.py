@@ -332,6 +332,8 @@ class Services:
         if issued is not None:
             self.bootstrap_key = issued
         await self.memory.open(self.home_org_id)
+        if self.imports is not None:
+            await self.imports.open()  # uploads left by ended or abandoned imports go
         return issued
 
     async def close(self) -> None:

@@ -145,6 +145,13 @@ class SourceAdapterContract:
     ) -> None:
         with pytest.raises(NotFoundError):
             list(adapter.read(sample.path.parent / "no-such-archive"))
+        with pytest.raises(NotFoundError):
+            adapter.check(sample.path.parent / "no-such-archive")
+
+    def test_the_quick_check_takes_what_it_reads(
+        self, adapter: SourceAdapter, sample: SourceSample
+    ) -> None:
+        adapter.check(sample.path)  # raises for an archive it would refuse
 
 
 def _take(items: Iterator[ReadItem], n: int) -> Iterator[ReadItem]:

@@ -29,8 +29,19 @@ class ReasonCode(StrEnum):
     INVALID_CHECKPOINT = "invalid_checkpoint"
     #: an import names an archive format Tessera has no adapter for
     UNKNOWN_ADAPTER = "unknown_adapter"
-    #: an import names a path outside the configured import root (symlinks resolved)
+    #: an import names a path outside its organisation's import area (symlinks resolved)
     PATH_OUTSIDE_IMPORT_ROOT = "path_outside_import_root"
+    #: a path import by a principal the operator did not approve (uploads need no approval)
+    PATH_IMPORT_NOT_ALLOWED = "path_import_not_allowed"
+    #: an upload's folder was removed (its import ended, or it was abandoned): upload it again
+    UPLOAD_REMOVED = "upload_removed"
+    #: an archive Tessera cannot read: a compression or container it does not take, a
+    #: name that promises another compression than its bytes hold, damaged data
+    UNSUPPORTED_ARCHIVE = "unsupported_archive"
+    #: an import that ended having read no record (a warning on the record, not a failure)
+    NO_RECORDS_READ = "no_records_read"
+    #: an import path no file system takes: a NUL byte, a name or path too long
+    INVALID_PATH = "invalid_path"
     # storage and models
     EMBEDDER_MISMATCH = "embedder_mismatch"
     EMBEDDER_FAILED = "embedder_failed"

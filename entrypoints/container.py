@@ -4,6 +4,7 @@ Adapters are imported inside the factories so that choosing OpenAI does not
 import onnxruntime, and nothing heavy happens at import time.
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 from dependency_injector import containers, providers
@@ -347,17 +348,24 @@ def _home_org(settings: Settings) -> str:
 
 
 def _imports(settings: Settings, store: MemoryStore, anywhere: bool) -> ImportSetup:
-    """``anywhere``: the CLI in its own process reads any path its user can (no root)."""
+    """``anywhere``: the CLI in its own process also reads any path its user can."""
     from adapters.sources.registry import source_adapters
     from adapters.surreal.import_store import SurrealImportStore
     from adapters.surreal.memory_store import SurrealMemoryStore
 
     assert isinstance(store, SurrealMemoryStore)
+    granted: dict[str, list[Path]] = {}
+    for org_id, folder in settings.import_dirs:
+        granted.setdefault(org_id, []).append(folder)
     return ImportSetup(
         store=SurrealImportStore(store.connection),
         adapters=source_adapters(),
-        root=None if anywhere else settings.imports_dir,
+        root=settings.imports_dir,
         max_upload_bytes=settings.import_max_upload_bytes,
+        anywhere=anywhere,
+        granted=granted,
+        path_principals=frozenset(settings.import_path_principals),
+        keep_uploads=timedelta(hours=settings.import_keep_uploads_hours),
     )
 
 

@@ -4,8 +4,11 @@ The CLI talks to the import routes like every other command (in-process or
 the running service). ``start`` and ``resume`` follow the import with a live
 progress bar on stderr (records read, written, duplicates, skipped, rate,
 ETA); Ctrl-C pauses the import between batches and says how to resume it.
-A running service is handed a path only when it lies under its import root;
-a CLI that opens the store itself reads any path its user can.
+A running service imports a path only inside the caller's organisation's
+import area (it says where); a CLI that opens the store itself, run by
+whoever holds the data directory, reads any path its user can. Either way
+only an organisation's owner, or a principal the operator approved, imports
+by path.
 """
 
 import argparse
@@ -16,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from domain.errors import InvalidInputError, UpstreamError
+from domain.errors import UpstreamError
 from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope
 from entrypoints.settings import Settings
@@ -64,7 +67,9 @@ def _summary(record: dict[str, Any]) -> str:
         f"read {c['read']}, written {c['written']}, duplicates {c['duplicates']}, "
         f"skipped {c['skipped']}, failed {c['failed']}"
     )
-    return line + (f"  [{record['error']}]" if record.get("error") else "")
+    line += f"  [{record['error']}]" if record.get("error") else ""
+    warning = record.get("warning")
+    return line + (f"  [warning: {warning['reason']}]" if warning else "")
 
 
 def _print(record: dict[str, Any], as_json: bool) -> None:
@@ -72,6 +77,8 @@ def _print(record: dict[str, Any], as_json: bool) -> None:
         print(json.dumps(record))
         return
     print(_summary(record))
+    if record.get("warning"):
+        print(f"  warning: {record['warning']['detail']}")
     for problem in record["skipped"][:10]:
         print(f"  skipped {problem['record_id']}: {problem['reason']} ({problem['detail']})")
     if len(record["skipped"]) > 10:
@@ -138,17 +145,9 @@ async def _follow(
     return 0
 
 
-def _archive(args: argparse.Namespace, settings: Settings) -> Path:
-    from entrypoints.backends import running_server
-
-    path = Path(args.path).expanduser().resolve()
-    root = settings.imports_dir.resolve()
-    if running_server(settings) is not None and not path.is_relative_to(root):
-        raise InvalidInputError(
-            ReasonCode.PATH_OUTSIDE_IMPORT_ROOT,
-            f"the running service imports only paths under {root}; copy the archive there",
-        )
-    return path
+def _archive(args: argparse.Namespace) -> Path:
+    """The archive's absolute path: the service decides whether it may read it."""
+    return Path(args.path).expanduser().absolute()
 
 
 async def _total(adapter: str, path: Path) -> int | None:
@@ -169,7 +168,7 @@ async def run_import(backend: "Backend", args: argparse.Namespace, settings: Set
             print("No imports yet.")
         return 0
     if command == "start":
-        path = _archive(args, settings)
+        path = _archive(args)
         body: dict[str, Any] = {"path": str(path), "adapter": args.adapter, "scope": args.scope}
         if args.scope_key:
             body["scope_key"] = args.scope_key

@@ -133,9 +133,17 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     request_log: RequestLog = RequestLog.OFF
     #: requests slower than this leave a tessera.slow warning (shape and timing only)
     slow_request_ms: int = 1000
-    #: imports may name paths under this folder only (TESSERA_IMPORT_ROOT; default
-    #: <data dir>/imports); uploads are saved there too
+    #: each organisation's import area and uploads lie under it (TESSERA_IMPORT_ROOT;
+    #: default <data dir>/imports)
     import_root: Path | None = None
+    #: folders an organisation may also import from by path (TESSERA_IMPORT_DIRS: ORG=DIR
+    #: entries separated by the path separator, ``:`` on Unix)
+    import_dirs: tuple[tuple[str, Path], ...] = ()
+    #: (organisation id, principal id) pairs that may import by path besides each
+    #: organisation's owners (TESSERA_IMPORT_PATH_PRINCIPALS: ORG/PRINCIPAL, comma separated)
+    import_path_principals: tuple[tuple[str, str], ...] = ()
+    #: hours an upload stays after its import ended (TESSERA_IMPORT_KEEP_UPLOADS_HOURS)
+    import_keep_uploads_hours: float = 0.0
     #: the largest archive an HTTP upload may send (TESSERA_IMPORT_MAX_UPLOAD_MB)
     import_max_upload_bytes: int = DEFAULT_MAX_UPLOAD_MB * 1024 * 1024
     #: reflect writes and imports in the background (TESSERA_REFLECT_ON_WRITE=on|off)
@@ -218,10 +226,11 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         raise SettingsError(f"TESSERA_PORT={port} is out of range")
     upload_raw = env.get("TESSERA_IMPORT_MAX_UPLOAD_MB") or str(DEFAULT_MAX_UPLOAD_MB)
     if not (upload_raw.isdigit() and int(upload_raw) > 0):
-        raise SettingsError(
-            f"TESSERA_IMPORT_MAX_UPLOAD_MB={upload_raw!r} is not a positive number"
-        )
+        raise SettingsError(f"TESSERA_IMPORT_MAX_UPLOAD_MB={upload_raw!r} is not a positive number")
     import_root = env.get("TESSERA_IMPORT_ROOT") or None
+    import_dirs = _import_dirs(env.get("TESSERA_IMPORT_DIRS") or "")
+    path_principals = _path_principals(env.get("TESSERA_IMPORT_PATH_PRINCIPALS") or "")
+    keep_hours = _keep_hours(env.get("TESSERA_IMPORT_KEEP_UPLOADS_HOURS") or "0")
     embedder = _choice(env, "TESSERA_EMBEDDER", EmbedderKind, EmbedderKind.ONNX)
     dims_raw = env.get("TESSERA_EMBEDDER_DIMENSIONS") or None
     if dims_raw is not None and not (dims_raw.isdigit() and int(dims_raw) > 0):
@@ -274,6 +283,9 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         slow_request_ms=_slow_ms(env.get("TESSERA_SLOW_REQUEST_MS", "1000")),
         import_root=Path(import_root).expanduser().resolve() if import_root else None,
         import_max_upload_bytes=int(upload_raw) * 1024 * 1024,
+        import_dirs=import_dirs,
+        import_path_principals=path_principals,
+        import_keep_uploads_hours=keep_hours,
         reflect_on_write=_choice(
             env, "TESSERA_REFLECT_ON_WRITE", ConversationSwitch, ConversationSwitch.OFF
         ),
@@ -295,6 +307,47 @@ def _trusted_proxies(raw: str | None) -> tuple[str, ...]:
                 "(such as 10.0.0.5 or 10.0.0.0/24)"
             ) from None
     return tuple(dict.fromkeys(networks))
+
+
+def _import_dirs(raw: str) -> tuple[tuple[str, Path], ...]:
+    dirs: list[tuple[str, Path]] = []
+    for entry in filter(None, (e.strip() for e in raw.split(os.pathsep))):
+        org, sep, folder = entry.partition("=")
+        if not sep or not org.strip() or not folder.strip():
+            raise SettingsError(
+                f"TESSERA_IMPORT_DIRS entry {entry!r} is not ORG=DIR (an organisation id, "
+                "an equals sign and a folder)"
+            )
+        path = Path(folder.strip()).expanduser()
+        if not path.is_absolute():
+            raise SettingsError(f"TESSERA_IMPORT_DIRS folder {folder!r} is not an absolute path")
+        dirs.append((org.strip(), path.resolve()))
+    return tuple(dirs)
+
+
+def _path_principals(raw: str) -> tuple[tuple[str, str], ...]:
+    pairs: list[tuple[str, str]] = []
+    for entry in filter(None, (e.strip() for e in raw.split(","))):
+        org, sep, principal = entry.partition("/")
+        if not sep or not org.strip() or not principal.strip():
+            raise SettingsError(
+                f"TESSERA_IMPORT_PATH_PRINCIPALS entry {entry!r} is not ORG/PRINCIPAL "
+                "(an organisation id, a slash and a principal id)"
+            )
+        pairs.append((org.strip(), principal.strip()))
+    return tuple(pairs)
+
+
+def _keep_hours(raw: str) -> float:
+    try:
+        hours = float(raw)
+    except ValueError:
+        hours = -1.0
+    if not 0 <= hours < float("inf"):
+        raise SettingsError(
+            f"TESSERA_IMPORT_KEEP_UPLOADS_HOURS={raw!r} is not a number of hours (0 or more)"
+        )
+    return hours
 
 
 def _slow_ms(raw: str) -> int:

@@ -14,7 +14,8 @@ from typing import Any
 
 import msgspec
 
-from adapters.sources.checkpoints import decode_ordinal, encode, require_file
+from adapters.sources.checkpoints import decode_ordinal, encode
+from adapters.sources.compressed import open_file, require_readable_file
 from adapters.sources.jsonl import turns_key
 from adapters.sources.times import parse_time
 from application.sources.records import (
@@ -35,12 +36,15 @@ __all__ = ["ChatGptSourceAdapter"]
 class ChatGptSourceAdapter:
     name = "chatgpt"
 
+    def check(self, path: Path) -> None:
+        require_readable_file(_file(path), "conversations.json")
+
     def read(self, path: Path, *, after: str | None = None) -> Iterator[ReadItem]:
         start = 0 if after is None else decode_ordinal(self.name, after) + 1
-        file = path / "conversations.json" if path.is_dir() else path
-        require_file(file, "conversations.json")
+        with open_file(_file(path), "conversations.json") as stream:
+            raw = stream.read()  # one JSON document: read whole, as before it was compressed
         try:
-            conversations = msgspec.json.decode(file.read_bytes())
+            conversations = msgspec.json.decode(raw)
         except msgspec.DecodeError as exc:
             raise InvalidInputError(
                 ReasonCode.INVALID_REQUEST, "conversations.json is not valid JSON"
@@ -51,6 +55,14 @@ class ChatGptSourceAdapter:
             )
         for ordinal in range(start, len(conversations)):
             yield _conversation(conversations[ordinal], ordinal, encode(self.name, ordinal))
+
+
+def _file(path: Path) -> Path:
+    """The export's ``conversations.json`` (or a compressed one) in a folder, or the file."""
+    if not path.is_dir():
+        return path
+    found = sorted(path.glob("conversations.json*"))
+    return found[0] if found else path / "conversations.json"
 
 
 def _skip(record_id: str, checkpoint: str, reason: SkipReason, detail: str) -> SkippedRecord:

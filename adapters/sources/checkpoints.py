@@ -4,9 +4,7 @@ Why a prefix: a token from one adapter handed to another must be refused,
 not silently read as a position in a different archive.
 """
 
-from pathlib import Path
-
-from domain.errors import InvalidInputError, NotFoundError
+from domain.errors import InvalidInputError
 from domain.reasons import ReasonCode
 
 __all__ = [
@@ -14,8 +12,6 @@ __all__ = [
     "decode_text",
     "encode",
     "refuse",
-    "require_dir",
-    "require_file",
 ]
 
 
@@ -43,13 +39,3 @@ def decode_ordinal(adapter: str, token: str) -> int:
     if not value.isascii() or not value.isdigit() or len(value) > 12:
         raise refuse(adapter)
     return int(value)
-
-
-def require_file(path: Path, what: str) -> None:
-    if not path.is_file():
-        raise NotFoundError(ReasonCode.NOT_FOUND, f"no {what} file at the given path")
-
-
-def require_dir(path: Path, what: str) -> None:
-    if not path.is_dir():
-        raise NotFoundError(ReasonCode.NOT_FOUND, f"no {what} folder at the given path")

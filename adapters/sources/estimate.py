@@ -11,15 +11,18 @@ from pathlib import Path
 
 import msgspec
 
+from adapters.sources.compressed import open_decompressed
 from adapters.sources.maildir import _messages
 from adapters.sources.markdown import _notes
+from domain.errors import TesseraError
 
 __all__ = ["estimate_items"]
 
 
 def _lines(path: Path, prefix: bytes) -> int:
+    """Lines that start with ``prefix`` (decompressed as the reader does), blank ones aside."""
     count = 0
-    with path.open("rb") as file:
+    with open_decompressed(path) as file:
         for line in file:
             if line.startswith(prefix) and line.strip():
                 count += 1
@@ -40,8 +43,9 @@ def estimate_items(adapter: str, path: Path) -> int | None:
         if adapter == "chatgpt":
             file = path / "conversations.json" if path.is_dir() else path
             if os.path.getsize(file) <= 512 * 1024 * 1024:
-                items = msgspec.json.decode(file.read_bytes())
+                with open_decompressed(file) as stream:
+                    items = msgspec.json.decode(stream.read())
                 return len(items) if isinstance(items, list) else None
-    except (OSError, msgspec.DecodeError):
-        return None
+    except (OSError, msgspec.DecodeError, TesseraError):
+        return None  # the import itself says what is wrong with the archive
     return None

@@ -9,7 +9,8 @@ The format (documented in the README)::
 or Unix seconds (no offset means UTC); ``id``, ``title``, ``created_at`` and
 a message's ``created_at`` and ``speaker`` are optional. Blank lines are
 ignored; a line that is not such an object is skipped with a reason. The
-checkpoint is the line number.
+checkpoint is the line number. The file may be compressed (xz, gzip, bzip2,
+zstd): it is read as a stream.
 """
 
 from collections.abc import Iterator
@@ -18,7 +19,8 @@ from typing import Any
 
 import msgspec
 
-from adapters.sources.checkpoints import decode_ordinal, encode, require_file
+from adapters.sources.checkpoints import decode_ordinal, encode
+from adapters.sources.compressed import open_file, require_readable_file
 from adapters.sources.times import parse_time
 from application.sources.records import (
     ImportRecord,
@@ -37,10 +39,12 @@ __all__ = ["JsonlSourceAdapter", "conversation_record"]
 class JsonlSourceAdapter:
     name = "jsonl"
 
+    def check(self, path: Path) -> None:
+        require_readable_file(path, "jsonl")
+
     def read(self, path: Path, *, after: str | None = None) -> Iterator[ReadItem]:
         start = 1 if after is None else decode_ordinal(self.name, after) + 1
-        require_file(path, "jsonl")
-        with path.open("rb") as lines:
+        with open_file(path, "jsonl") as lines:
             for number, line in enumerate(lines, start=1):
                 if number < start or not line.strip():
                     continue

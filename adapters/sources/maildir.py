@@ -13,7 +13,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from adapters.sources.checkpoints import decode_text, encode, refuse, require_dir
+from adapters.sources.checkpoints import decode_text, encode, refuse
+from adapters.sources.compressed import require_folder
 from adapters.sources.email_message import message_item
 from application.sources.records import ReadItem, SkippedRecord, SkipReason
 
@@ -59,9 +60,12 @@ class MaildirSourceAdapter:
 
     name = "maildir"
 
+    def check(self, path: Path) -> None:
+        require_folder(path, "maildir")
+
     def read(self, path: Path, *, after: str | None = None) -> Iterator[ReadItem]:
         resume = None if after is None else self._position(after)
-        require_dir(path, "maildir")
+        require_folder(path, "maildir")
         for folder, unique, file in _messages(path):
             if resume is not None and (folder, unique) <= resume:
                 continue

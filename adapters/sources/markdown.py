@@ -17,7 +17,8 @@ from typing import Any
 
 import yaml
 
-from adapters.sources.checkpoints import decode_text, encode, require_dir
+from adapters.sources.checkpoints import decode_text, encode
+from adapters.sources.compressed import require_folder
 from adapters.sources.times import parse_time
 from application.limits import MAX_CONTENT_CHARS
 from application.sources.records import (
@@ -50,9 +51,12 @@ def _notes(root: Path) -> list[str]:
 class MarkdownSourceAdapter:
     name = "markdown"
 
+    def check(self, path: Path) -> None:
+        require_folder(path, "notes")
+
     def read(self, path: Path, *, after: str | None = None) -> Iterator[ReadItem]:
         resume = None if after is None else decode_text(self.name, after)
-        require_dir(path, "notes")
+        require_folder(path, "notes")
         for relative in _notes(path):
             if resume is not None and relative <= resume:
                 continue

@@ -21,6 +21,7 @@ from typing import Any
 
 import msgspec
 from surrealdb import RecordID
+from surrealdb.errors import NotFoundError as SurrealNotFound
 
 from adapters.surreal.codec import namespace_for, space_code
 from adapters.surreal.connection import SurrealConnection
@@ -50,6 +51,13 @@ SELECT count() AS n FROM chunk WHERE embed_state = 'pending' AND source_id IN $m
 """
 
 _DECODER = msgspec.json.Decoder(ImportJob)
+
+
+def _no_memory_yet(exc: UpstreamError) -> bool:
+    """The memory tables are missing: an organisation that imported nothing yet holds nothing."""
+    return isinstance(exc.__cause__, SurrealNotFound)
+
+
 _METADATA = msgspec.json.Decoder(dict[str, Any])
 
 
@@ -172,13 +180,21 @@ class SurrealImportStore:
         if namespace is None:
             return []
         scope, _, scope_key = space.partition("/")
-        (rows,) = await self._conn.query(
-            namespace,
-            "SELECT metadata, created_at, meta::id(id) AS id FROM source "
-            "WHERE space = $space AND created_at >= $since ORDER BY created_at, id;",
-            {"space": space_code(MemoryScope(scope), scope_key or None), "since": to_value(since)},
-            operation="finding an import's latest writes",
-        )
+        try:
+            (rows,) = await self._conn.query(
+                namespace,
+                "SELECT metadata, created_at, meta::id(id) AS id FROM source "
+                "WHERE space = $space AND created_at >= $since ORDER BY created_at, id;",
+                {
+                    "space": space_code(MemoryScope(scope), scope_key or None),
+                    "since": to_value(since),
+                },
+                operation="finding an import's latest writes",
+            )
+        except UpstreamError as exc:
+            if not _no_memory_yet(exc):
+                raise
+            return []
         keys = []
         for row in rows or []:
             try:
@@ -198,12 +214,17 @@ class SurrealImportStore:
             return 0
         scope, _, scope_key = space.partition("/")
         needle = '"import_id":' + msgspec.json.encode(import_id).decode()
-        (_, rows) = await self._conn.query(
-            namespace,
-            _IMPORT_PENDING,
-            {"space": space_code(MemoryScope(scope), scope_key or None), "needle": needle},
-            operation="counting an import's pending vectors",
-        )
+        try:
+            (_, rows) = await self._conn.query(
+                namespace,
+                _IMPORT_PENDING,
+                {"space": space_code(MemoryScope(scope), scope_key or None), "needle": needle},
+                operation="counting an import's pending vectors",
+            )
+        except UpstreamError as exc:
+            if not _no_memory_yet(exc):
+                raise
+            return 0
         return int(rows[0]["n"]) if rows else 0
 
     async def close(self) -> None:

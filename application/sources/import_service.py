@@ -42,6 +42,7 @@ from application.sources.jobs import (
     ImportJob,
     ImportProblem,
     ImportStatus,
+    ImportWarning,
     JobAuthority,
 )
 from application.sources.mapping import remember_request
@@ -133,9 +134,15 @@ class ImportService:
         authority: JobAuthority | None,
         scope: MemoryScope = MemoryScope.PRIVATE,
         scope_key: str | None = None,
+        upload: str | None = None,
     ) -> ImportJob:
-        """A pending import into the target the job's authority may write (checked now)."""
-        self._adapter(adapter)
+        """A pending import into the target the job's authority may write (checked now).
+
+        ``upload``: the folder of an uploaded archive, removed when the import ends.
+        """
+        # the archive's start is looked at now: a compression or container the adapter
+        # cannot read is refused here (unsupported_archive), not found empty later
+        await asyncio.to_thread(self._adapter(adapter).check, path)
         ctx = await self._contexts.context(authority)
         assert authority is not None  # contexts() fails closed without one
         require_org(ctx, authority.org_id)
@@ -149,6 +156,7 @@ class ImportService:
             org_id=authority.org_id,
             adapter=adapter,
             path=str(path),
+            upload=upload,
             scope=target.scope,
             scope_key=target.scope_key,
             authority=authority,
@@ -170,6 +178,20 @@ class ImportService:
             return job
         job = msgspec.structs.replace(
             job, status=ImportStatus.CANCELLED, updated_at=self._clock.now()
+        )
+        await self._store.save_job(job)
+        return job
+
+    async def abandon(self, org_id: str, import_id: str) -> ImportJob:
+        """Fail an unfinished import whose upload was removed as abandoned."""
+        job = await self.get(org_id, import_id)
+        if job.status in FINISHED:
+            return job
+        job = msgspec.structs.replace(
+            job,
+            status=ImportStatus.FAILED,
+            error=ReasonCode.UPLOAD_REMOVED,
+            updated_at=self._clock.now(),
         )
         await self._store.save_job(job)
         return job
@@ -242,7 +264,14 @@ class ImportService:
         finally:
             if ahead is not None:
                 ahead.cancel()  # its thread finishes alone; nothing waits for what it read
-        return await self._save(job, tally, ImportStatus.COMPLETED)
+        warning = None
+        if tally.counters["read"] == 0:
+            warning = ImportWarning(
+                reason=ReasonCode.NO_RECORDS_READ,
+                detail=f"the archive held no record the {job.adapter} adapter reads: check "
+                "its format (the adapter) and that it is not empty",
+            )
+        return await self._save(job, tally, ImportStatus.COMPLETED, warning=warning)
 
     async def _write(
         self,
@@ -278,17 +307,13 @@ class ImportService:
             return
         requests = [
             _tagged(
-                remember_request(
-                    item, org_id=job.org_id, scope=job.scope, scope_key=job.scope_key
-                ),
+                remember_request(item, org_id=job.org_id, scope=job.scope, scope_key=job.scope_key),
                 job.import_id,
                 item.dedupe_key,
             )
             for item in fresh
         ]
-        results = await self._memory.remember_many(
-            job.org_id, requests, ctx, tag=job.import_id
-        )
+        results = await self._memory.remember_many(job.org_id, requests, ctx, tag=job.import_id)
         written: list[str] = []
         for item, result in zip(fresh, results, strict=True):
             if isinstance(result, InvalidInputError | PolicyDeniedError):
@@ -306,6 +331,7 @@ class ImportService:
         status: ImportStatus | None = None,
         error: ReasonCode | None = None,
         checkpoint: str | None = None,
+        warning: ImportWarning | None = None,
     ) -> ImportJob:
         # this process's count: chunks this import queued whose vectors are not made yet
         tally.counters["embedding_pending"] = self._memory.lane.outstanding(job.import_id)
@@ -316,6 +342,7 @@ class ImportService:
             problems=list(tally.problems),
             checkpoint=checkpoint or job.checkpoint,
             error=error if status is not None else job.error,
+            warning=warning if status is not None else job.warning,
             updated_at=self._clock.now(),
         )
         await self._store.save_job(job)

@@ -17,12 +17,14 @@ from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope
 
 __all__ = [
+    "ENDED",
     "FINISHED",
     "MAX_LISTED_PROBLEMS",
     "ImportCounters",
     "ImportJob",
     "ImportProblem",
     "ImportStatus",
+    "ImportWarning",
     "JobAuthority",
 ]
 
@@ -41,6 +43,8 @@ class ImportStatus(StrEnum):
 
 #: an import in one of these never runs again
 FINISHED = frozenset({ImportStatus.COMPLETED, ImportStatus.CANCELLED})
+#: an import in one of these stopped on its own or was stopped (a failed one may be resumed)
+ENDED = frozenset({ImportStatus.COMPLETED, ImportStatus.FAILED, ImportStatus.CANCELLED})
 
 
 class ImportCounters(msgspec.Struct, frozen=True, kw_only=True):
@@ -62,6 +66,13 @@ class ImportProblem(msgspec.Struct, frozen=True, kw_only=True):
     detail: str
 
 
+class ImportWarning(msgspec.Struct, frozen=True, kw_only=True):
+    """Why an import that ended without an error still wants a look (``no_records_read``)."""
+
+    reason: ReasonCode
+    detail: str
+
+
 class JobAuthority(msgspec.Struct, frozen=True, kw_only=True):
     """Whom the job works for: re-checked against the control plane before each batch."""
 
@@ -76,8 +87,10 @@ class ImportJob(msgspec.Struct, frozen=True, kw_only=True):
     import_id: str
     org_id: str
     adapter: str
-    #: the archive as the importer was given it (a path under the import root)
+    #: the archive, resolved (in its organisation's import area, or an upload)
     path: str
+    #: the upload's folder, when the archive was uploaded: removed when the import ends
+    upload: str | None = None
     scope: MemoryScope
     scope_key: str | None
     authority: JobAuthority | None
@@ -88,6 +101,8 @@ class ImportJob(msgspec.Struct, frozen=True, kw_only=True):
     problems: list[ImportProblem] = msgspec.field(default_factory=list)
     #: why the import stopped, when it failed
     error: ReasonCode | None = None
+    #: what a completed import wants the caller to know (it read no record at all)
+    warning: ImportWarning | None = None
     created_at: datetime
     updated_at: datetime
 

@@ -29,6 +29,16 @@ class SourceAdapter(Protocol):
     @property
     def name(self) -> str: ...
 
+    def check(self, path: Path) -> None:
+        """A quick look before an import is created, reading at most the archive's start.
+
+        Raises ``NotFoundError`` (``not_found``) as ``read`` does, and
+        ``InvalidInputError`` (``unsupported_archive``) for an archive this adapter
+        cannot read: a compression or container it does not take, a name that
+        promises another compression than the bytes hold.
+        """
+        ...
+
     def read(self, path: Path, *, after: str | None = None) -> Iterator[ReadItem]:
         """Every item of the archive at ``path`` in a fixed order, from after ``after``.
 

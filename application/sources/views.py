@@ -9,7 +9,13 @@ from datetime import datetime
 
 import msgspec
 
-from application.sources.jobs import ImportCounters, ImportJob, ImportProblem, ImportStatus
+from application.sources.jobs import (
+    ImportCounters,
+    ImportJob,
+    ImportProblem,
+    ImportStatus,
+    ImportWarning,
+)
 from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope
 
@@ -26,7 +32,7 @@ class ImportView(msgspec.Struct, frozen=True, kw_only=True):
     adapter: str
     status: ImportStatus
     target: ImportTarget
-    #: the archive, as resolved under the import root
+    #: the archive, as resolved (in the organisation's import area, or an upload)
     path: str
     counters: ImportCounters
     #: where a resume continues; None before the first batch
@@ -35,6 +41,8 @@ class ImportView(msgspec.Struct, frozen=True, kw_only=True):
     skipped: list[ImportProblem]
     #: why the import stopped, when it failed
     error: ReasonCode | None
+    #: set on an import that completed having read no record (``no_records_read``)
+    warning: ImportWarning | None
     created_at: datetime
     updated_at: datetime
 
@@ -56,6 +64,7 @@ def view_of(job: ImportJob, status: ImportStatus | None = None) -> ImportView:
         checkpoint=job.checkpoint,
         skipped=list(job.problems),
         error=job.error,
+        warning=job.warning,
         created_at=job.created_at,
         updated_at=job.updated_at,
     )

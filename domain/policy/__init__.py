@@ -9,6 +9,7 @@ from domain.policy.context import (
     Surface,
 )
 from domain.policy.decision import POLICY_REASONS, PolicyDecision
+from domain.policy.imports import authorize_path_import
 from domain.policy.rules import (
     SCOPE_BREADTH,
     WRITES_NEED_ENABLING,
@@ -35,6 +36,7 @@ __all__ = [
     "SpaceRole",
     "Surface",
     "authorize_correct",
+    "authorize_path_import",
     "authorize_read",
     "authorize_reflect",
     "authorize_share",

@@ -1,9 +1,9 @@
-"""The import routes: start an import (a path under the import root, or an upload), watch it,
-pause, resume or cancel it.
+"""The import routes: start an import (a path in the organisation's import area, or an
+upload), watch it, pause, resume or cancel it.
 
-Thin as every route: the rules (the root, ownership, the policy, audit, the
-background run) live in ``ImportJobs``. The start route reads its body
-itself because it takes JSON or a multipart upload; it needs a
+Thin as every route: the rules (the area, who may import by path, uploads'
+owners, the policy, audit, the background run) live in ``ImportJobs``. The
+start route reads its body itself because it takes JSON or a multipart upload; it needs a
 Content-Length so that an upload over the limit is refused (413, the limit
 stated) before a byte of it is read.
 """
@@ -22,7 +22,7 @@ from application.services import Services
 from application.sources.import_jobs import ImportJobs
 from application.sources.views import ImportView
 from application.trust.access import Caller
-from domain.errors import InvalidInputError, NotFoundError
+from domain.errors import InvalidInputError, MalformedRequestError, NotFoundError
 from domain.policy import MemoryPolicyContext
 from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope
@@ -42,14 +42,22 @@ def _jobs(services: Services) -> ImportJobs:
     return services.imports
 
 
-def _length(request: Request[Any, Any, State], limit: int) -> None:
+def _length(request: Request[Any, Any, State], limit: int, too_long: InvalidInputError) -> None:
     raw = request.headers.get("content-length")
     if raw is None or not raw.isdigit():
         raise InvalidInputError(
             ReasonCode.INVALID_REQUEST, "starting an import needs a Content-Length header"
         )
     if int(raw) > limit:
-        raise too_large(limit)
+        raise too_long
+
+
+def _json_too_large() -> InvalidInputError:
+    return InvalidInputError(
+        ReasonCode.CONTENT_TOO_LARGE,
+        f"a JSON import start may be at most {_MAX_JSON_BYTES} bytes: it names a path, an "
+        "adapter and a target; send an archive itself as a multipart/form-data upload",
+    )
 
 
 def _decode(raw: bytes) -> ImportStartBody:
@@ -57,6 +65,10 @@ def _decode(raw: bytes) -> ImportStartBody:
         return msgspec.json.decode(raw, type=ImportStartBody)
     except msgspec.ValidationError as exc:
         raise ValidationException(extra=[{"message": str(exc), "key": ""}]) from None
+    except UnicodeDecodeError:
+        raise MalformedRequestError(
+            ReasonCode.MALFORMED_JSON, "the request body is not valid UTF-8"
+        ) from None
     except msgspec.DecodeError:
         raise InvalidInputError(
             ReasonCode.MALFORMED_JSON, "the request body is not valid JSON"
@@ -64,8 +76,12 @@ def _decode(raw: bytes) -> ImportStartBody:
 
 
 async def _from_upload(
-    request: Request[Any, Any, State], jobs: ImportJobs, ids: str
-) -> ImportStartBody:
+    request: Request[Any, Any, State],
+    jobs: ImportJobs,
+    policy: MemoryPolicyContext,
+    caller: Caller,
+    upload_id: str,
+) -> ImportView:
     form = await request.form()
     upload = form.get("file")
     if not isinstance(upload, UploadFile):
@@ -77,12 +93,24 @@ async def _from_upload(
         target = msgspec.convert({"path": "upload", **fields}, ImportStartBody)
     except msgspec.ValidationError as exc:
         raise ValidationException(extra=[{"message": str(exc), "key": ""}]) from None
-    folder = jobs.upload_dir(ids)
-    path = await asyncio.to_thread(
-        save_upload, upload.file, upload.filename, folder, jobs.max_upload_bytes
+    folder = jobs.upload_dir(policy, upload_id)
+    try:
+        path = await asyncio.to_thread(
+            save_upload, upload.file, upload.filename, folder, jobs.max_upload_bytes
+        )
+    except BaseException:
+        jobs.discard_upload(folder)
+        raise
+    finally:
+        await upload.close()
+    return await jobs.start_upload(
+        policy,
+        key_id=caller.key_id,
+        adapter=target.adapter,
+        archive=path,
+        scope=MemoryScope(target.scope),
+        scope_key=target.scope_key,
     )
-    await upload.close()
-    return msgspec.structs.replace(target, path=str(path))
 
 
 @post(_BASE, status_code=202, summary="Start an import", request_max_body_size=None)
@@ -92,7 +120,8 @@ async def start_import(
     policy: NamedDependency[MemoryPolicyContext],
     caller: NamedDependency[Caller],
 ) -> ImportView:
-    """Import an archive: JSON naming ``path`` (under the import root) and ``adapter``, or a
+    """Import an archive: JSON naming ``path`` (in the organisation's import area; the
+    organisation's owner or a principal the operator approved) and ``adapter``, or a
     multipart upload with the archive in ``file`` (zip and tar are unpacked) and ``adapter``.
 
     It runs in the background; poll ``GET /api/sources/imports/{id}``.
@@ -100,11 +129,10 @@ async def start_import(
     jobs = _jobs(services)
     media = request.headers.get("content-type", "")
     if media.startswith("multipart/form-data"):
-        _length(request, jobs.max_upload_bytes)
-        body = await _from_upload(request, jobs, services.audit.new_id())
-    else:
-        _length(request, _MAX_JSON_BYTES)
-        body = _decode(await request.body())
+        _length(request, jobs.max_upload_bytes, too_large(jobs.max_upload_bytes))
+        return await _from_upload(request, jobs, policy, caller, services.audit.new_id())
+    _length(request, _MAX_JSON_BYTES, _json_too_large())
+    body = _decode(await request.body())
     return await jobs.start(
         policy,
         key_id=caller.key_id,

@@ -14,7 +14,10 @@ class ImportStartBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
         str,
         msgspec.Meta(
             min_length=1,
-            description="The archive (file or folder), under the service's import root.",
+            description=(
+                "The archive (file or folder) in the organisation's import area: relative "
+                "to its files folder, or a folder the operator granted it."
+            ),
         ),
     ]
     adapter: Annotated[

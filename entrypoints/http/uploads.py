@@ -1,7 +1,12 @@
-"""Saving an uploaded archive under the import root, unpacking zip and tar files safely.
+"""Saving an uploaded archive in its uploader's folder, unpacking zip and tar files safely.
 
 Why unpack: a ChatGPT export arrives as a zip, a Maildir or a notes folder
-can only travel as an archive. Members that would land outside the upload's
+can only travel as an archive. What a file is comes from its first bytes
+(``archive_kind``): a zip is unzipped; a tar, plain or compressed with xz,
+gzip, bzip2 or zstd, is unpacked as a stream; a single compressed file (an
+``.mbox.xz``) is kept as it is, for the adapter reads it compressed; 7z and
+rar, and a name that promises an archive its bytes are not, are refused
+(``unsupported_archive``). Members that would land outside the upload's
 folder, links, and archives that unpack past the size limit are refused.
 """
 
@@ -11,13 +16,16 @@ import zipfile
 from pathlib import Path
 from typing import Protocol
 
+from adapters.sources.compressed import archive_kind, open_decompressed, refuse_archive
 from domain.errors import InvalidInputError
 from domain.reasons import ReasonCode
 
 __all__ = ["save_upload", "too_large"]
 
 _CHUNK = 1 << 20
-_TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
+_TAR_SUFFIXES = (
+    ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz", ".tar.zst", ".tzst"
+)  # fmt: skip
 #: how much larger than the upload limit an archive may unpack to
 _UNPACK_FACTOR = 8
 
@@ -54,12 +62,34 @@ def _unpack_zip(archive: Path, dest: Path, budget: int) -> None:
 
 
 def _unpack_tar(archive: Path, dest: Path, budget: int) -> None:
-    with tarfile.open(archive) as tarred:
-        members = tarred.getmembers()
-        if sum(m.size for m in members) > budget:
-            raise InvalidInputError(ReasonCode.CONTENT_TOO_LARGE, "the archive unpacks too large")
-        # the "data" filter refuses links out, absolute paths, devices and odd modes
-        tarred.extractall(dest, filter="data")
+    """A tar, decompressed as its bytes say, unpacked member by member in one pass."""
+    unpacked = 0
+    with open_decompressed(archive) as stream, tarfile.open(fileobj=stream, mode="r|") as tarred:
+        for member in tarred:
+            unpacked += member.size
+            if unpacked > budget:
+                raise InvalidInputError(
+                    ReasonCode.CONTENT_TOO_LARGE, "the archive unpacks too large"
+                )
+            # the "data" filter refuses links out, absolute paths, devices and odd modes
+            tarred.extract(member, dest, filter="data")
+
+
+def _container(saved: Path, lowered: str) -> str | None:
+    """``zip``, ``tar`` or None (one file), from the bytes; refused when the name disagrees."""
+    kind = archive_kind(saved)
+    named = (
+        "tar" if lowered.endswith(_TAR_SUFFIXES) else "zip" if lowered.endswith(".zip") else None
+    )
+    if kind.container == "zip" and kind.compression is not None:
+        raise refuse_archive("a compressed zip archive is not read: upload the zip itself")
+    if kind.container not in (None, "zip", "tar"):
+        raise refuse_archive(
+            f"{kind.container} archives are not read: upload a zip or tar archive instead"
+        )
+    if named is not None and kind.container != named:
+        raise refuse_archive(f"the file is named as a {named} archive but is not one")
+    return kind.container
 
 
 def _unpacked_root(folder: Path) -> Path:
@@ -83,14 +113,17 @@ def save_upload(source: _Readable, filename: str | None, folder: Path, limit: in
                 shutil.rmtree(folder, ignore_errors=True)
                 raise too_large(limit)
             out.write(chunk)
-    lowered = name.lower()
-    is_tar = lowered.endswith(_TAR_SUFFIXES)
-    if not (lowered.endswith(".zip") or is_tar):
-        return saved
+    try:
+        container = _container(saved, name.lower())
+    except InvalidInputError:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    if container is None:
+        return saved  # one file, maybe compressed: its adapter reads it
     unpacked = folder / "unpacked"
     unpacked.mkdir(mode=0o700)
     try:
-        if is_tar:
+        if container == "tar":
             _unpack_tar(saved, unpacked.resolve(), limit * _UNPACK_FACTOR)
         else:
             _unpack_zip(saved, unpacked.resolve(), limit * _UNPACK_FACTOR)

@@ -234,7 +234,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         title="Start an import",
         description=(
             "Import an archive (mbox, maildir, jsonl chats, a ChatGPT export, markdown notes) "
-            "that lies under the service's import root into memory, in the background. Use it "
+            "that lies in your organisation's import area on the server into memory, in the "
+            "background (an organisation's owner, or a principal the operator approved). Use it "
             "when the user asks to bring a mailbox or export in; then watch source_import_status."
         ),
         arguments=ImportStartBody,

@@ -15,10 +15,11 @@ from tests.support import archives
 pytestmark = pytest.mark.slow
 
 
-def _run(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _run(data_dir: Path, *args: str, key: str | None = None) -> subprocess.CompletedProcess[str]:
+    extra = {} if key is None else {"TESSERA_API_KEY": key}
     return subprocess.run(
         [*TESSERA, "import", *args],
-        env=tessera_env(data_dir),
+        env=tessera_env(data_dir, **extra),
         capture_output=True,
         text=True,
         timeout=300,
@@ -93,7 +94,7 @@ def test_ctrl_c_pauses_the_import_and_resume_finishes_it(tmp_path: Path) -> None
     assert (counters["read"], counters["written"], counters["duplicates"]) == (n, n, 0)
 
 
-def test_a_running_service_is_handed_only_paths_under_its_import_root(tmp_path: Path) -> None:
+def test_a_running_service_imports_only_paths_in_the_organisations_area(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
     port = free_port()
     proc = start_listening(
@@ -107,13 +108,53 @@ def test_a_running_service_is_handed_only_paths_under_its_import_root(tmp_path: 
         assert refused.returncode == 2
         assert "path_outside_import_root" in refused.stderr and str(data_dir) in refused.stderr
 
-        root = data_dir / "imports"
-        root.mkdir()
-        inside = archives.build_mbox(root).path
+        area = data_dir / "imports" / "local" / "files"  # the service made it, owner-only
+        assert str(area) in refused.stderr and area.stat().st_mode & 0o777 == 0o700
+        inside = archives.build_mbox(area).path
         out = _run(data_dir, "start", str(inside), "--adapter", "mbox")
         assert out.returncode == 0, out.stderr
         assert f"service at http://127.0.0.1:{port}" in out.stderr
         assert "completed" in out.stdout and "written 4" in out.stdout
+
+        # a member's CLI imports nothing by path: not the owner's file, not the area
+        admin = [*TESSERA, "admin"]
+        env = tessera_env(data_dir)
+        subprocess.run([*admin, "user", "create", "bob"], env=env, check=True, timeout=120)
+        bob = subprocess.run(
+            [*admin, "key", "create", "--principal", "bob"],
+            env=env, capture_output=True, text=True, check=True, timeout=120,
+        ).stdout.split()[-1]  # fmt: skip
+        for path in (str(inside), str(area)):
+            member = _run(data_dir, "start", path, "--adapter", "mbox", key=bob)
+            assert member.returncode == 4 and "path_import_not_allowed" in member.stderr
+        listed = _run(data_dir, "list", "--json", key=bob)
+        assert json.loads(listed.stdout) == []
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+MAIL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "email"
+
+
+@pytest.mark.skipif(
+    not (MAIL / "notmuch_lkml.mbox.xz").is_file(),
+    reason=f"the notmuch corpora are not at {MAIL} (../shared is absent on this checkout)",
+)
+def test_a_compressed_mailbox_imports_and_reading_nothing_is_a_warning(tmp_path: Path) -> None:
+    out = _run(tmp_path / "data", "start", str(MAIL / "notmuch_lkml.mbox.xz"), "--adapter", "mbox")
+    assert out.returncode == 0, out.stderr
+    assert "read 210, written 176, duplicates 34" in out.stdout and "warning" not in out.stdout
+    assert "210/210" in out.stderr  # the bar's total counts the decompressed messages
+
+    chats = archives.build_jsonl(tmp_path).path
+    nothing = _run(tmp_path / "data", "start", str(chats), "--adapter", "mbox")
+    assert nothing.returncode == 0, nothing.stderr
+    assert "completed" in nothing.stdout and "read 0" in nothing.stdout
+    assert "[warning: no_records_read]" in nothing.stdout
+    assert "warning: the archive held no record the mbox adapter reads" in nothing.stdout
+
+    seven = tmp_path / "mail.mbox"
+    seven.write_bytes(b"7z\xbc\xaf\x27\x1c" + bytes(64))
+    refused = _run(tmp_path / "data", "start", str(seven), "--adapter", "mbox")
+    assert refused.returncode == 2 and "unsupported_archive" in refused.stderr

@@ -39,8 +39,9 @@ async def test_a_second_process_reads_the_pending_count_from_the_store(tmp_path:
     owner = await first.control.principal("local", "owner")
     ctx = await first.access.context_for(owner, Surface.CLI)
     assert first.imports is not None
+    area = first.imports.area.files("local")
     started = await first.imports.start(
-        ctx, key_id=None, adapter="mbox", path=str(archives.build_mbox(tmp_path).path)
+        ctx, key_id=None, adapter="mbox", path=str(archives.build_mbox(area).path)
     )
     for _ in range(200):
         view = await first.imports.get(ctx, started.id)

@@ -1,4 +1,5 @@
-"""The import tools over MCP (stdio, the real store): start under the root, follow, refuse."""
+"""The import tools over MCP (stdio, the real store): start in the organisation's import area,
+follow, refuse paths outside it and path imports by anyone but an owner."""
 
 import asyncio
 from pathlib import Path
@@ -16,12 +17,14 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Site:
     data_dir = tmp_path_factory.mktemp("mcp-imports")
-    _tessera(data_dir, "admin", "user", "create", "alice")
+    _tessera(data_dir, "admin", "user", "create", "alice", "--role", "owner")
     alice = _tessera(data_dir, "admin", "key", "create", "--principal", "alice").split()[-1]
+    _tessera(data_dir, "admin", "user", "create", "carol")
+    carol = _tessera(data_dir, "admin", "key", "create", "--principal", "carol").split()[-1]
     _tessera(data_dir, "admin", "org", "create", "rival")
     _tessera(data_dir, "admin", "user", "create", "bob", "--org", "rival", "--role", "owner")
     bob = _tessera(data_dir, "admin", "key", "create", "--org", "rival", "--principal", "bob")
-    return Site(data_dir, alice, alice, bob.split()[-1])
+    return Site(data_dir, alice, carol, bob.split()[-1])
 
 
 async def _until_done(client: Client, import_id: str) -> dict[str, Any]:
@@ -35,11 +38,16 @@ async def _until_done(client: Client, import_id: str) -> dict[str, Any]:
     pytest.fail("the import did not finish")
 
 
-async def test_an_agent_imports_under_the_root_and_follows_it(site: Site, tmp_path: Path) -> None:
-    root = site.data_dir / "imports"
-    root.mkdir(exist_ok=True)
-    inside = archives.build_mbox(root).path
+async def test_an_owner_imports_from_the_area_and_follows_it(site: Site, tmp_path: Path) -> None:
+    area = site.data_dir / "imports" / "local" / "files"  # the home organisation's files
+    area.mkdir(parents=True, exist_ok=True)
+    inside = archives.build_mbox(area).path
     outside = archives.build_mbox(tmp_path).path
+    async with _stdio(site, site.carol) as client:  # a member: uploads only
+        refused = await client.call_tool(
+            "source_import_start", {"path": str(inside), "adapter": "mbox"}
+        )
+        assert _error(refused) == "path_import_not_allowed"
     async with _stdio(site, site.alice) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         assert tools["source_import_start"].input_schema["required"] == ["path", "adapter"]

@@ -136,7 +136,8 @@ def site(
         services = _fakes(root)
     else:
         services = _surreal(tmp, request.param.removeprefix("surreal+"))
-    build_mailbox(root)
+    assert services.imports is not None
+    build_mailbox(services.imports.area.files(services.home_org_id))
     with TestClient(app=create_app(services)) as client:
         assert services.bootstrap_key is not None
         client.headers["authorization"] = f"Bearer {services.bootstrap_key.key}"

@@ -1,7 +1,7 @@
 """Imports (``/memory/imports``): upload an archive, watch it, pause, resume or cancel it.
 
 Views over ``ImportJobs`` with the viewer's context, as the import routes of
-the API: ``start`` (the archive saved under the import root by the same
+the API: ``start_upload`` (the archive saved in the viewer's uploads by the same
 ``save_upload``, size limit stated on the page and enforced before a byte is
 read), ``list_jobs``, ``get``, ``pause``, ``resume``, ``cancel``. A running
 import's page refreshes itself every few seconds (a meta refresh: no script).
@@ -84,16 +84,21 @@ async def _start(request: Request[Any, Any, State], viewer: Viewer, jobs: Import
     if not isinstance(upload, UploadFile) or not upload.filename:
         raise InvalidInputError(ReasonCode.INVALID_REQUEST, "choose an archive to upload")
     scope, key = parse_space(form.get("space"))
-    folder = jobs.upload_dir(viewer.services.audit.new_id())
-    path = await asyncio.to_thread(
-        save_upload, upload.file, upload.filename, folder, jobs.max_upload_bytes
-    )
-    await upload.close()
-    started = await jobs.start(
+    folder = jobs.upload_dir(viewer.ctx, viewer.services.audit.new_id())
+    try:
+        path = await asyncio.to_thread(
+            save_upload, upload.file, upload.filename, folder, jobs.max_upload_bytes
+        )
+    except BaseException:
+        jobs.discard_upload(folder)
+        raise
+    finally:
+        await upload.close()
+    started = await jobs.start_upload(
         viewer.ctx,
         key_id=viewer.caller.key_id,
         adapter=form.get("adapter"),
-        path=str(path),
+        archive=path,
         scope=scope or MemoryScope.PRIVATE,
         scope_key=key,
     )

@@ -58,10 +58,10 @@ def test_an_uploaded_mailbox_is_imported_and_its_skips_are_shown(
     location = answer.headers["location"]  # type: ignore[attr-defined]
     deadline = time.monotonic() + 30
     page = site.client.get(location).text
-    while "http-equiv=\"refresh\"" in page and time.monotonic() < deadline:
+    while 'http-equiv="refresh"' in page and time.monotonic() < deadline:
         time.sleep(0.1)
         page = site.client.get(location).text
-    assert "completed" in page and "http-equiv=\"refresh\"" not in page
+    assert "completed" in page and 'http-equiv="refresh"' not in page
     written = re.search(r'id="c-written">(\d+)<', page)
     assert written is not None and int(written.group(1)) == 4
     assert "Records not written" in page
@@ -70,9 +70,7 @@ def test_an_uploaded_mailbox_is_imported_and_its_skips_are_shown(
     assert mbox.name in site.client.get("/memory").text or "mbox" in site.client.get("/memory").text
 
 
-def test_an_upload_over_the_limit_or_without_a_token_is_refused(
-    site: Site, tmp_path: Path
-) -> None:
+def test_an_upload_over_the_limit_or_without_a_token_is_refused(site: Site, tmp_path: Path) -> None:
     csrf = site.sign_in()
     big = tmp_path / "big.mbox"
     big.write_bytes(b"From x\n" + b"a" * (LIMIT + 10))
@@ -92,3 +90,17 @@ def test_pause_resume_cancel_are_forms_with_the_token(site: Site, tmp_path: Path
     assert cancelled.status_code == 200
     assert "cancel" in cancelled.text or "completed" in cancelled.text
     assert site.client.post(f"{location}/explode", data={"csrf": csrf}).status_code == 404
+
+
+def test_an_import_that_read_nothing_says_so_on_its_page(site: Site, tmp_path: Path) -> None:
+    csrf = site.sign_in()
+    chats = archives.build_jsonl(tmp_path).path  # not a mailbox: the mbox reader finds none
+    answer = _upload(site, csrf, chats, adapter="mbox")
+    location = answer.headers["location"]  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 30
+    page = site.client.get(location).text
+    while 'http-equiv="refresh"' in page and time.monotonic() < deadline:
+        time.sleep(0.1)
+        page = site.client.get(location).text
+    assert 'id="warning"' in page and "no record the mbox adapter reads" in page
+    assert "completed with a warning" in site.client.get("/memory/imports").text

@@ -79,9 +79,7 @@ async def test_an_mbox_import_writes_each_message_once_and_reports_the_rest(
     assert found.results and "Quarterly numbers" in found.results[0].text
 
 
-async def test_importing_the_same_archive_again_adds_nothing(
-    setup: Setup, tmp_path: Path
-) -> None:
+async def test_importing_the_same_archive_again_adds_nothing(setup: Setup, tmp_path: Path) -> None:
     path = archives.build_mbox(tmp_path).path
     await setup.start(path)
     chunks = await setup.world.store.count_chunks(setup.owner.org_id)
@@ -203,9 +201,9 @@ async def test_an_import_can_advance_in_steps(setup: Setup, tmp_path: Path) -> N
 async def test_an_archive_that_is_gone_fails_the_import_with_a_reason(
     setup: Setup, tmp_path: Path
 ) -> None:
-    job = await setup.imports.create(
-        adapter="mbox", path=tmp_path / "gone.mbox", authority=setup.authority
-    )
+    archive = archives.build_mbox(tmp_path).path
+    job = await setup.imports.create(adapter="mbox", path=archive, authority=setup.authority)
+    archive.unlink()  # gone between the start and the run
     failed = await setup.imports.run(job.org_id, job.import_id)
     assert (failed.status, failed.error) == (ImportStatus.FAILED, ReasonCode.NOT_FOUND)
     assert [j.import_id for j in await setup.store.list_jobs(job.org_id)] == [job.import_id]
