@@ -7,7 +7,9 @@ role; every principal holds a key and every user keeps a private canary.
 Then random principals try random control-plane actions through the real
 use cases: mint a key for someone, create a user of some role, create an
 agent for someone (with or without a delegation), delegate, revoke
-someone's key, and give someone a role in a space.
+someone's key, give someone a role in a space, and import by path (their
+organisation's import area, another organisation's, another principal's
+upload).
 
 Each outcome is checked against ``Oracle``: the rules in plain words,
 written here without calling ``domain.policy``. Escalations are counted
@@ -18,7 +20,9 @@ from what happened, independently of the oracle:
   actor's own;
 - an owner made by a non-owner, an owner's key revoked by a non-owner, a
   delegation granted by anyone but its user, a space's ownership changed by
-  anyone but its owners or the organisation's owners.
+  anyone but its owners or the organisation's owners, a path import started
+  by anyone but an organisation's owner or of anything outside the caller's
+  organisation's own files.
 
 Run: .venv/bin/python -m pytest tests/unit/application/test_admin_policy_properties.py -q -s
 The number of generated worlds is printed and asserted (>= 2,000); scale with
@@ -27,13 +31,20 @@ TESSERA_POLICY_EXAMPLES (default 2000). The run is derandomized.
 
 import asyncio
 import os
+import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from adapters.inmemory.import_store import InMemoryImportStore
+from adapters.sources.registry import source_adapters
+from adapters.system.ids import TimeOrderedIds
+from application.sources.import_jobs import ImportJobs, ImportSetup
 from application.trust.records import PrincipalRecord, SpaceRecord
 from domain.errors import TesseraError
 from domain.policy import OrgRole, SpaceRole, Surface
@@ -42,7 +53,7 @@ from tests.support.world import World
 
 EXAMPLES = int(os.environ.get("TESSERA_POLICY_EXAMPLES", "2000"))
 API = Surface.API
-KINDS = ("mint", "user", "agent", "delegate", "revoke", "space_role")
+KINDS = ("mint", "user", "agent", "delegate", "revoke", "space_role", "path_import")
 ROLES = (OrgRole.MEMBER, OrgRole.MEMBER, OrgRole.ADMIN, OrgRole.OWNER)
 
 #: what the runs covered, summed over every example (reported and asserted)
@@ -202,6 +213,13 @@ class Oracle:
                 return "last_owner_key"
         return "allowed"
 
+    def path_import(self, x: int, own_area: bool) -> str:
+        """Reading the server's disk is for an organisation's owners, in its own files."""
+        actor = self.people[x]
+        if actor.is_agent or actor.role is not OrgRole.OWNER:
+            return "path_import_not_allowed"
+        return "allowed" if own_area else "path_outside_import_root"
+
     def space_role(self, x: int, space: int, t: int, wanted: SpaceRole) -> str:
         actor, org = self.people[x], self.space_orgs[space]
         own = self.roles.get((space, x))
@@ -268,8 +286,53 @@ async def _build(world: World, sc: Scenario) -> tuple[Oracle, list[SpaceRecord]]
     return oracle, spaces
 
 
+def _import_jobs(world: World, root: Path) -> ImportJobs:
+    setup = ImportSetup(
+        store=InMemoryImportStore(),
+        adapters=source_adapters(),
+        root=root,
+        max_upload_bytes=1 << 20,
+        anywhere=False,
+        granted={},
+        path_principals=(),
+        keep_uploads=timedelta(0),
+    )
+    return ImportJobs(
+        setup,
+        memory=world.services.memory,
+        control=world.control_store,
+        access=world.services.access,
+        audit=world.services.audit,
+        ids=TimeOrderedIds(),
+        clock=world.clock,
+    )
+
+
+async def _import_targets(world: World, jobs: ImportJobs, oracle: Oracle) -> dict[int, list[str]]:
+    """Per organisation, the paths an importer tries: its own files ("."), then another
+    organisation's files and the first owner's upload, both outside its area."""
+    first_owner = oracle.people[0].record
+    upload = jobs.upload_dir(await world.ctx(first_owner), "up") / "mail.mbox"
+    upload.write_text("From a@b Mon Jan  1 00:00:00 2024\nSubject: x\n\nupload canary\n")
+    org_ids = [oracle.people[0].record.org_id]
+    org_ids.append(next(p.record.org_id for p in oracle.people if p.org == 1))
+    files = [jobs.area.files(org_id) for org_id in org_ids]
+    return {org: [".", str(files[1 - org]), str(upload)] for org in (0, 1)}
+
+
+@dataclass
+class Imports:
+    jobs: ImportJobs
+    targets: dict[int, list[str]]
+
+
 async def _act(
-    world: World, oracle: Oracle, spaces: list[SpaceRecord], a: Action, led: Ledger
+    world: World,
+    oracle: Oracle,
+    spaces: list[SpaceRecord],
+    a: Action,
+    led: Ledger,
+    imports: Imports,
 ) -> None:
     control, spaces_admin = world.services.control, world.services.spaces
     people = oracle.people
@@ -352,6 +415,13 @@ async def _act(
             owner_key = target.role is OrgRole.OWNER and not target.is_agent
             if owner_key and x != t and not oracle.owns(actor, target.org):
                 led.escalations.append(f"{x} revoked an owner's key")
+    elif a.kind == "path_import":
+        tried = imports.targets[actor.org][a.other % 3]
+        expected = oracle.path_import(x, tried == ".")
+        ctx = await world.ctx(rec)
+        got, _ = await _attempt(imports.jobs.start(ctx, key_id=None, adapter="maildir", path=tried))
+        if got == "allowed" and (tried != "." or expected != "allowed"):
+            led.escalations.append(f"{x} imported {tried!r}")
     else:
         space = a.other % len(spaces)
         same_org = [i for i, p in enumerate(people) if p.org == oracle.space_orgs[space]]
@@ -398,8 +468,14 @@ async def _run(sc: Scenario) -> None:
     world = World()
     oracle, spaces = await _build(world, sc)
     led = Ledger()
-    for action in sc.actions:
-        await _act(world, oracle, spaces, action, led)
+    with tempfile.TemporaryDirectory() as root:
+        jobs = _import_jobs(world, Path(root))
+        imports = Imports(jobs, await _import_targets(world, jobs, oracle))
+        try:
+            for action in sc.actions:
+                await _act(world, oracle, spaces, action, led, imports)
+        finally:
+            await jobs.close()
     await _leaks(world, oracle, led)
     CASES["escalations"] += len(led.escalations)
     assert not led.escalations, led.escalations
