@@ -68,6 +68,13 @@ def add_admin_parser(sub: Any) -> None:
         "recover-owner-key",
         help="issue a new owner key from the data directory (service stopped; audited)",
     )
+    recover = nouns.add_parser(
+        "recover-key",
+        help="issue a new key for a person who lost all of theirs, from the data directory "
+        "(service stopped; audited)",
+    )
+    recover.add_argument("--principal", required=True, help="the user's name or id")
+    recover.add_argument("--org", help="the organisation's name or id (default: the home one)")
 
     space = nouns.add_parser("space").add_subparsers(dest="verb", required=True)
     space_create = space.add_parser("create", help="create a memory space")

@@ -229,6 +229,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from entrypoints.recovery import recover_owner_key
 
             return asyncio.run(recover_owner_key(settings))
+        if args.command == "admin" and args.noun == "recover-key":
+            from entrypoints.recovery import recover_key
+
+            return asyncio.run(recover_key(settings, args.principal, args.org))
         return asyncio.run(_run_client(args, settings))
     except TesseraError as exc:
         print(f"tessera: {exc.detail} [{exc.reason}]", file=sys.stderr)

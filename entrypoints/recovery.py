@@ -1,4 +1,8 @@
-"""``tessera admin recover-owner-key``: the operator's way back into a locked-out install.
+"""``tessera admin recover-owner-key`` and ``recover-key``: the operator's way back in.
+
+``recover-owner-key`` issues the home organisation's owner a new key and saves it;
+``recover-key --principal NAME`` issues one for another person who lost all of
+theirs (no one else may: a key is its holder's whole authority), printed once.
 
 It runs only on the machine that holds the data directory: it opens the store
 directly (never through a service) and refuses while a service holds the
@@ -17,14 +21,12 @@ from entrypoints.backends import running_server
 from entrypoints.credentials import save_owner_key
 from entrypoints.settings import Settings
 
-__all__ = ["recover_owner_key"]
+__all__ = ["recover_key", "recover_owner_key"]
 
 _ON_DISK = {"surrealkv", "file"}
 
 
-async def recover_owner_key(settings: Settings) -> int:
-    from entrypoints.container import build_container
-
+def _refuse_unless_alone(settings: Settings, command: str) -> None:
     if settings.url_kind not in _ON_DISK:
         raise InvalidInputError(
             ReasonCode.INVALID_REQUEST,
@@ -35,8 +37,14 @@ async def recover_owner_key(settings: Settings) -> int:
         raise StoreUnavailableError(
             ReasonCode.STORE_LOCKED,
             f"the service at {url} holds the data directory {settings.data_dir}: stop "
-            "`tessera serve` first, then run `tessera admin recover-owner-key` again",
+            f"`tessera serve` first, then run `tessera admin {command}` again",
         )
+
+
+async def recover_owner_key(settings: Settings) -> int:
+    from entrypoints.container import build_container
+
+    _refuse_unless_alone(settings, "recover-owner-key")
     services = build_container(settings).services()
     try:
         await services.open(Surface.CLI)
@@ -47,6 +55,25 @@ async def recover_owner_key(settings: Settings) -> int:
     print(
         f"Issued a new key {issued.key_id} for the owner of organisation {issued.org_id!r} "
         f"and saved it (readable only by you) to {path}. It is shown once:",
+        file=sys.stderr,
+    )
+    print(issued.key, flush=True)
+    return 0
+
+
+async def recover_key(settings: Settings, principal: str, org: str | None) -> int:
+    from entrypoints.container import build_container
+
+    _refuse_unless_alone(settings, "recover-key")
+    services = build_container(settings).services()
+    try:
+        await services.open(Surface.CLI)
+        issued = await services.control.recover_key(org, principal, Surface.CLI)
+    finally:
+        await services.close()
+    print(
+        f"Issued a new key {issued.key_id} for principal {issued.principal_id} of "
+        f"organisation {issued.org_id!r}. Hand it to them; it is shown once:",
         file=sys.stderr,
     )
     print(issued.key, flush=True)

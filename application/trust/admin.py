@@ -243,6 +243,24 @@ class ControlService(AdminBase):
         self._note(None, self.home_org_id, "admin.key.recover", [issued.key_id], surface)
         return issued
 
+    async def recover_key(self, org: str | None, principal: str, surface: Surface) -> IssuedKey:
+        """A new key for a person who lost every key of theirs: the local operator's call.
+
+        Nobody else may mint a key for someone who already held one, since a key is
+        that person's whole authority; ``tessera admin recover-key`` opens the store
+        directly on the data directory's machine. Audited.
+        """
+        org_id = self.home_org_id if org is None else (await self.organization(org)).org_id
+        record = await self.principal(org_id, principal)
+        if record.kind is not PrincipalKind.USER:
+            raise InvalidInputError(
+                ReasonCode.INVALID_REQUEST,
+                "an agent's keys come from its user: recover the user's key instead",
+            )
+        issued = await self.create_key(org_id, record.principal_id, None, surface)
+        self._note(None, org_id, "admin.key.recover", [issued.key_id], surface)
+        return issued
+
     async def list_keys(self, org_id: str, admin: PrincipalRecord | None) -> list[ApiKeyRecord]:
         self._require_admin(admin, org_id)
         return await self._control.list_keys(org_id)

@@ -75,3 +75,27 @@ def test_recovery_refuses_while_the_service_holds_the_directory(
     assert out.returncode == 3, out.stdout + out.stderr
     assert f"127.0.0.1:{port}" in out.stderr and "stop" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_a_person_who_lost_every_key_gets_one_from_the_data_directory(tmp_path: Path) -> None:
+    assert _run(tmp_path, "admin", "user", "create", "ana").returncode == 0
+    out = _run(tmp_path, "admin", "key", "create", "--principal", "ana")
+    first = out.stdout.strip().splitlines()[-1]
+    assert (
+        _run(tmp_path, "remember", "ana's bike lock is 3141", TESSERA_API_KEY=first).returncode == 0
+    )
+    # no administrator may mint her another key once she held one
+    again = _run(tmp_path, "admin", "key", "create", "--principal", "ana")
+    assert again.returncode == 4 and "[key_not_yours]" in again.stderr
+    out = _run(tmp_path, "admin", "recover-key", "--principal", "ana")
+    assert out.returncode == 0, out.stderr
+    new = out.stdout.strip().splitlines()[-1]
+    assert new.startswith("tsk_") and new != first and new not in out.stderr
+    found = _run(tmp_path, "recall", "bike lock", "--json", TESSERA_API_KEY=new)
+    assert "3141" in json.loads(found.stdout)["results"][0]["text"]
+    receipts = _run(tmp_path, "admin", "key", "list")
+    assert receipts.returncode == 0
+    agent = _run(tmp_path, "admin", "agent", "create", "--for", "ana", "bot")
+    assert agent.returncode == 0, agent.stderr
+    refused = _run(tmp_path, "admin", "recover-key", "--principal", "bot")
+    assert refused.returncode == 2 and "its user" in refused.stderr
