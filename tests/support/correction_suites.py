@@ -18,6 +18,9 @@ afterwards. Drivers: in process (``WorldDriver``), HTTP and MCP.
 - ``redacted-span-summary``: a summary stands in for the redacted span only;
   the rest of the text stays, and the span's text is gone everywhere.
 - ``duplicate-collapse``: a duplicate collapses under its canonical source.
+- ``correct-only-what-you-read``: another writer of the space may not hide,
+  redact or delete a source marked sensitive, and finds a hidden one not at
+  all (not even to restore it); its owner still may.
 """
 
 from collections.abc import Awaitable, Callable
@@ -209,7 +212,30 @@ async def duplicate_collapse(d: CorrectionDriver) -> None:
     assert {first, copy} <= set((await _ids(d, bob, "wifi password fridge"))[0])
 
 
+async def correct_only_what_you_read(d: CorrectionDriver) -> None:
+    org = await d.org("acme")
+    ana, cal = [await d.user(org, n) for n in ("ana", "cal")]
+    ops = await d.space(org, MemoryScope.PROJECT, "ops")
+    for writer in (ana, cal):
+        await d.member(ops, writer, SpaceRole.WRITER)
+    secret = await d.remember(ana, "the door code is 7-7-4-1", MemoryScope.PROJECT, "ops")
+    gone = await d.remember(ana, "the old rota lived in a drawer", MemoryScope.PROJECT, "ops")
+    await d.correct(ana, secret, {"action": "mark_sensitive"})
+    await d.correct(ana, gone, {"action": "hide"})
+    for action in ("hide", "redact", "delete"):
+        refused = await _refusal(d.correct(cal, secret, {"action": action}))
+        assert refused == "sensitive_source", f"{action} by another writer: {refused}"
+    for action in ("restore", "delete"):
+        refused = await _refusal(d.correct(cal, gone, {"action": action}))
+        assert refused == "not_found", f"{action} of a hidden source: {refused}"
+    assert await _refusal(d.inspect(cal, gone)) == "not_found"
+    await d.correct(ana, gone, {"action": "restore"})
+    await d.correct(ana, secret, {"action": "restore"})
+    await d.correct(cal, secret, {"action": "mark_stale"})  # readable again: his to correct
+
+
 CORRECTION_SUITES: dict[str, Suite] = {
+    "correct-only-what-you-read": correct_only_what_you_read,
     "stale-decision-replacement": stale_decision_replacement,
     "hidden-source": hidden_source,
     "redacted-source": redacted_source,
