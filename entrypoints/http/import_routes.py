@@ -26,6 +26,7 @@ from domain.errors import InvalidInputError, NotFoundError
 from domain.policy import MemoryPolicyContext
 from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope
+from entrypoints.http.bodies import is_json_media_type
 from entrypoints.http.import_schemas import ImportStartBody
 from entrypoints.http.uploads import save_upload, too_large
 
@@ -40,6 +41,18 @@ def _jobs(services: Services) -> ImportJobs:
     if services.imports is None:
         raise NotFoundError(ReasonCode.NOT_FOUND, "imports are not configured on this service")
     return services.imports
+
+
+def _json_or_upload(media: str, length: str | None) -> None:
+    """A start is JSON or a multipart upload; a body of any other type is 415, not read."""
+    if media.startswith("multipart/form-data") or is_json_media_type(media):
+        return
+    if not media and length in (None, "0"):
+        return  # no body at all: the JSON decoder says it is empty
+    raise InvalidInputError(
+        ReasonCode.UNSUPPORTED_MEDIA_TYPE,
+        "starting an import takes JSON (content-type application/json) or a multipart upload",
+    )
 
 
 def _length(request: Request[Any, Any, State], limit: int) -> None:
@@ -99,6 +112,7 @@ async def start_import(
     """
     jobs = _jobs(services)
     media = request.headers.get("content-type", "")
+    _json_or_upload(media, request.headers.get("content-length"))
     if media.startswith("multipart/form-data"):
         _length(request, jobs.max_upload_bytes)
         body = await _from_upload(request, jobs, services.audit.new_id())
