@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from litestar import Litestar, get, post
+from litestar import Litestar, Request, Response, get, post
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, FromQuery, JSONBody
@@ -31,6 +31,7 @@ from entrypoints.http.bulk_routes import BULK_ROUTES
 from entrypoints.http.correction_routes import CORRECTION_ROUTES
 from entrypoints.http.error_handlers import EXCEPTION_HANDLERS
 from entrypoints.http.import_routes import IMPORT_ROUTES
+from entrypoints.http.methods import answer_options
 from entrypoints.http.openapi import docs_assets_router, document_errors, openapi_config
 from entrypoints.http.org_routes import ORG_ROUTES
 from entrypoints.http.reembed_routes import REEMBED_ROUTES
@@ -192,6 +193,13 @@ async def health(services: NamedDependency[Services]) -> Health:
     )
 
 
+async def _before_request(request: Request[Any, Any, Any]) -> Response[None] | None:
+    answered = answer_options(request)
+    if answered is None:
+        await check_json_body(request)
+    return answered
+
+
 def create_app(
     services: NamedDependency[Services],
     surface: Surface = Surface.API,
@@ -244,8 +252,9 @@ def create_app(
         },
         state=State({"services": services, "surface": surface}),
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
-        # strict JSON bodies: a malformed one is a 4xx before any parameter is parsed
-        before_request=check_json_body,
+        # OPTIONS from the routes; strict JSON bodies: a malformed one is a 4xx before
+        # any parameter is parsed
+        before_request=_before_request,
         request_max_body_size=_MAX_BODY_BYTES,
         openapi_config=openapi_config(_tessera_version()),
         on_startup=[_open],
