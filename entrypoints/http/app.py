@@ -48,6 +48,7 @@ from entrypoints.http.status_routes import STATUS_ROUTES
 from entrypoints.http.synthesis_routes import SYNTHESIS_ROUTES
 from entrypoints.http.wake_routes import WAKE_ROUTES
 from entrypoints.recent_errors import watch_recent_errors
+from entrypoints.web.errors import find_viewer
 from entrypoints.web.registry import web_routers
 from entrypoints.web.render import template_config
 
@@ -255,6 +256,8 @@ def create_app(
         # OPTIONS from the routes; strict JSON bodies: a malformed one is a 4xx before
         # any parameter is parsed
         before_request=_before_request,
+        # an error page of the workspace knows who is signed in (its navigation)
+        after_exception=[find_viewer],
         request_max_body_size=_MAX_BODY_BYTES,
         openapi_config=openapi_config(_tessera_version()),
         on_startup=[_open],

@@ -15,6 +15,7 @@ from domain.errors import TesseraError, bounded_detail
 from domain.reasons import ReasonCode
 from entrypoints.errors import status_for
 from entrypoints.headers import allow_header
+from entrypoints.web.errors import in_workspace, workspace_error
 
 __all__ = ["EXCEPTION_HANDLERS", "error_response"]
 
@@ -49,7 +50,10 @@ def _validation_reason(exc: ValidationException) -> tuple[ReasonCode, str]:
     return reason, "; ".join(messages) or "the request body does not match the schema"
 
 
-def _on_http_exception(_: Request[Any, Any, Any], exc: HTTPException) -> Response[object]:
+def _on_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
+    if in_workspace(request.url.path):
+        # an address under /memory that routing could not serve: a page, not JSON
+        return workspace_error(request, exc)
     if isinstance(exc, ValidationException):
         reason, detail = _validation_reason(exc)
         return error_response(400, reason, detail)
