@@ -34,6 +34,7 @@ from entrypoints.http.import_routes import IMPORT_ROUTES
 from entrypoints.http.methods import answer_options
 from entrypoints.http.openapi import docs_assets_router, document_errors, openapi_config
 from entrypoints.http.org_routes import ORG_ROUTES
+from entrypoints.http.queries import check_query_integers
 from entrypoints.http.reembed_routes import REEMBED_ROUTES
 from entrypoints.http.reflection_routes import REFLECTION_ROUTES
 from entrypoints.http.schemas import (
@@ -198,6 +199,7 @@ async def _before_request(request: Request[Any, Any, Any]) -> Response[None] | N
     answered = answer_options(request)
     if answered is None:
         await check_json_body(request)
+        check_query_integers(request)
     return answered
 
 

@@ -155,3 +155,12 @@ def test_every_json_route_refuses_a_body_of_another_or_no_content_type(client: A
 def test_no_body_and_no_content_type_says_the_body_is_empty(client: Any) -> None:
     error = _assert_error(client.post("/api/search"), 400, {"malformed_json"})
     assert "empty" in error["detail"]
+
+
+def test_integer_query_parameters_are_written_as_integers(client: Any) -> None:
+    for written in ("1.0", "1e2", "true", " 5"):
+        for path, method in (("/api/audit", "GET"), ("/api/memory/export", "POST")):
+            answer = client.request(method, path, params={"limit": written})
+            assert answer.status_code == 400, (path, written, answer.text)
+            assert answer.json()["error"]["reason"] == "invalid_request"
+    assert client.get("/api/audit", params={"limit": "5"}).status_code == 200
