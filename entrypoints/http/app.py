@@ -32,7 +32,12 @@ from entrypoints.http.correction_routes import CORRECTION_ROUTES
 from entrypoints.http.error_handlers import EXCEPTION_HANDLERS
 from entrypoints.http.import_routes import IMPORT_ROUTES
 from entrypoints.http.methods import answer_options
-from entrypoints.http.openapi import docs_assets_router, document_errors, openapi_config
+from entrypoints.http.openapi import (
+    StrictStructSchemas,
+    docs_assets_router,
+    document_errors,
+    openapi_config,
+)
 from entrypoints.http.org_routes import ORG_ROUTES
 from entrypoints.http.queries import check_query_integers
 from entrypoints.http.reembed_routes import REEMBED_ROUTES
@@ -262,6 +267,7 @@ def create_app(
         after_exception=[find_viewer],
         request_max_body_size=_MAX_BODY_BYTES,
         openapi_config=openapi_config(_tessera_version()),
+        plugins=[StrictStructSchemas()],
         on_startup=[_open],
         # the caller's hooks first: they may still need the service
         on_shutdown=[*on_shutdown, _close],

@@ -27,7 +27,7 @@ from domain.policy import MemoryPolicyContext
 from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope
 from entrypoints.http.bodies import is_json_media_type
-from entrypoints.http.import_schemas import ImportStartBody
+from entrypoints.http.import_schemas import ImportStartBody, StartImportOperation
 from entrypoints.http.uploads import save_upload, too_large
 
 __all__ = ["IMPORT_ROUTES"]
@@ -85,7 +85,10 @@ async def _from_upload(
         raise InvalidInputError(
             ReasonCode.INVALID_REQUEST, "a multipart start needs the archive in a 'file' part"
         )
-    fields = {k: form.get(k) for k in ("adapter", "scope", "scope_key") if form.get(k)}
+    # an empty scope field is one not filled in; an empty adapter is named, and refused by name
+    fields = {k: form.get(k) for k in ("scope", "scope_key") if form.get(k)}
+    if isinstance(form.get("adapter"), str):
+        fields["adapter"] = form.get("adapter")
     try:
         target = msgspec.convert({"path": "upload", **fields}, ImportStartBody)
     except msgspec.ValidationError as exc:
@@ -98,7 +101,13 @@ async def _from_upload(
     return msgspec.structs.replace(target, path=str(path))
 
 
-@post(_BASE, status_code=202, summary="Start an import", request_max_body_size=None)
+@post(
+    _BASE,
+    status_code=202,
+    summary="Start an import",
+    request_max_body_size=None,
+    operation_class=StartImportOperation,
+)
 async def start_import(
     request: Request[Any, Any, State],
     services: NamedDependency[Services],
@@ -110,9 +119,9 @@ async def start_import(
 
     It runs in the background; poll ``GET /api/sources/imports/{id}``.
     """
-    jobs = _jobs(services)
     media = request.headers.get("content-type", "")
     _json_or_upload(media, request.headers.get("content-length"))
+    jobs = _jobs(services)
     if media.startswith("multipart/form-data"):
         _length(request, jobs.max_upload_bytes)
         body = await _from_upload(request, jobs, services.audit.new_id())
