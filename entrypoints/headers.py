@@ -1,6 +1,8 @@
 """HTTP header names and parsing shared by the service and its clients (CLI, MCP)."""
 
-__all__ = ["AGENT_HEADER", "bearer_key"]
+from collections.abc import Iterable
+
+__all__ = ["AGENT_HEADER", "allow_header", "bearer_key"]
 
 #: a client may say which agent it acts as; it must be the key's own agent
 AGENT_HEADER = "x-tessera-agent"
@@ -14,3 +16,8 @@ def bearer_key(authorization: str | None) -> str | None:
     if scheme.lower() != "bearer" or not key.strip():
         return None
     return key.strip()
+
+
+def allow_header(methods: Iterable[str]) -> str:
+    """``Allow``'s value: each method once, upper case, sorted."""
+    return ", ".join(sorted({m.strip().upper() for m in methods if m.strip()}))

@@ -41,6 +41,7 @@ from surrealdb.errors import SurrealError
 
 from adapters.surreal.connection import SurrealConnection
 from adapters.surreal.heap import libc, release_freed_memory
+from adapters.surreal.permissions import make_owner_only
 from adapters.surreal.rewrite import copy_live_data
 from domain.errors import UpstreamError
 from domain.reasons import ReasonCode
@@ -136,7 +137,11 @@ async def _rewrite_directory(old: Any, scheme: str, data: Path, progress: _Progr
     await old.close()
     _exchange(data, fresh_dir)
     shutil.rmtree(fresh_dir, ignore_errors=True)
-    return await _open(f"{scheme}://{data}")
+    reopened = await _open(f"{scheme}://{data}")
+    # the fresh engine made its directories (wal/: 0750) as it does on any open; the
+    # store's promise (0700 directories, 0600 files) is kept here as on every open
+    make_owner_only(data)
+    return reopened
 
 
 async def _rewrite_memory(old: Any, progress: _Progress) -> Any:

@@ -236,7 +236,15 @@ def _space_of(row: Any) -> EmbeddingSpace | None:
 
 
 async def load_space(conn: SurrealConnection, namespace: str) -> EmbeddingSpace | None:
-    """The embedding space recorded in a namespace, or None if it was never prepared."""
+    """The embedding space recorded in a namespace, or None if it was never prepared.
+
+    A namespace can exist unprepared: an organisation's audit receipts are written
+    there before it remembers anything, and selecting from the missing ``meta``
+    table is an error on SurrealDB 3, not an empty answer.
+    """
+    (info,) = await conn.query(namespace, "INFO FOR DB;", operation="reading the schema")
+    if "meta" not in (info or {}).get("tables", {}):
+        return None
     (row,) = await conn.query(
         namespace, "SELECT model, dimension FROM meta:embedding;", operation="reading the schema"
     )

@@ -123,7 +123,8 @@ class SurrealStoreBase:
         self, org_id: str, sql: str, table: str, ids: Sequence[str], *, operation: str
     ) -> list[dict[str, Any]]:
         """Rows of ``table`` with these ids (each once); none for an unknown organisation."""
-        wanted = list(dict.fromkeys(ids))
+        # an empty key names no row, and the engine fails the whole query making a record of it
+        wanted = [key for key in dict.fromkeys(ids) if key]
         if not wanted:
             return []
         namespace = await self._readable(org_id)

@@ -26,6 +26,7 @@ __all__ = [
     "ProposeRequest",
     "ProposeResult",
     "ProposedCandidate",
+    "ProposedRelation",
     "ProposedSpan",
     "ReflectRequest",
     "ReflectResult",
@@ -49,6 +50,12 @@ def space_text(ref: ScopeRef) -> str:
     return ref.scope if ref.scope_key is None else f"{ref.scope}/{ref.scope_key}"
 
 
+def _named(what: str, ids: list[str]) -> None:
+    """Every id names something: an empty one is a mistake in the request, not a lookup."""
+    if any(not i.strip() for i in ids):
+        raise InvalidInputError(ReasonCode.INVALID_REQUEST, f"{what}: an id may not be empty")
+
+
 class ReflectRequest(msgspec.Struct, frozen=True, kw_only=True):
     org_id: str
     source_ids: list[str] = msgspec.field(default_factory=list)
@@ -63,6 +70,7 @@ class ReflectRequest(msgspec.Struct, frozen=True, kw_only=True):
             raise InvalidInputError(
                 ReasonCode.LIMIT_OUT_OF_RANGE, f"at most {MAX_REFLECT_SOURCES} source ids"
             )
+        _named("source_ids", self.source_ids)
         if self.extractor not in EXTRACTORS:
             raise InvalidInputError(ReasonCode.INVALID_REQUEST, "extractor must be rules or llm")
 
@@ -75,12 +83,33 @@ class ProposedSpan(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     quote: str | None = None
 
 
+class ProposedRelation(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A relation as proposed: its rules are checked per candidate (a refusal), not while
+    decoding, where a broken one would fail the whole request as malformed."""
+
+    subject: str
+    subject_type: CandidateType
+    predicate: str
+    object: str
+    object_type: CandidateType
+
+    def to_relation(self) -> Relation:
+        """The domain's relation; ``ValueError`` names the rule it breaks."""
+        return Relation(
+            subject=self.subject,
+            subject_type=self.subject_type,
+            predicate=self.predicate,
+            object=self.object,
+            object_type=self.object_type,
+        )
+
+
 class ProposedCandidate(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     type: CandidateType
     text: str
     spans: list[ProposedSpan]
     confidence: float = 0.5
-    relation: Relation | None = None
+    relation: ProposedRelation | None = None
     #: where it should live once accepted; its sources' space when omitted
     suggested_scope: MemoryScope | None = None
     suggested_scope_key: str | None = None
@@ -97,6 +126,9 @@ class ProposeRequest(msgspec.Struct, frozen=True, kw_only=True):
             raise InvalidInputError(
                 ReasonCode.LIMIT_OUT_OF_RANGE, f"propose 1 to {MAX_PROPOSALS} candidates"
             )
+        for candidate in self.candidates:
+            _named("a span's source_id", [span.source_id for span in candidate.spans])
+            _named("supersedes", candidate.supersedes)
 
 
 class ReviewRequest(msgspec.Struct, frozen=True, kw_only=True):

@@ -226,7 +226,7 @@ class Reflector:
                     Span(source_id=s.source_id, start=s.start, end=s.end) for s in proposal.spans
                 ),
                 confidence=proposal.confidence,
-                relation=proposal.relation,
+                relation=None if proposal.relation is None else proposal.relation.to_relation(),
             )
             sources = [by_id[sid] for sid in dict.fromkeys(s.source_id for s in proposal.spans)]
             suggested = None
@@ -282,6 +282,11 @@ def _proposal_problem(
         return ReasonCode.INVALID_REQUEST, "confidence must be between 0 and 1"
     if (proposal.type is CandidateType.RELATIONSHIP) != (proposal.relation is not None):
         return ReasonCode.INVALID_REQUEST, "a relationship, and only it, carries a relation"
+    if proposal.relation is not None:
+        try:
+            proposal.relation.to_relation()
+        except ValueError as exc:
+            return ReasonCode.INVALID_REQUEST, str(exc)
     if not 0 < len(proposal.spans) <= MAX_SPANS:
         return ReasonCode.INVALID_REQUEST, f"cite 1 to {MAX_SPANS} spans"
     if proposal.supersedes and proposal.type is CandidateType.RELATIONSHIP:

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from litestar import Litestar, get, post
+from litestar import Litestar, Request, Response, get, post
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, FromQuery, JSONBody
@@ -31,8 +31,15 @@ from entrypoints.http.bulk_routes import BULK_ROUTES
 from entrypoints.http.correction_routes import CORRECTION_ROUTES
 from entrypoints.http.error_handlers import EXCEPTION_HANDLERS
 from entrypoints.http.import_routes import IMPORT_ROUTES
-from entrypoints.http.openapi import docs_assets_router, document_errors, openapi_config
+from entrypoints.http.methods import answer_options
+from entrypoints.http.openapi import (
+    StrictStructSchemas,
+    docs_assets_router,
+    document_errors,
+    openapi_config,
+)
 from entrypoints.http.org_routes import ORG_ROUTES
+from entrypoints.http.queries import check_query_integers
 from entrypoints.http.reembed_routes import REEMBED_ROUTES
 from entrypoints.http.reflection_routes import REFLECTION_ROUTES
 from entrypoints.http.schemas import (
@@ -47,6 +54,7 @@ from entrypoints.http.status_routes import STATUS_ROUTES
 from entrypoints.http.synthesis_routes import SYNTHESIS_ROUTES
 from entrypoints.http.wake_routes import WAKE_ROUTES
 from entrypoints.recent_errors import watch_recent_errors
+from entrypoints.web.errors import find_viewer
 from entrypoints.web.registry import web_routers
 from entrypoints.web.render import template_config
 
@@ -192,6 +200,14 @@ async def health(services: NamedDependency[Services]) -> Health:
     )
 
 
+async def _before_request(request: Request[Any, Any, Any]) -> Response[None] | None:
+    answered = answer_options(request)
+    if answered is None:
+        await check_json_body(request)
+        check_query_integers(request)
+    return answered
+
+
 def create_app(
     services: NamedDependency[Services],
     surface: Surface = Surface.API,
@@ -244,10 +260,14 @@ def create_app(
         },
         state=State({"services": services, "surface": surface}),
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
-        # strict JSON bodies: a malformed one is a 4xx before any parameter is parsed
-        before_request=check_json_body,
+        # OPTIONS from the routes; strict JSON bodies: a malformed one is a 4xx before
+        # any parameter is parsed
+        before_request=_before_request,
+        # an error page of the workspace knows who is signed in (its navigation)
+        after_exception=[find_viewer],
         request_max_body_size=_MAX_BODY_BYTES,
         openapi_config=openapi_config(_tessera_version()),
+        plugins=[StrictStructSchemas()],
         on_startup=[_open],
         # the caller's hooks first: they may still need the service
         on_shutdown=[*on_shutdown, _close],

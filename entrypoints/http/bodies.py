@@ -31,6 +31,13 @@ def is_json_media_type(content_type: str) -> bool:
     )
 
 
+def _not_json() -> InvalidInputError:
+    return InvalidInputError(
+        ReasonCode.UNSUPPORTED_MEDIA_TYPE,
+        "this route takes a JSON body: send content-type application/json",
+    )
+
+
 def _malformed(detail: str) -> MalformedRequestError:
     return MalformedRequestError(ReasonCode.MALFORMED_JSON, detail)
 
@@ -45,13 +52,12 @@ async def check_json_body(request: Request[Any, Any, Any]) -> None:
         await authenticate(request)  # a caller without a key learns nothing about bodies
     content_type = request.headers.get("content-type")
     if content_type and not is_json_media_type(content_type):
-        raise InvalidInputError(
-            ReasonCode.UNSUPPORTED_MEDIA_TYPE,
-            "this route takes a JSON body: send content-type application/json",
-        )
+        raise _not_json()
     raw = await request.body()
     if not raw.strip():
         raise _malformed("the request body is empty: this route takes a JSON object")
+    if not content_type:
+        raise _not_json()  # a body that does not say what it is is not read as JSON
     try:
         msgspec.json.decode(raw, type=field.annotation, strict=True)
     except UnicodeDecodeError:

@@ -5,6 +5,7 @@ exceptions are logged by type and answered with ``internal_error``.
 """
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from litestar import MediaType, Request, Response
@@ -13,17 +14,25 @@ from litestar.exceptions import HTTPException, ValidationException
 from domain.errors import TesseraError, bounded_detail
 from domain.reasons import ReasonCode
 from entrypoints.errors import status_for
+from entrypoints.headers import allow_header
+from entrypoints.web.errors import in_workspace, workspace_error
 
 __all__ = ["EXCEPTION_HANDLERS", "error_response"]
 
 _log = logging.getLogger("tessera.http")
 
 
-def error_response(status: int, reason: ReasonCode | str, detail: str) -> Response[object]:
+def error_response(
+    status: int,
+    reason: ReasonCode | str,
+    detail: str,
+    headers: Mapping[str, str] | None = None,
+) -> Response[object]:
     return Response(
         {"error": {"reason": str(reason), "detail": bounded_detail(detail)}},
         status_code=status,
         media_type=MediaType.JSON,
+        headers=dict(headers or {}),
     )
 
 
@@ -41,7 +50,10 @@ def _validation_reason(exc: ValidationException) -> tuple[ReasonCode, str]:
     return reason, "; ".join(messages) or "the request body does not match the schema"
 
 
-def _on_http_exception(_: Request[Any, Any, Any], exc: HTTPException) -> Response[object]:
+def _on_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
+    if in_workspace(request.url.path):
+        # an address under /memory that routing could not serve: a page, not JSON
+        return workspace_error(request, exc)
     if isinstance(exc, ValidationException):
         reason, detail = _validation_reason(exc)
         return error_response(400, reason, detail)
@@ -53,7 +65,12 @@ def _on_http_exception(_: Request[Any, Any, Any], exc: HTTPException) -> Respons
     if status == 413:
         return error_response(413, ReasonCode.CONTENT_TOO_LARGE, "the request body is too large")
     if status == 405:
-        return error_response(405, ReasonCode.INVALID_REQUEST, "method not allowed on this route")
+        # RFC 9110: a 405 names the methods the route does take
+        listed = (exc.headers or {}).get("allow", "")
+        allow = {"allow": allow_header(listed.split(","))} if listed else {}
+        return error_response(
+            405, ReasonCode.INVALID_REQUEST, "method not allowed on this route", allow
+        )
     if status >= 500:
         _log.error("http error %s", status)
         return error_response(status, ReasonCode.INTERNAL_ERROR, "internal error")

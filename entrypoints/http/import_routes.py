@@ -26,7 +26,8 @@ from domain.errors import InvalidInputError, MalformedRequestError, NotFoundErro
 from domain.policy import MemoryPolicyContext
 from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope
-from entrypoints.http.import_schemas import ImportStartBody
+from entrypoints.http.bodies import is_json_media_type
+from entrypoints.http.import_schemas import ImportStartBody, StartImportOperation
 from entrypoints.http.uploads import save_upload, too_large
 
 __all__ = ["IMPORT_ROUTES"]
@@ -40,6 +41,18 @@ def _jobs(services: Services) -> ImportJobs:
     if services.imports is None:
         raise NotFoundError(ReasonCode.NOT_FOUND, "imports are not configured on this service")
     return services.imports
+
+
+def _json_or_upload(media: str, length: str | None) -> None:
+    """A start is JSON or a multipart upload; a body of any other type is 415, not read."""
+    if media.startswith("multipart/form-data") or is_json_media_type(media):
+        return
+    if not media and length in (None, "0"):
+        return  # no body at all: the JSON decoder says it is empty
+    raise InvalidInputError(
+        ReasonCode.UNSUPPORTED_MEDIA_TYPE,
+        "starting an import takes JSON (content-type application/json) or a multipart upload",
+    )
 
 
 def _length(request: Request[Any, Any, State], limit: int, too_long: InvalidInputError) -> None:
@@ -88,7 +101,10 @@ async def _from_upload(
         raise InvalidInputError(
             ReasonCode.INVALID_REQUEST, "a multipart start needs the archive in a 'file' part"
         )
-    fields = {k: form.get(k) for k in ("adapter", "scope", "scope_key") if form.get(k)}
+    # an empty scope field is one not filled in; an empty adapter is named, and refused by name
+    fields = {k: form.get(k) for k in ("scope", "scope_key") if form.get(k)}
+    if isinstance(form.get("adapter"), str):
+        fields["adapter"] = form.get("adapter")
     try:
         target = msgspec.convert({"path": "upload", **fields}, ImportStartBody)
     except msgspec.ValidationError as exc:
@@ -113,7 +129,13 @@ async def _from_upload(
     )
 
 
-@post(_BASE, status_code=202, summary="Start an import", request_max_body_size=None)
+@post(
+    _BASE,
+    status_code=202,
+    summary="Start an import",
+    request_max_body_size=None,
+    operation_class=StartImportOperation,
+)
 async def start_import(
     request: Request[Any, Any, State],
     services: NamedDependency[Services],
@@ -126,8 +148,9 @@ async def start_import(
 
     It runs in the background; poll ``GET /api/sources/imports/{id}``.
     """
-    jobs = _jobs(services)
     media = request.headers.get("content-type", "")
+    _json_or_upload(media, request.headers.get("content-length"))
+    jobs = _jobs(services)
     if media.startswith("multipart/form-data"):
         _length(request, jobs.max_upload_bytes, too_large(jobs.max_upload_bytes))
         return await _from_upload(request, jobs, policy, caller, services.audit.new_id())

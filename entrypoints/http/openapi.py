@@ -11,18 +11,32 @@ route added later is documented by the same rules.
 
 from collections.abc import Iterable, Mapping
 from http import HTTPStatus
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import msgspec
+from litestar._openapi.schema_generation.plugins.struct import (  # no public name
+    StructSchemaPlugin,
+)
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi import OpenAPIConfig, ResponseSpec
 from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
-from litestar.openapi.spec import Components, SecurityScheme
+from litestar.openapi.spec import Components, OpenAPIType, Schema, SecurityScheme
 from litestar.router import Router
 from litestar.static_files import create_static_files_router
 
 from entrypoints.http.schemas import ErrorBody
 
-__all__ = ["ASSETS_PATH", "docs_assets_router", "document_errors", "openapi_config"]
+if TYPE_CHECKING:
+    from litestar._openapi.schema_generation import SchemaCreator
+    from litestar.typing import FieldDefinition
+
+__all__ = [
+    "ASSETS_PATH",
+    "StrictStructSchemas",
+    "docs_assets_router",
+    "document_errors",
+    "openapi_config",
+]
 
 ASSETS_PATH = "/schema/assets"
 BEARER = "bearer"
@@ -41,8 +55,15 @@ _USE_CASE_STATUSES: Mapping[str, frozenset[int]] = {
     "/api/synthesize/draft": frozenset({404, 502}),
     "/api/synthesize/verify": frozenset({404, 502}),
     "/api/synthesize/remember": frozenset({404, 409, 502}),
-    # a JSON path or a multipart upload, read by the route itself; 404 also: no imports set up
-    "/api/sources/imports": frozenset({400, 404, 413, 422}),
+    # a JSON path or a multipart upload, read by the route itself (415: neither);
+    # 404 also: no imports set up
+    "/api/sources/imports": frozenset({400, 404, 413, 415, 422}),
+    # a correction the source's state does not allow (transition_not_allowed), or one
+    # applied with a preview that went stale (source_changed, preview_stale)
+    "/api/memory/inspect/{source_id:str}/corrections/preview": frozenset({409}),
+    "/api/memory/inspect/{source_id:str}/corrections": frozenset({409}),
+    # deleting what a preview counted: the sources changed since (source_changed)
+    "/api/memory/delete": frozenset({409}),
     # dropping an organisation: the home organisation or a stale preview token (409)
     "/api/admin/orgs/{org:str}/drop-preview": frozenset({409}),
     "/api/admin/orgs/{org:str}/drop": frozenset({409}),
@@ -68,7 +89,8 @@ _USE_CASE_STATUSES: Mapping[str, frozenset[int]] = {
     "/api/access/delegations/{delegation_id:str}/revoke": frozenset({409}),
 }
 _ADMIN_STATUSES = frozenset({404, 409, 422})  # unknown names, already_exists/last_owner_key
-_KEYED_STATUSES = frozenset({401, 403, 503})
+#: a key is checked in the store, so every keyed route can meet a failing store (502, 503)
+_KEYED_STATUSES = frozenset({401, 403, 502, 503})
 _BODY_STATUSES = frozenset({400, 413, 415, 422})
 _DEPENDENCIES = frozenset({"services", "caller", "policy", "data", "request", "state"})
 
@@ -88,7 +110,7 @@ _DESCRIPTIONS = {
         "A rule refused the input: empty_content, limit_out_of_range, invalid_filter,"
         " unknown_embedder, ..."
     ),
-    502: "embedder_failed / llm_failed: the embedding or language model failed",
+    502: "embedder_failed / llm_failed / store_failed: a model or the store failed",
     503: "store_locked / store_unavailable",
 }
 
@@ -179,3 +201,43 @@ def docs_assets_router() -> Router:
         include_in_schema=False,
         name="docs-assets",
     )
+
+
+class StrictStructSchemas(StructSchemaPlugin):
+    """Struct schemas that say what the server does (asked before Litestar's own plugin).
+
+    - A body that refuses unknown fields (``400 unknown_field``) declares
+      ``additionalProperties: false``; Litestar's plugin left it out, so the
+      document allowed fields the strict decoding refuses.
+    - A union of ``int`` and ``float`` (a metadata value) is ``anyOf``: Litestar
+      writes ``oneOf``, and JSON Schema's ``number`` includes the integers, so
+      every integer matched two alternatives and broke the document's own rule.
+    """
+
+    def to_openapi_schema(
+        self, field_definition: "FieldDefinition", schema_creator: "SchemaCreator"
+    ) -> Schema:
+        schema = super().to_openapi_schema(field_definition, schema_creator)
+        info = msgspec.inspect.type_info(field_definition.type_)
+        if isinstance(info, msgspec.inspect.StructType) and info.forbid_unknown_fields:
+            schema.additional_properties = False
+        for prop in (schema.properties or {}).values():
+            _overlaps_as_any_of(prop)
+        return schema
+
+
+def _overlaps_as_any_of(schema: object) -> None:
+    if not isinstance(schema, Schema):
+        return  # a Reference: its own component is made by this plugin
+    types = {alt.type for alt in schema.one_of or () if isinstance(alt, Schema)}
+    if {OpenAPIType.INTEGER, OpenAPIType.NUMBER} <= types:
+        schema.any_of, schema.one_of = schema.one_of, None
+    nested = [
+        *(schema.one_of or ()),
+        *(schema.any_of or ()),
+        *(schema.properties or {}).values(),
+        schema.items,
+        schema.additional_properties,
+    ]
+    for part in nested:
+        _overlaps_as_any_of(part)

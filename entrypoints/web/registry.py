@@ -9,7 +9,7 @@ from pathlib import Path
 from litestar import Router
 from litestar.static_files import create_static_files_router
 
-from entrypoints.web.errors import WEB_EXCEPTION_HANDLERS
+from entrypoints.web.errors import WEB_EXCEPTION_HANDLERS, WORKSPACE
 from entrypoints.web.pages import (
     access,
     access_revoke,
@@ -35,14 +35,14 @@ def web_routers() -> list[Router]:
     """The pages under ``/memory`` and their own CSS and JS under ``/memory/static``."""
     handlers = [route for module in PAGES for route in module.ROUTES]
     pages = Router(
-        path="/memory",
+        path=WORKSPACE,
         route_handlers=handlers,
         exception_handlers=WEB_EXCEPTION_HANDLERS,
         middleware=[PageHeaders()],
         include_in_schema=False,
     )
     static = create_static_files_router(
-        path="/memory/static",
+        path=f"{WORKSPACE}/static",
         directories=[_STATIC],
         name="web_static",
         include_in_schema=False,

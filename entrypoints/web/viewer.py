@@ -18,10 +18,20 @@ from domain.errors import AuthenticationError
 from domain.policy import MemoryPolicyContext, Surface
 from entrypoints.web.sessions import SessionStore, SignInLimiter, WebSession
 
-__all__ = ["COOKIE", "SignInRequiredError", "Viewer", "WebState", "signed_in", "web_state"]
+__all__ = [
+    "COOKIE",
+    "SignInRequiredError",
+    "Viewer",
+    "WebState",
+    "known_viewer",
+    "signed_in",
+    "web_state",
+]
 
 #: the session cookie; ``__Host-`` would need TLS, which a loopback service lacks
 COOKIE = "tessera_session"
+#: where a request keeps its viewer once authenticated, for the error page's navigation
+_VIEWER = "web_viewer"
 
 
 class SignInRequiredError(Exception):
@@ -80,4 +90,12 @@ async def signed_in(request: Request[Any, Any, State]) -> Viewer:
     except AuthenticationError:
         state.sessions.end(session.session_id)  # the key was revoked: the session ends too
         raise SignInRequiredError from None
-    return Viewer(services=services, session=session, caller=caller, ctx=ctx)
+    viewer = Viewer(services=services, session=session, caller=caller, ctx=ctx)
+    request.state[_VIEWER] = viewer
+    return viewer
+
+
+def known_viewer(request: Request[Any, Any, Any]) -> Viewer | None:
+    """The viewer this request already authenticated (``signed_in``), if any."""
+    found = request.state.get(_VIEWER)
+    return found if isinstance(found, Viewer) else None

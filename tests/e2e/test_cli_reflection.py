@@ -29,6 +29,9 @@ def test_reflect_list_accept_and_reject(tmp_path: Path) -> None:
     assert again.returncode != 0 and "transition_not_allowed" in again.stderr
     crossing = _run(tmp_path, "candidates", "accept")
     assert crossing.returncode == 2 and "invalid_request" in crossing.stderr
+    empty = _run(tmp_path, "reflect", sid, "")  # the store's 502 before; now the request's
+    assert empty.returncode == 2 and "invalid_request" in empty.stderr, empty.stderr
+    assert "empty" in empty.stderr
 
 
 def test_wake(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """Smaller defects found by trying the API as a new user (issue 14, finding 5)."""
 
+import re
 from typing import Any
 
 import pytest
@@ -37,3 +38,15 @@ def test_a_huge_name_gets_a_short_error(client: Any) -> None:
     response = client.post("/api/admin/principals", json={"name": "n" * 1_000_000})
     assert response.status_code == 422
     assert len(response.text) < 400
+
+
+def test_options_and_405_name_exactly_the_methods_each_path_takes(client: Any) -> None:
+    doc = client.get("/schema/openapi.json").json()
+    for path, operations in doc["paths"].items():
+        address = re.sub(r"\{[^}]+\}", "x", path)
+        methods = ", ".join(sorted({*(m.upper() for m in operations), "OPTIONS"}))
+        options = client.options(address)
+        assert (options.status_code, options.headers.get("allow")) == (204, methods), path
+        refused = client.request("TRACE", address)
+        assert (refused.status_code, refused.headers.get("allow")) == (405, methods), path
+        assert refused.json()["error"]["reason"] == "invalid_request"

@@ -100,6 +100,19 @@ def site(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Site]:
         yield Site(client, services, services.bootstrap_key.key, root)
 
 
+def test_a_start_neither_json_nor_an_upload_is_415_and_not_read(site: Site) -> None:
+    mbox = archives.build_mbox(site.root).path
+    body = msgspec.json.encode({"path": str(mbox), "adapter": "mbox"})
+    for content_type in ("text/plain", None):
+        headers = {"authorization": f"Bearer {site.key}"}
+        if content_type is not None:
+            headers["content-type"] = content_type
+        answer = site.client.post(BASE, content=body, headers=headers)
+        assert answer.status_code == 415, answer.text
+        assert answer.json()["error"]["reason"] == "unsupported_media_type"
+    assert site.call("GET", BASE).json() == []  # nothing started
+
+
 def test_an_import_runs_to_completion_and_a_reimport_adds_nothing(site: Site) -> None:
     mbox = archives.build_mbox(site.root).path
     started = site.start(mbox, "mbox")

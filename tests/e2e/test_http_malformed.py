@@ -4,6 +4,7 @@ Each case below answered ``500 internal_error`` (deep nesting, invalid UTF-8) or
 silently accepted (a string where a number belongs, a text/plain body) before the fix.
 """
 
+import re
 from typing import Any
 
 import pytest
@@ -126,3 +127,40 @@ def test_error_details_are_bounded(client: Any) -> None:
     )
     assert response.status_code in {403, 404, 422}
     assert len(response.json()["error"]["detail"]) <= 300
+
+
+def _json_body_routes(client: Any) -> list[str]:
+    """Every operation the document gives a JSON body, its path parameters filled in."""
+    doc = client.get("/schema/openapi.json").json()
+    return [
+        re.sub(r"\{[^}]+\}", "x", path)
+        for path, operations in doc["paths"].items()
+        for method, operation in operations.items()
+        if method == "post"
+        and "application/json" in operation.get("requestBody", {}).get("content", {})
+    ]
+
+
+def test_every_json_route_refuses_a_body_of_another_or_no_content_type(client: Any) -> None:
+    routes = _json_body_routes(client)
+    assert len(routes) >= 30 and "/api/memory/remember" in routes
+    body = b'{"query": "x", "content": "x"}'
+    for path in routes:
+        for headers in ({"content-type": "text/plain"}, {}):
+            response = client.post(path, content=body, headers=headers)
+            _assert_error(response, 415, {"unsupported_media_type"})
+            assert "application/json" in response.json()["error"]["detail"], path
+
+
+def test_no_body_and_no_content_type_says_the_body_is_empty(client: Any) -> None:
+    error = _assert_error(client.post("/api/search"), 400, {"malformed_json"})
+    assert "empty" in error["detail"]
+
+
+def test_integer_query_parameters_are_written_as_integers(client: Any) -> None:
+    for written in ("1.0", "1e2", "true", " 5"):
+        for path, method in (("/api/audit", "GET"), ("/api/memory/export", "POST")):
+            answer = client.request(method, path, params={"limit": written})
+            assert answer.status_code == 400, (path, written, answer.text)
+            assert answer.json()["error"]["reason"] == "invalid_request"
+    assert client.get("/api/audit", params={"limit": "5"}).status_code == 200

@@ -15,6 +15,7 @@ import pytest
 
 from tests.e2e.test_http_trust import Site, ok, open_site, user_key
 
+PROPOSE = "/api/memory/candidates/propose"
 SESSION = {
     "turns": [
         {"role": "user", "speaker": "Maya", "content": "Let's talk about the new service."},
@@ -177,6 +178,44 @@ def test_bad_reflect_requests(http: Site) -> None:
     assert skipped["skipped"] == [{"source_id": "x", "reason": "not_found"}]
     bad = http.call(ana, "GET", "/api/memory/candidates", params={"limit": 0})
     assert bad.status_code == 422
+
+
+def test_empty_ids_and_broken_relations_are_refused_with_a_reason(http: Site) -> None:
+    ana = user_key(http, "ana")
+    sid = ok(http.call(ana, "POST", "/api/memory/remember", json=SESSION))["source_id"]
+    fact = {
+        "type": "fact",
+        "text": "Maya chose SurrealDB.",
+        "spans": [{"source_id": sid, "start": 0, "end": 4}],
+    }
+    for path, body in (
+        ("/api/memory/reflect", {"source_ids": [""]}),
+        ("/api/memory/reflect", {"source_ids": [sid, "  "]}),
+        (PROPOSE, {"candidates": [{**fact, "spans": [{"source_id": "", "start": 0, "end": 4}]}]}),
+        (PROPOSE, {"candidates": [{**fact, "supersedes": [""]}]}),
+    ):
+        answer = http.call(ana, "POST", path, json=body)
+        assert (answer.status_code, _reason(answer)) == (422, "invalid_request"), body
+        assert "empty" in answer.json()["error"]["detail"]
+    # a relation's own rules refuse that candidate, not the request as malformed
+    relation = {
+        "subject": " ",
+        "subject_type": "person",
+        "predicate": "chose",
+        "object": "SurrealDB",
+        "object_type": "artifact",
+    }
+    proposed = ok(
+        http.call(
+            ana,
+            "POST",
+            PROPOSE,
+            json={"candidates": [{**fact, "type": "relationship", "relation": relation}, fact]},
+        )
+    )
+    assert [(r["index"], r["reason"]) for r in proposed["refused"]] == [(0, "invalid_request")]
+    assert "subject" in proposed["refused"][0]["detail"]
+    assert len(proposed["candidates"]) == 1
 
 
 def test_wake_pack_over_http(http: Site) -> None:

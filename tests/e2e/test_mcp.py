@@ -176,6 +176,8 @@ async def _refusals(client: Client) -> None:
     )
     bad_date = {"query": "x", "filters": {"occurred_at": {"from": "someday"}}}
     assert _error(await client.call_tool("recall", bad_date)) == "invalid_filter"
+    # an empty id is the request's mistake (it was the store's 502)
+    assert _error(await client.call_tool("reflect", {"source_ids": [""]})) == "invalid_request"
 
 
 async def _sees_nothing(client: Client, source_id: str) -> None:

@@ -6,6 +6,7 @@ drops with the token, and the store is compacted.
 """
 
 import json
+import stat
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -98,4 +99,8 @@ def test_deleted_text_leaves_the_files_when_the_operator_compacts(tmp_path: Path
     result = json.loads(_ok(tmp_path, "admin", "store", "compact"))
     assert result["compacted"] is True
     assert _files_holding(tmp_path, "zq7canary") == []
+    # the rewritten store is owner-only, as the README promises (wal/ was left 0750)
+    store = tmp_path / "db"
+    loose = [p for p in [store, *store.rglob("*")] if stat.S_IMODE(p.stat().st_mode) & 0o077]
+    assert loose == []
     assert "Thursday" in _ok(tmp_path, "recall", "quarterly review")

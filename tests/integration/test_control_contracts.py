@@ -150,3 +150,20 @@ class TestSurrealAuditLogServer(AuditLogContract):
         memory = await server_store()
         yield SurrealAuditLog(memory.connection)
         await memory.close()
+
+
+@pytest.mark.slow
+async def test_a_namespace_holding_only_receipts_has_no_memory_yet() -> None:
+    memory = SurrealMemoryStore("mem://")
+    try:
+        # an organisation's receipts land in its namespace before it remembers anything
+        await SurrealAuditLog(memory.connection).record([receipt("r1")])
+        assert await memory.space_of(ORG_A) is None
+        assert await memory.reembed_job(ORG_A) is None
+        assert await memory.count_chunks(ORG_A) == 0
+        await memory.prepare(ORG_A, SPACE)
+        assert await memory.space_of(ORG_A) == SPACE
+        # an empty id names no row; it does not fail the read
+        assert await memory.get_sources(ORG_A, ["", "s-unknown"]) == {}
+    finally:
+        await memory.close()

@@ -10,6 +10,7 @@ while every live row, the schema and search survive.
 
 import hashlib
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -199,5 +200,22 @@ async def test_versioned_engine_keeps_even_short_rows_until_compact(tmp_path: Pa
         assert report.rewritten and report.url_kind == "surrealkv+versioned"
         assert _files_holding(data, CANARY) == []
         assert await store.count_chunks(KEEP) == 1
+    finally:
+        await store.close()
+
+
+async def test_a_compacted_store_is_owner_only_as_on_every_open(tmp_path: Path) -> None:
+    data = tmp_path / "db"
+    store = await _filled(data)
+    try:
+        await _delete_source(store, KEEP, "s-secret")
+        await store.compact()
+        loose = [
+            f"{path.relative_to(tmp_path)} {stat.S_IMODE(path.stat().st_mode):o}"
+            for path in [data, *data.rglob("*")]
+            if stat.S_IMODE(path.stat().st_mode) & 0o077
+        ]
+        assert loose == [], "group or other may read the compacted store"
+        await store.save_memory(*_memory(KEEP, "s-after", "written after compaction", 1))
     finally:
         await store.close()

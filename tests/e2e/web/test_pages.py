@@ -5,6 +5,7 @@ pin the server's side: cookies, headers, CSRF, escaping and what each page holds
 """
 
 import re
+from typing import Any
 
 from domain.reasons import ReasonCode
 from entrypoints.web.security import PAGE_HEADERS
@@ -200,3 +201,32 @@ def _second_user_key(site: Site) -> str:
     key = site.client.post("/api/admin/keys", json={"principal": "bea"}, headers=owner)
     assert key.status_code == 201, key.text
     return str(key.json()["key"])
+
+
+def _is_error_page_with_headers(answer: Any, status: int) -> str:
+    assert answer.status_code == status, answer.text[:300]
+    assert answer.headers["content-type"].startswith("text/html")
+    for name, value in PAGE_HEADERS.items():
+        assert answer.headers.get(name) == value, name
+    return str(answer.text)
+
+
+def test_an_address_that_names_no_page_is_a_page_with_the_security_headers(site: Site) -> None:
+    for path in ("/memory/no-such-page", "/memory/sources/abc/no-such-part"):
+        html = _is_error_page_with_headers(site.client.get(path), 404)
+        assert "no such page" in html and 'href="/memory/search"' not in html
+    refused = site.client.request("TRACE", "/memory/search")
+    html = _is_error_page_with_headers(refused, 405)
+    assert refused.headers["allow"] == "GET, OPTIONS"
+    assert site.client.options("/memory/search").headers["allow"] == "GET, OPTIONS"
+
+
+def test_error_pages_keep_the_navigation_for_a_signed_in_person(site: Site) -> None:
+    site.sign_in()
+    for path, status in (
+        ("/memory/no-such-page", 404),  # fails while routing
+        ("/memory/sources/no-such-source", 404),  # fails in the page
+    ):
+        html = _is_error_page_with_headers(site.client.get(path), status)
+        assert 'href="/memory/search"' in html and "Sign out" in html, path
+        assert 'name="csrf" value="' in html

@@ -4,6 +4,7 @@ import msgspec
 
 from application.reflection.commands import (
     ProposedCandidate,
+    ProposedRelation,
     ProposedSpan,
     ProposeRequest,
     ReviewResult,
@@ -13,7 +14,7 @@ from application.reflection.records import DerivedEntity
 from application.trust.records import PrincipalRecord
 from contracts.graph_store import sample_entity
 from domain.policy import SpaceRole
-from domain.reflection.candidates import CandidateType, Relation
+from domain.reflection.candidates import CandidateType
 from domain.scopes import MemoryScope
 from tests.support.reflection import review
 from tests.support.world import World
@@ -37,7 +38,7 @@ async def _relate(
     assert world.services.reflection is not None
     source = await world.store.get_source(who.org_id, sid)
     assert source is not None
-    relation = Relation(
+    relation = ProposedRelation(
         subject=subject, subject_type=subject_type, predicate="owns", object=obj, object_type=TASK
     )
     request = ProposeRequest(
@@ -101,9 +102,7 @@ async def test_a_second_mention_of_a_person_merges_into_the_first() -> None:
     mentions = (await world.graph.mentions_of(org, [maya]))[maya]
     chunks = {c.chunk_id for s in (one, two) for c in await world.store.chunks_of_source(org, s)}
     assert set(mentions) == chunks
-    people = [
-        e for e in await world.graph.entities_citing(org, [one, two]) if e.type is PERSON
-    ]
+    people = [e for e in await world.graph.entities_citing(org, [one, two]) if e.type is PERSON]
     assert [e.entity_id for e in people] == [maya]
     # recall: the one record, citing both sources
     found = await world.search(ana, "Maya")

@@ -3,13 +3,14 @@
 from application.commands import SearchRequest
 from application.reflection.commands import (
     ProposedCandidate,
+    ProposedRelation,
     ProposedSpan,
     ProposeRequest,
 )
 from application.results import SearchResults
 from application.trust.records import PrincipalRecord
 from domain.policy import SpaceRole
-from domain.reflection.candidates import CandidateType, Relation
+from domain.reflection.candidates import CandidateType
 from domain.scopes import MemoryScope
 from tests.support.reflection import review
 from tests.support.world import World
@@ -26,7 +27,7 @@ async def _relate(
     who: PrincipalRecord,
     sid: str,
     text: str,
-    relation: Relation,
+    relation: ProposedRelation,
 ) -> None:
     """Propose a relationship citing the whole source, and accept it where it is."""
     assert world.services.reflection is not None
@@ -47,8 +48,10 @@ async def _relate(
     await review(world, who, made.candidates[0].id)
 
 
-def _rel(subject: str, st: CandidateType, predicate: str, obj: str, ot: CandidateType) -> Relation:
-    return Relation(
+def _rel(
+    subject: str, st: CandidateType, predicate: str, obj: str, ot: CandidateType
+) -> ProposedRelation:
+    return ProposedRelation(
         subject=subject, subject_type=st, predicate=predicate, object=obj, object_type=ot
     )
 
