@@ -8,7 +8,6 @@ Content-Length so that an upload over the limit is refused (413, the limit
 stated) before a byte of it is read.
 """
 
-import asyncio
 from typing import Any
 
 import msgspec
@@ -28,7 +27,7 @@ from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope
 from entrypoints.http.bodies import is_json_media_type
 from entrypoints.http.import_schemas import ImportStartBody, StartImportOperation
-from entrypoints.http.uploads import save_upload, too_large
+from entrypoints.http.uploads import keep_upload, too_large
 
 __all__ = ["IMPORT_ROUTES"]
 
@@ -109,16 +108,7 @@ async def _from_upload(
         target = msgspec.convert({"path": "upload", **fields}, ImportStartBody)
     except msgspec.ValidationError as exc:
         raise ValidationException(extra=[{"message": str(exc), "key": ""}]) from None
-    folder = jobs.upload_dir(policy, upload_id)
-    try:
-        path = await asyncio.to_thread(
-            save_upload, upload.file, upload.filename, folder, jobs.max_upload_bytes
-        )
-    except BaseException:
-        jobs.discard_upload(folder)
-        raise
-    finally:
-        await upload.close()
+    path = await keep_upload(jobs, policy, upload_id, upload)
     return await jobs.start_upload(
         policy,
         key_id=caller.key_id,

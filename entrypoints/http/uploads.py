@@ -10,17 +10,22 @@ rar, and a name that promises an archive its bytes are not, are refused
 folder, links, and archives that unpack past the size limit are refused.
 """
 
+import asyncio
 import shutil
 import tarfile
 import zipfile
 from pathlib import Path
 from typing import Protocol
 
+from litestar.datastructures import UploadFile
+
 from adapters.sources.compressed import archive_kind, open_decompressed, refuse_archive
+from application.sources.import_jobs import ImportJobs
 from domain.errors import InvalidInputError
+from domain.policy import MemoryPolicyContext
 from domain.reasons import ReasonCode
 
-__all__ = ["save_upload", "too_large"]
+__all__ = ["keep_upload", "save_upload", "too_large"]
 
 _CHUNK = 1 << 20
 _TAR_SUFFIXES = (
@@ -137,3 +142,19 @@ def save_upload(source: _Readable, filename: str | None, folder: Path, limit: in
         raise
     saved.unlink()
     return _unpacked_root(unpacked)
+
+
+async def keep_upload(
+    jobs: ImportJobs, ctx: MemoryPolicyContext, upload_id: str, upload: UploadFile
+) -> Path:
+    """Save an uploaded archive in its uploader's own folder; a failure leaves nothing."""
+    folder = jobs.upload_dir(ctx, upload_id)
+    try:
+        return await asyncio.to_thread(
+            save_upload, upload.file, upload.filename, folder, jobs.max_upload_bytes
+        )
+    except BaseException:
+        jobs.discard_upload(folder)
+        raise
+    finally:
+        await upload.close()

@@ -7,7 +7,6 @@ read), ``list_jobs``, ``get``, ``pause``, ``resume``, ``cancel``. A running
 import's page refreshes itself every few seconds (a meta refresh: no script).
 """
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from application.sources.views import ImportView
 from domain.errors import InvalidInputError, NotFoundError
 from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope
-from entrypoints.http.uploads import save_upload, too_large
+from entrypoints.http.uploads import keep_upload, too_large
 from entrypoints.web.forms import posted
 from entrypoints.web.render import page
 from entrypoints.web.viewer import Viewer, signed_in
@@ -84,16 +83,7 @@ async def _start(request: Request[Any, Any, State], viewer: Viewer, jobs: Import
     if not isinstance(upload, UploadFile) or not upload.filename:
         raise InvalidInputError(ReasonCode.INVALID_REQUEST, "choose an archive to upload")
     scope, key = parse_space(form.get("space"))
-    folder = jobs.upload_dir(viewer.ctx, viewer.services.audit.new_id())
-    try:
-        path = await asyncio.to_thread(
-            save_upload, upload.file, upload.filename, folder, jobs.max_upload_bytes
-        )
-    except BaseException:
-        jobs.discard_upload(folder)
-        raise
-    finally:
-        await upload.close()
+    path = await keep_upload(jobs, viewer.ctx, viewer.services.audit.new_id(), upload)
     started = await jobs.start_upload(
         viewer.ctx,
         key_id=viewer.caller.key_id,
