@@ -32,11 +32,13 @@ def people(browser: Any, server: Server) -> Iterator[People]:
     """cai (a member) and her agent with a live delegation, made once; each signs in once."""
     if "cai" not in server.keys:
         server.api("POST", "/api/admin/principals", json={"name": "cai"})
+        cai = server.api("POST", "/api/admin/keys", json={"principal": "cai"})["key"]
+        server.keys["cai"] = cai
+        # cai creates her agent, delegates to it and mints its key herself
         agent = {"name": "cai-helper", "acting_for": "cai", "delegation_days": 30}
-        server.api("POST", "/api/admin/principals", json=agent)
-        for name in ("cai", "cai-helper"):
-            issued = server.api("POST", "/api/admin/keys", json={"principal": name})
-            server.keys[name] = issued["key"]
+        server.api("POST", "/api/admin/principals", cai, json=agent)
+        issued = server.api("POST", "/api/admin/keys", cai, json={"principal": "cai-helper"})
+        server.keys["cai-helper"] = issued["key"]
     yield from signed_in_people(browser, server)
 
 
