@@ -35,8 +35,8 @@ from application.results import (
 from application.retrieval.grouping import group_by_episode
 from application.retrieval.pack_fit import fit_rendered
 from application.retrieval.pipeline import RetrievalMode, Retrieved
-from application.retrieval.recall import Recall
-from application.retrieval.relevance import gate_pack, relatedness_floor
+from application.retrieval.recall import Recall, Recalled
+from application.retrieval.relevance import about, gate_pack, relatedness_floors
 from application.retrieval.withheld import withheld_redacted
 from application.trust.audit import AuditTrail
 from application.trust.guard import require_org
@@ -47,6 +47,7 @@ from domain.hashing import content_hash
 from domain.models import Chunk
 from domain.policy import MemoryPolicyContext
 from domain.ranking.ranker import RankWeights
+from domain.relevance_gate import NOTHING_RELEVANT
 from domain.search_filters import SearchFilters
 
 __all__ = ["MemoryService"]
@@ -176,10 +177,21 @@ class MemoryService:
         request.validate()
         require_org(policy, request.org_id)
         redacted = self._count_redacted(policy, request.org_id, request.query, request.filters)
-        found, notes, withheld, derived = await _beside(
+        recalled = await _beside(
             redacted,
             self._recall.retrieve_with_derived(request, policy, request.limit, request.filters),
         )
+        found, notes, withheld, derived = (
+            recalled.found,
+            recalled.notes,
+            recalled.withheld,
+            recalled.derived,
+        )
+        # a question nothing in memory is about gets no results, and is told so
+        gated = bool(found) and not self._about(request.org_id, request.query, recalled)
+        below_floor = len(found) if gated else 0
+        if gated:
+            found, derived = [], []
         self._note_read(policy, "search", request.query, [r.chunk for r in found], withheld)
         return SearchResults(
             results=[
@@ -206,7 +218,19 @@ class MemoryService:
             ],
             withheld_redacted=await redacted,
             derived=derived,
+            below_floor=below_floor,
+            reason=NOTHING_RELEVANT if gated else None,
         )
+
+    def _about(self, org_id: str, query: str, recalled: Recalled) -> bool:
+        """Whether memory holds something about the question (``domain.relevance_gate``).
+
+        A promoted record that matched the question's words (its name or type: "which
+        decision ...") is evidence too: reviewed memory that names what is asked."""
+        if any(d.by_words for d in recalled.derived):
+            return True
+        floors = relatedness_floors(self._embedder.space.model)
+        return about(query, recalled.evidence, floors, self.lane.waiting(org_id))
 
     def _count_redacted(
         self,
@@ -236,14 +260,14 @@ class MemoryService:
         request.validate()
         require_org(policy, request.org_id)
         redacted = self._count_redacted(policy, request.org_id, request.query, request.filters)
-        found, notes, withheld, derived = await _beside(
+        recalled = await _beside(
             redacted,
             self._recall.retrieve_with_derived(request, policy, _PACK_CANDIDATES, request.filters),
         )
+        notes, withheld, derived = recalled.notes, recalled.withheld, recalled.derived
         # a question nothing in memory is about gets a few items, not a budget of them
-        found, below_floor = gate_pack(
-            request.query, found, relatedness_floor(self._embedder.space.model)
-        )
+        gated = bool(recalled.found) and not self._about(request.org_id, request.query, recalled)
+        found, below_floor = gate_pack(recalled.found, not gated)
         # the rendering (headers, names) is what fits the budget, not only the items' words
         kept, rendered, omitted = fit_rendered(
             found, request.token_budget, self._tokens.count, notes
@@ -304,6 +328,7 @@ class MemoryService:
             rendered_token_count=self._tokens.count(rendered),
             derived=derived,
             below_floor=below_floor,
+            reason=NOTHING_RELEVANT if gated else None,
         )
 
     async def drop_organization(self, org_id: str) -> None:

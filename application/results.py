@@ -82,6 +82,11 @@ class SearchResults(msgspec.Struct, frozen=True, kw_only=True):
     #: promoted records (derived memory) that matched, each with its raw source ids; shown
     #: only to a caller who may read every one of those sources
     derived: list[DerivedHit] = msgspec.field(default_factory=list)
+    #: candidates held back because nothing in memory is about the question
+    #: (``domain.relevance_gate``): ``results`` is then empty and ``reason`` says why
+    below_floor: int = 0
+    #: ``nothing_relevant`` when the gate held every candidate back, else null
+    reason: str | None = None
 
 
 class ContextItem(msgspec.Struct, frozen=True, kw_only=True):
@@ -142,3 +147,5 @@ class ContextPack(msgspec.Struct, frozen=True, kw_only=True):
     #: candidates left out because nothing in memory is about the question
     #: (``domain.relevance_gate``): the items kept then say "weak match"
     below_floor: int = 0
+    #: ``nothing_relevant`` when the gate closed the pack, else null
+    reason: str | None = None

@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 
 from application.limits import DEFAULT_PACK_BUDGET, DEFAULT_SEARCH_LIMIT
 from domain.errors import TesseraError
+from domain.relevance_gate import NOTHING_RELEVANT, nothing_relevant_words, weak_pack_words
 from domain.scopes import MemoryScope, SourceType
 from entrypoints.admin_cli import add_admin_parser, run_admin
 from entrypoints.bulk_cli import add_bulk_parsers, run_bulk
@@ -107,7 +108,9 @@ def _parser() -> argparse.ArgumentParser:
 
 def _print_search(result: dict[str, Any]) -> None:
     hits = result["results"]
-    if not hits:
+    if result.get("reason") == NOTHING_RELEVANT:
+        print(nothing_relevant_words(result["below_floor"]))
+    elif not hits:
         print("No memories matched.")
     for n, hit in enumerate(hits, start=1):
         signals = hit["signals"]
@@ -126,6 +129,8 @@ def _print_context(pack: dict[str, Any]) -> None:
         f"Context pack: {pack['token_count']}/{pack['token_budget']} tokens "
         f"({pack['encoding']}), {len(pack['items'])} items, {pack['omitted']} left out"
     )
+    if pack.get("reason") == NOTHING_RELEVANT:
+        print(weak_pack_words(len(pack["items"]), pack["below_floor"]))
     for item in pack["items"]:
         print(f"\n[source {item['source_id']}] {item['reason']}")
         said = f"{item['speaker']}: " if item.get("speaker") else ""

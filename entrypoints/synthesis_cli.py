@@ -1,7 +1,8 @@
 """``tessera synthesize``: a cited document from memory, all stages or one at a time.
 
 ``tessera synthesize "topic" [--type ...] [--audience ...] [--out doc.md]``
-runs every stage and prints the verification (the Markdown goes to --out);
+runs every stage and prints the verification and, per section, the sources
+the draft left out and why (the Markdown goes to --out);
 ``tessera synthesize plan "topic"`` and ``tessera synthesize
 sections|draft|verify|remember RUN_ID`` run one stage. Every call goes
 through the same backend (and so the same HTTP routes) as the other commands.
@@ -71,6 +72,15 @@ def _write(args: argparse.Namespace, markdown: str) -> None:
         print(markdown)
 
 
+def _print_left_out(draft: dict[str, Any]) -> None:
+    """Per section, the pack's sources the draft does not quote, and why."""
+    for section in draft["sections"]:
+        for left in section.get("left_out", []):
+            print(
+                f"  left out of {section['title']}: source {left['source_id']} ({left['detail']})"
+            )
+
+
 async def run_synthesis(backend: Backend, args: argparse.Namespace) -> int:
     words: list[str] = args.words
     if words[0] in _STAGES and len(words) == 2:
@@ -86,6 +96,7 @@ async def run_synthesis(backend: Backend, args: argparse.Namespace) -> int:
             print(json.dumps(result))
         elif stage == "draft":
             _write(args, result["markdown"])
+            _print_left_out(result)
         elif stage == "verify":
             _print_verification(result)
         else:
@@ -102,6 +113,7 @@ async def run_synthesis(backend: Backend, args: argparse.Namespace) -> int:
     print(f"Run {result['run_id']}")
     _write(args, result["draft"]["markdown"])
     _print_verification(result["verification"])
+    _print_left_out(result["draft"])
     if result.get("artifact"):
         print(f"Remembered as source {result['artifact']['source_id']}")
     return 0

@@ -139,6 +139,11 @@ class EmbeddingLane:
             ticket.fail(_failure("the service is stopping"))
         return None if ticket is None else ticket.future
 
+    def waiting(self, org_id: str) -> bool:
+        """Whether some of the organisation's chunks may still lack their vectors (queued,
+        being embedded, or left in the store to read back)."""
+        return self._backlog.get(org_id, 0) > 0 or org_id in self._rescan
+
     def outstanding(self, tag: str) -> int:
         """Chunks the writer named ``tag`` queued in this process that still wait for vectors."""
         return len(self._tagged.get(tag, ()))

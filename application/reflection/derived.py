@@ -60,6 +60,8 @@ class DerivedHit(msgspec.Struct, frozen=True, kw_only=True):
     supersedes: list[str] = msgspec.field(default_factory=list)
     #: it (or a record it replaces) matched the query by meaning, not (only) by words
     by_meaning: bool = False
+    #: it (or a record it replaces) matched the query's words (its name, type or aliases)
+    by_words: bool = False
 
 
 class DerivedRecall:
@@ -234,6 +236,7 @@ class DerivedRecall:
                 superseded_by=newer_of.get(e.entity_id),
                 supersedes=older_of.get(e.entity_id, []),
                 by_meaning=e.entity_id in close,
+                by_words=e.entity_id in by_words,
             )
             for rank, e in enumerate(ordered, start=1)
         ]

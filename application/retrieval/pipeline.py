@@ -38,8 +38,9 @@ from domain.query_terms import meaningful_query
 from domain.ranking.dates import date_window
 from domain.ranking.question import profile_question, subject_phrase
 from domain.ranking.ranker import Candidate, RankWeights, rank_candidates
+from domain.relevance_gate import Evidence
 
-__all__ = ["Found", "RetrievalMode", "RetrievalPipeline", "Retrieved"]
+__all__ = ["GATE_POOL", "Found", "Ranked", "RetrievalMode", "RetrievalPipeline", "Retrieved"]
 
 #: candidates each turn signal returns (more when more results are asked for)
 _MIN_CANDIDATES = 50
@@ -53,6 +54,9 @@ _MAX_TURNS_PER_EPISODE = 40
 _NEIGHBOUR_SEEDS = 10
 #: turns of one episode shown before every other episode has had its turn
 _TURNS_BEFORE_SPREAD = 3
+#: the first ranked candidates whose evidence the relevance gate reads, whatever the limit:
+#: a search for one result and a pack of forty judge the question alike
+GATE_POOL = 40
 
 
 #: item signals that say where a turn sits, not what it holds (pooled in fusion)
@@ -76,6 +80,14 @@ class Found(msgspec.Struct, frozen=True, kw_only=True):
     #: evidence about the question (``application.retrieval.evidence``); None: not measured
     similarity: float | None = None
     words: int | None = None
+
+
+class Ranked(msgspec.Struct, frozen=True, kw_only=True):
+    """A ranking and what its first candidates say about the question."""
+
+    found: list[Found]
+    #: per candidate of the first ``GATE_POOL`` (or ``limit``, if more): for the gate
+    evidence: list[Evidence] = msgspec.field(default_factory=list)
 
 
 class Retrieved(msgspec.Struct, frozen=True, kw_only=True):
@@ -171,6 +183,20 @@ class RetrievalPipeline:
         extra: Awaitable[Mapping[str, Sequence[str]]] | None = None,
         on_vector: Callable[[Vector], None] | None = None,
     ) -> list[Found]:
+        """``ranked``'s chunk ids alone."""
+        ranked = await self.ranked(org_id, query, limit, where, as_of, extra, on_vector)
+        return ranked.found
+
+    async def ranked(
+        self,
+        org_id: str,
+        query: str,
+        limit: int,
+        where: CandidateFilter,
+        as_of: datetime | None = None,
+        extra: Awaitable[Mapping[str, Sequence[str]]] | None = None,
+        on_vector: Callable[[Vector], None] | None = None,
+    ) -> Ranked:
         """At most ``limit`` chunk ids, best first; every candidate was admitted by ``where``.
 
         ``extra``: more ranked chunk-id lists computed outside the index (the ``entity``
@@ -182,7 +208,14 @@ class RetrievalPipeline:
         """
         depth = max(limit, _MIN_CANDIDATES)
         if self._mode in (RetrievalMode.BM25, RetrievalMode.VECTOR):
-            return (await self._single(org_id, query, depth, where))[:limit]
+            single = await self._single(org_id, query, depth, where)
+            return Ranked(
+                found=single[:limit],
+                evidence=[
+                    Evidence(similarity=f.similarity, words=f.words)
+                    for f in single[: max(limit, GATE_POOL)]
+                ],
+            )
         words = meaningful_query(query)
         # a query naming a speaker met before is embedded without the name (checked below)
         unnamed = self._conversation.unnamed_vector
@@ -276,14 +309,20 @@ class RetrievalPipeline:
         if self._reranker is not None and self._ranks:
             # after the ranker, over the first top-N it shows: may lift one past ``limit``
             spread = await rerank_top(self._reranker, query, spread, chunks, self._rerank_top_n)
-        shown = spread[:limit]
-        evidence = evidence_of(query, (f.chunk_id for f in shown), chunks, [semantic, *by_subject])
-        return [
-            msgspec.structs.replace(
-                f, similarity=evidence[f.chunk_id][0], words=evidence[f.chunk_id][1]
-            )
-            for f in shown
-        ]
+        pool = spread[: max(limit, GATE_POOL)]
+        evidence = evidence_of(query, (f.chunk_id for f in pool), chunks, [semantic, *by_subject])
+        return Ranked(
+            found=[
+                msgspec.structs.replace(
+                    f, similarity=evidence[f.chunk_id][0], words=evidence[f.chunk_id][1]
+                )
+                for f in spread[:limit]
+            ],
+            evidence=[
+                Evidence(similarity=evidence[f.chunk_id][0], words=evidence[f.chunk_id][1])
+                for f in pool
+            ],
+        )
 
     async def _legs(
         self,

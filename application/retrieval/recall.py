@@ -30,9 +30,10 @@ from application.retrieval.rerank_step import DEFAULT_TOP_N
 from application.trust.guard import candidate_filter, may_read
 from domain.policy import MemoryPolicyContext
 from domain.ranking.ranker import RankWeights
+from domain.relevance_gate import Evidence
 from domain.search_filters import SearchFilters
 
-__all__ = ["Recall", "RecallQuery"]
+__all__ = ["Recall", "RecallQuery", "Recalled"]
 
 #: the modes that fuse signals (the single-signal baselines stay raw-only)
 _FUSED = frozenset({RetrievalMode.HYBRID, RetrievalMode.RANKED})
@@ -49,6 +50,17 @@ class RecallQuery(Protocol):
 
     @property
     def as_of(self) -> datetime | None: ...
+
+
+class Recalled(msgspec.Struct, frozen=True, kw_only=True):
+    """What a read found: the chunks (re-checked), their lifecycle notes, how many were
+    withheld, the promoted records that matched, and the gate's evidence (``Ranked``)."""
+
+    found: list[Retrieved]
+    notes: dict[str, LifecycleNote]
+    withheld: int
+    derived: list[DerivedHit] = msgspec.field(default_factory=list)
+    evidence: list[Evidence] = msgspec.field(default_factory=list)
 
 
 class Recall:
@@ -122,10 +134,8 @@ class Recall:
     ) -> tuple[list[Retrieved], dict[str, LifecycleNote], int]:
         """Candidates only from the spaces the caller may read (filtered inside the index),
         narrowed by the caller's ``filters`` inside the same queries."""
-        found, notes, withheld, _ = await self.retrieve_with_derived(
-            request, policy, limit, filters
-        )
-        return found, notes, withheld
+        recalled = await self.retrieve_with_derived(request, policy, limit, filters)
+        return recalled.found, recalled.notes, recalled.withheld
 
     async def retrieve_with_derived(
         self,
@@ -133,7 +143,7 @@ class Recall:
         policy: MemoryPolicyContext,
         limit: int,
         filters: SearchFilters | None = None,
-    ) -> tuple[list[Retrieved], dict[str, LifecycleNote], int, list[DerivedHit]]:
+    ) -> Recalled:
         """``retrieve``, and the promoted records that matched (each gated on all its sources).
 
         A filtered query leaves the derived signal out: a promoted record spans sources
@@ -141,10 +151,11 @@ class Recall:
         await self.readiness.ensure(request.org_id)
         where = msgspec.structs.replace(candidate_filter(policy), narrow=filters)
         if self._derived is None or self._pipeline.mode not in _FUSED or filters is not None:
-            found = await self._pipeline.run(
+            ranked = await self._pipeline.ranked(
                 request.org_id, request.query, limit, where, request.as_of
             )
-            return (*await self.resolve(request, policy, found), [])
+            found, notes, withheld = await self.resolve(request, policy, ranked.found)
+            return Recalled(found=found, notes=notes, withheld=withheld, evidence=ranked.evidence)
         # the records' queries run beside the index searches (the store's I/O overlaps
         # the in-process index's CPU work), not before them
         derived = self._derived
@@ -166,7 +177,7 @@ class Recall:
 
         signal = entity_signal()
         try:
-            found = await self._pipeline.run(
+            ranked = await self._pipeline.ranked(
                 request.org_id,
                 request.query,
                 limit,
@@ -183,4 +194,11 @@ class Recall:
                 # let an embedded read finish rather than cancel it inside the engine
                 with contextlib.suppress(Exception):
                     await hits
-        return (*await self.resolve(request, policy, found), hits.result()[0])
+        found, notes, withheld = await self.resolve(request, policy, ranked.found)
+        return Recalled(
+            found=found,
+            notes=notes,
+            withheld=withheld,
+            derived=hits.result()[0],
+            evidence=ranked.evidence,
+        )

@@ -5,7 +5,10 @@ section packs that contain at least one of the section's own words (its cue
 or outline title; the topic for a Summary), best first by how many of the
 section's evidence words they contain (ties keep pack order), and cites the
 source each came from. A section no sentence speaks to is a gap, even when
-retrieval (which always returns its nearest neighbours) found chunks. The
+retrieval (which always returns its nearest neighbours) found chunks; each
+source of the pack it does not quote is listed with why (``LeftOut``). Both
+drafters are handed only the snippets that bear on the question
+(``application.synthesis.bearing``). The
 LLM drafter receives only the authorized packs (the snippets the actor and
 the audience may read, labelled by source id) and must cite those ids;
 ``verify`` judges what it wrote, so an uncited or unsupported sentence
@@ -19,11 +22,13 @@ from application.synthesis.records import (
     Draft,
     DraftSection,
     DraftSentence,
+    LeftOut,
     OutlineSection,
     SectionPack,
 )
 from domain.ranking.text import content_terms, tokens
-from domain.synthesis.text import split_sentences
+from domain.synthesis.bearing import LeftOutReason
+from domain.synthesis.text import split_sentences, without_patches
 
 __all__ = ["ExtractiveDrafter", "LLMDrafter", "render_markdown"]
 
@@ -72,24 +77,50 @@ class ExtractiveDrafter:
             # section without cue words (Summary) the topic; otherwise the section is a gap
             own = (terms - topic) or terms
             chosen: list[DraftSentence] = []
+            why: dict[str, LeftOutReason] = {}  # per source, why a snippet gave nothing
             for snippet in pack.snippets:
                 scored = []
+                repeated = False
                 for n, sentence in enumerate(split_sentences(snippet.text)):
                     key = " ".join(tokens(sentence))
                     words = set(tokens(sentence))
-                    if _fragment(sentence) or _repeats(key, seen) or not own & words:
+                    if _fragment(sentence) or not own & words:
+                        continue
+                    if _repeats(key, seen):
+                        repeated = True
                         continue
                     score = len(own & words) * 2 + len(terms & words)
                     scored.append((-score, n, sentence, key))
-                for _, _, sentence, key in sorted(scored)[:_PER_SNIPPET]:
+                picked = sorted(scored)[:_PER_SNIPPET]
+                if len(chosen) >= _PER_SECTION and picked:
+                    why.setdefault(snippet.source_id, LeftOutReason.SECTION_FULL)
+                    continue
+                if not picked:
+                    why.setdefault(snippet.source_id, _nothing_from(snippet.text, own, repeated))
+                for _, _, sentence, key in picked:
                     if len(chosen) >= _PER_SECTION:
                         break
                     seen.add(key)
                     chosen.append(DraftSentence(text=sentence, citations=[snippet.source_id]))
-            sections.append(DraftSection(title=section.title, sentences=chosen, gap=not chosen))
+            quoted = {c for s in chosen for c in s.citations}
+            left_out = [LeftOut.of(sid, r) for sid, r in why.items() if sid not in quoted]
+            sections.append(
+                DraftSection(
+                    title=section.title, sentences=chosen, gap=not chosen, left_out=left_out
+                )
+            )
         return Draft(
             drafter=self.name, markdown=render_markdown(query, sections), sections=sections
         )
+
+
+def _nothing_from(text: str, own: set[str], repeated: bool) -> LeftOutReason:
+    """Why a snippet gave a section (whose own words are ``own``) no sentence."""
+    if repeated:
+        return LeftOutReason.ALREADY_QUOTED
+    if any(own & set(tokens(line)) for line in without_patches(text)[1]):
+        return LeftOutReason.CODE_DIFF  # only its diff spoke to the section
+    return LeftOutReason.NOTHING_FOR_SECTION
 
 
 class _Sentence(msgspec.Struct, frozen=True):

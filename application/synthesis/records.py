@@ -11,6 +11,7 @@ from datetime import datetime
 
 import msgspec
 
+from domain.synthesis.bearing import LeftOutReason
 from domain.synthesis.outline import OutputType
 from domain.synthesis.verdict import VerificationStatus
 
@@ -20,6 +21,7 @@ __all__ = [
     "DraftSentence",
     "Freshness",
     "HiddenCounts",
+    "LeftOut",
     "OutlineSection",
     "PackItem",
     "SectionPack",
@@ -95,11 +97,26 @@ class DraftSentence(msgspec.Struct, frozen=True, kw_only=True):
     citations: list[str] = msgspec.field(default_factory=list)
 
 
+class LeftOut(msgspec.Struct, frozen=True, kw_only=True):
+    """A source of a section's pack that gave the section no sentence, and why."""
+
+    source_id: str
+    reason: LeftOutReason
+    #: the reason in words
+    detail: str
+
+    @classmethod
+    def of(cls, source_id: str, reason: LeftOutReason) -> "LeftOut":
+        return cls(source_id=source_id, reason=reason, detail=reason.words)
+
+
 class DraftSection(msgspec.Struct, frozen=True, kw_only=True):
     title: str
     sentences: list[DraftSentence]
     #: nothing the audience may read supports this section
     gap: bool = False
+    #: the pack's sources this section does not quote, each with its reason
+    left_out: list[LeftOut] = msgspec.field(default_factory=list)
 
 
 class Draft(msgspec.Struct, frozen=True, kw_only=True):
@@ -112,7 +129,7 @@ class UnsupportedClaim(msgspec.Struct, frozen=True, kw_only=True):
     section: str
     sentence: str
     citations: list[str]
-    #: uncited | cited_outside_pack | not_supported
+    #: uncited | cited_outside_pack | not_supported | off_topic_source
     reason: str
 
 

@@ -17,6 +17,7 @@ from application.memory_service import MemoryService
 from application.ports import Clock, Embedder, IdGenerator, MemoryStore
 from application.retrieval.recall import Recall
 from application.synthesis.audience import AudienceResolver, parse_space
+from application.synthesis.bearing import screen_packs
 from application.synthesis.commands import (
     DraftResult,
     PlanRequest,
@@ -194,7 +195,19 @@ class SynthesisService:
     ) -> SynthesisRun:
         writer = self._drafter(drafter)
         run, packs = await self._packs(run, policy, rebuild=False)
-        draft = await writer.draft(run.query, run.outline, packs)
+        # a drafter never sees what does not bear on the question; the sources it leaves
+        # out, here and in the drafter, are reported per section
+        bearing, off_topic = await screen_packs(
+            self._store, self._embedder, run.org_id, run.query, packs
+        )
+        draft = await writer.draft(run.query, run.outline, bearing)
+        draft = msgspec.structs.replace(
+            draft,
+            sections=[
+                msgspec.structs.replace(section, left_out=[*off, *section.left_out])
+                for section, off in zip(draft.sections, off_topic, strict=True)
+            ],
+        )
         run = await self._save(run, draft=draft, verification=None)
         self._note(
             policy,

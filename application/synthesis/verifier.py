@@ -1,10 +1,13 @@
 """Deterministic checks of a draft against its section packs.
 
 For every sentence: it must cite (coverage); every source it cites must be
-in its section's pack as re-checked now (so readable by actor and audience);
-and each cited source must support it: the share of the sentence's content
-words the source contains, and the embedder's cosine between the two, against
-the thresholds documented in ``domain.synthesis.verdict``. The whole draft
+in its section's pack as re-checked now (so readable by actor and audience)
+and bear on the question (``domain.synthesis.bearing``: a sentence copied
+word for word from off-topic mail is supported by its words, and still no
+claim about the question); and each cited source must support it: the share
+of the sentence's content words the source contains, and the embedder's
+cosine between the two, against the thresholds documented in
+``domain.synthesis.verdict``. The whole draft
 must not repeat eight consecutive words of any chunk the audience may not
 read (counted as leaks). Stale cited sources are flagged or block, as the
 run's freshness policy says. Texts are embedded in one batch, reusing the
@@ -15,6 +18,7 @@ from datetime import datetime
 
 from application.embedding import embed_for_memory
 from application.ports import Embedder, MemoryStore
+from application.synthesis.bearing import bearing_chunks
 from application.synthesis.records import (
     Draft,
     HiddenCounts,
@@ -53,8 +57,12 @@ async def verify_draft(
         for s in pack.snippets:
             by_source.setdefault(s.source_id, []).append(s.text)
         texts_by_source.append(by_source)
+    # a cited source bears on the question when one of its snippets in the pack does
+    bearing = await bearing_chunks(store, embedder, run.org_id, run.query, packs)
+    bears = [{s.source_id for s in pack.snippets if s.chunk_id in bearing} for pack in packs]
     pairs: list[tuple[int, int, str, str]] = []  # section, sentence, source, text
     unsupported: list[UnsupportedClaim] = []
+    off_topic: set[tuple[int, int]] = set()
     cited = total = 0
     for n, section in enumerate(draft.sections):
         sources = texts_by_source[n] if n < len(texts_by_source) else {}
@@ -75,10 +83,18 @@ async def verify_draft(
                 continue
             for c in sentence.citations:
                 pairs.append((n, m, c, " ".join(sources[c])))
+            if any(c not in bears[n] for c in sentence.citations):
+                off_topic.add((n, m))
     supported = await _supported(store, embedder, run.org_id, draft, pairs)
     for n, section in enumerate(draft.sections):
         for m, sentence in enumerate(section.sentences):
-            if (n, m) in supported and not supported[(n, m)]:
+            if (n, m) in off_topic:
+                # its words may be its source's own, but that source is not about the question
+                supported[(n, m)] = False
+                unsupported.append(
+                    _claim(section.title, sentence.text, sentence.citations, "off_topic_source")
+                )
+            elif (n, m) in supported and not supported[(n, m)]:
                 unsupported.append(
                     _claim(section.title, sentence.text, sentence.citations, "not_supported")
                 )

@@ -4,6 +4,9 @@
         [--rerank none|llm|cross-encoder] [--rerank-model-dir DIR] [--rerank-top-n N]
         [--conversation on|off|NAME=VALUE,...] [--fixture PATH]
 
+``--fixture`` takes the generated fixture (JSON) or real chats in the LoCoMo
+layout (``.json.xz``, e.g. REALTALK's development split; ``_locomo``).
+
 Loads ``fixture.json`` (see ``generate.py``) into the embedded SurrealDB
 (``mem://``) with the offline MiniLM embedder and the in-process index, one
 organisation per conversation, then asks every question once per retrieval
@@ -27,6 +30,7 @@ from application.retrieval.pipeline import RetrievalMode
 from benchmarks._embed_cache import CachedEmbedder, DiskEmbeddingCache
 from benchmarks._stats import code_version, machine_info
 from benchmarks._wiring import make_embedder, make_index, make_store
+from benchmarks.conversations._locomo import is_locomo, load_locomo
 from benchmarks.conversations._metrics import aggregate
 from benchmarks.conversations._options import parse_conversation
 from benchmarks.conversations._rerank import RERANK_CHOICES, build_reranker, mode_label
@@ -102,7 +106,11 @@ def table(modes: dict[str, dict[str, Any]]) -> str:
 async def _run(args: argparse.Namespace) -> dict[str, Any]:
     from entrypoints.container import make_service
 
-    fixture = json.loads(args.fixture.read_text(encoding="utf-8"))
+    fixture = (
+        load_locomo(args.fixture)
+        if is_locomo(args.fixture)
+        else json.loads(args.fixture.read_text(encoding="utf-8"))
+    )
     modes = [RetrievalMode(m.strip()) for m in args.mode.split(",") if m.strip()]
     model = make_embedder()
     cached = CachedEmbedder(model, DiskEmbeddingCache(args.cache_dir, model.space))

@@ -7,6 +7,7 @@ validation, authentication, the memory policy, audit receipts and reason
 codes are the HTTP API's own, and nothing is implemented twice.
 """
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,7 @@ from application.reflection.wake_records import WakePack
 from application.results import ContextPack, RememberResult, SearchResults
 from application.sources.views import ImportList, ImportView
 from application.trust.inspection import AccessPreview, SourceView
+from domain.relevance_gate import NOTHING_RELEVANT, nothing_relevant_words, weak_pack_words
 from entrypoints.http.import_schemas import ImportIdArgs, ImportStartBody
 from entrypoints.http.reflection_routes import ProposeBody, ReflectBody
 from entrypoints.http.schemas import ContextBody, RememberBody, SearchBody
@@ -95,6 +97,22 @@ def _post(path: str) -> Callable[[msgspec.Struct], Route]:
     return lambda args: Route("POST", path, msgspec.to_builtins(args))
 
 
+def _search_text(args: Any, result: Json) -> str | None:
+    """A search the relevance gate held back: the words first, then the result's JSON."""
+    if result.get("reason") != NOTHING_RELEVANT:
+        return None
+    words = nothing_relevant_words(int(result.get("below_floor", 0)))
+    return f"{words}\n{json.dumps(result, ensure_ascii=False)}"
+
+
+def _pack_text(args: Any, result: Json) -> str | None:
+    """A pack the gate closed: the words first, then the pack's JSON."""
+    if result.get("reason") != NOTHING_RELEVANT:
+        return None
+    words = weak_pack_words(len(result.get("items", [])), int(result.get("below_floor", 0)))
+    return f"{words}\n{json.dumps(result, ensure_ascii=False)}"
+
+
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="remember",
@@ -114,11 +132,13 @@ TOOLS: tuple[ToolSpec, ...] = (
         title="Recall",
         description=(
             "Search memory for the passages that best match a question, ranked, each with its "
-            "source id. Use it to look something up before answering from memory."
+            "source id. Use it to look something up before answering from memory; empty "
+            "results with reason nothing_relevant mean memory holds nothing about it."
         ),
         arguments=SearchBody,
         result=SearchResults,
         route=_post("/api/search"),
+        text=_search_text,
     ),
     ToolSpec(
         name="context",
@@ -130,6 +150,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         arguments=ContextBody,
         result=ContextPack,
         route=_post("/api/context/pack"),
+        text=_pack_text,
     ),
     ToolSpec(
         name="wake",

@@ -46,6 +46,27 @@ def test_remember_recall_context_without_a_server(tmp_path: Path) -> None:
     assert out.returncode == 0 and "Context pack:" in out.stdout and "Okafor" in out.stdout
 
 
+def test_recall_and_context_say_plainly_when_nothing_is_relevant(tmp_path: Path) -> None:
+    # with the offline MiniLM, "xylophone quantum banana" sits near the relatedness floor
+    # (0.34) from the first note by chance; no note shares a word with it
+    for note in (
+        "So what instrument did your daughter pick at school?",
+        "The spare house key is with Mrs. Okafor at number 12.",
+    ):
+        assert _run(tmp_path, "remember", note).returncode == 0
+    out = _run(tmp_path, "recall", "xylophone quantum banana")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("Nothing relevant: nothing in memory shares the question's")
+    assert "Okafor" not in out.stdout and "instrument" not in out.stdout
+    body = json.loads(_run(tmp_path, "recall", "xylophone quantum banana", "--json").stdout)
+    assert body["results"] == [] and body["reason"] == "nothing_relevant"
+    assert body["below_floor"] == 2
+    out = _run(tmp_path, "context", "xylophone quantum banana")
+    assert out.returncode == 0 and "Nothing relevant:" in out.stdout
+    out = _run(tmp_path, "recall", "who has the spare key")
+    assert out.stdout.startswith("1. [") and "Okafor" in out.stdout
+
+
 def test_recall_and_context_take_filter_flags(tmp_path: Path) -> None:
     for text, kind in (("Budget mail about the offsite", "email"), ("Budget note", "note")):
         when = ("--occurred-at", "2024-03-10T09:00:00Z")

@@ -48,6 +48,29 @@ def test_remember_then_search_then_pack(client: Any) -> None:
     assert pack["items"][0]["reason"]
 
 
+def test_a_question_nothing_is_about_gets_an_empty_list_the_count_and_a_reason(
+    client: Any,
+) -> None:
+    for text in (
+        "The quarterly budget review moved to Thursday at 3pm.",
+        "Remember to water the tomatoes every morning.",
+        "The spare house key is with Mrs. Okafor at number 12.",
+    ):
+        _remember(client, text)
+    nonsense = client.post("/api/search", json={"query": "xylophone quantum banana"})
+    assert nonsense.status_code == 200
+    body = nonsense.json()
+    assert body["results"] == [] and body["derived"] == []
+    assert body["below_floor"] == 3 and body["reason"] == "nothing_relevant"
+    pack = client.post("/api/context/pack", json={"query": "xylophone quantum banana"}).json()
+    assert pack["reason"] == "nothing_relevant" and pack["below_floor"] == 0
+    assert pack["items"] and all("weak match" in item["reason"] for item in pack["items"])
+    # a real question about the same memory keeps its hits, with no reason
+    real = client.post("/api/search", json={"query": "who has the spare key"}).json()
+    assert real["results"][0]["text"].startswith("The spare house key")
+    assert real["below_floor"] == 0 and real["reason"] is None
+
+
 def test_only_content_is_required_and_defaults_apply(client: Any) -> None:
     body = _remember(client, "just a note")
     response = client.post("/api/search", json={"query": "note"})

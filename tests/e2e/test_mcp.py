@@ -2,8 +2,9 @@
 
 Over stdio (key from TESSERA_API_KEY) and over streamable HTTP (bearer key
 per request), on the real embedded store with the offline embedder: the
-tools and their schemas, remember, recall, context, inspect, a refused call
-with its reason code, and a key of another organisation that sees nothing.
+tools and their schemas, remember, recall (nothing relevant said in words),
+context, inspect, a refused call with its reason code, and a key of another
+organisation that sees nothing.
 """
 
 import subprocess
@@ -114,7 +115,10 @@ async def _exercise_as_member(client: Client, note: str) -> str:
     assert listed["remember"].annotations is not None
     assert listed["remember"].annotations.read_only_hint is False
 
-    saved = await client.call_tool("remember", {"content": note, "source_type": "note"})
+    # searchable by meaning too before recall: the relevance gate reads both kinds of evidence
+    saved = await client.call_tool(
+        "remember", {"content": note, "source_type": "note", "wait": "indexed"}
+    )
     assert not saved.is_error, saved.content
     source_id: str = saved.structured_content["source_id"]
 
@@ -122,6 +126,13 @@ async def _exercise_as_member(client: Client, note: str) -> str:
     assert not found.is_error
     assert found.structured_content["results"][0]["source_id"] == source_id
     assert note in found.content[0].text  # the JSON result as text as well
+
+    nonsense = await client.call_tool("recall", {"query": "xylophone quantum banana"})
+    assert not nonsense.is_error
+    assert nonsense.structured_content["results"] == []
+    assert nonsense.structured_content["reason"] == "nothing_relevant"
+    assert nonsense.structured_content["below_floor"] >= 1
+    assert nonsense.content[0].text.startswith("Nothing relevant: nothing in memory shares")
 
     assert "filters" in listed["recall"].input_schema["properties"]
     narrowed = await client.call_tool(

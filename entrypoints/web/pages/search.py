@@ -3,8 +3,9 @@
 Two use cases with the viewer's context: ``MemoryService.search`` (hits,
 each re-checked by the policy, with the ranker's reason and lifecycle) and
 ``MemoryService.context_pack`` (what an agent would be handed: items, token
-count, and how many were withheld). Filters are the API's own
-``FiltersSpec``, parsed by ``parse_filters``.
+count, and how many were withheld). A question nothing in memory is about
+is answered in words ("Nothing relevant: ..."), not with a list. Filters are
+the API's own ``FiltersSpec``, parsed by ``parse_filters``.
 """
 
 from typing import Any
@@ -17,6 +18,7 @@ from application.commands import ContextRequest, SearchRequest
 from application.filters import FiltersSpec, OccurredRange, parse_filters
 from domain.errors import InvalidInputError
 from domain.reasons import ReasonCode
+from domain.relevance_gate import nothing_relevant_words, weak_pack_words
 from domain.scopes import SourceType
 from entrypoints.web.render import page
 from entrypoints.web.viewer import signed_in
@@ -76,6 +78,8 @@ async def search(request: Request[Any, Any, State]) -> Template:
         chosen={name: params.get(name) or "" for name in ("space", "kind", "from", "to", "import")},
         kinds=[k.value for k in SourceType],
         spaces=[(space_value(s.scope, s.scope_key), s) for s in spaces],
+        nothing_relevant=nothing_relevant_words,
+        weak_pack=weak_pack_words,
     )
 
 

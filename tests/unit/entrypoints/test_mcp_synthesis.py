@@ -1,5 +1,6 @@
-"""The synthesis MCP tools over the real app in process: plan, draft (JSON or Markdown),
-verify, remember, each through its HTTP route as the caller's key."""
+"""The synthesis MCP tools over the real app in process: plan, draft (JSON or Markdown,
+with what each section left out), verify, remember, each through its HTTP route as the
+caller's key."""
 
 import json
 
@@ -44,6 +45,11 @@ async def test_plan_draft_verify_remember_through_mcp() -> None:
                 "The team decided to use SurrealDB because the storage engine runs embedded.",
             ):
                 assert not (await mcp.call_tool("remember", {"content": note})).is_error
+            lunch = await mcp.call_tool(
+                "remember",
+                {"content": "Lunch on Friday: we decided on pizza.", "wait": "indexed"},
+            )
+            lunch_id = lunch.structured_content["source_id"]
             plan = await mcp.call_tool(
                 "synthesize_plan", {"query": "the storage engine", "output_type": "brief"}
             )
@@ -51,6 +57,10 @@ async def test_plan_draft_verify_remember_through_mcp() -> None:
             run_id = plan.structured_content["run_id"]
             as_json = await mcp.call_tool("synthesize_draft", {"run_id": run_id})
             assert json.loads(as_json.content[0].text)["run_id"] == run_id
+            # what each section left out, and why, is in the result
+            left = [x for s in as_json.structured_content["sections"] for x in s["left_out"]]
+            assert {"source_id": lunch_id, "reason": "off_topic"}.items() <= left[0].items()
+            assert "pizza" not in as_json.structured_content["markdown"]
             as_md = await mcp.call_tool(
                 "synthesize_draft", {"run_id": run_id, "format": "markdown"}
             )
