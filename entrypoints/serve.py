@@ -44,12 +44,18 @@ def _remove_server_file(settings: Settings) -> None:
             settings.server_file.unlink()
 
 
-def announce_owner_key(settings: Settings, issued: IssuedKey, stream: TextIO | None = None) -> None:
+def announce_owner_key(
+    settings: Settings,
+    issued: IssuedKey,
+    stream: TextIO | None = None,
+    workspace: str | None = None,
+) -> None:
     """Show the first owner key once and keep it where the local CLI finds it."""
     path = save_owner_key(settings, issued.key)
+    where = "" if workspace is None else f"\nSign in with it to the memory workspace: {workspace}"
     print(
         f"Created organisation {issued.org_id!r} and its owner. The owner's API key is shown "
-        f"once here and saved (readable only by you) to {path}:\n{issued.key}",
+        f"once here and saved (readable only by you) to {path}:\n{issued.key}{where}",
         file=stream or sys.stdout,
         flush=True,
     )
@@ -62,8 +68,9 @@ async def serve(settings: Settings) -> None:
     try:
         _log.info("opening %s store and warming the retrieval index", settings.url_kind)
         issued = await services.open(Surface.API)
+        url = f"http://{settings.host}:{settings.port}"
         if issued is not None:
-            announce_owner_key(settings, issued)
+            announce_owner_key(settings, issued, workspace=f"{url}/memory")
         service = services.memory
         # uvicorn re-raises SIGTERM/SIGINT after its graceful shutdown, so cleanup
         # that must happen on a signal runs in the app's shutdown hooks
@@ -82,7 +89,6 @@ async def serve(settings: Settings) -> None:
         )
         apply_request_log(settings, ACCESS_LOGGER)  # uvicorn.Config set it up anew
         server = uvicorn.Server(config)
-        url = f"http://{settings.host}:{settings.port}"
         if settings.url_kind in {"surrealkv", "file"}:
             _write_server_file(settings, url)
         space = service.embedding_space
@@ -94,6 +100,7 @@ async def serve(settings: Settings) -> None:
             space.dimension,
             service.index_name,
         )
+        _log.info("the memory workspace: %s/memory (sign in with your API key)", url)
         await server.serve()
     finally:
         _remove_server_file(settings)

@@ -283,3 +283,14 @@ def test_an_org_admin_cannot_key_himself_into_the_owners_memory(tmp_path: Path) 
     assert refused.returncode == 4 and "[delegation_not_yours]" in refused.stderr
     found = _run_as(tmp_path, adam, "recall", "pangolin canary", "--json")
     assert json.loads(found.stdout)["results"] == []
+
+
+def test_serve_says_where_the_workspace_is(tmp_path: Path) -> None:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    args = ["serve", "--port", str(port)]
+    proc = start_listening(args, tessera_env(tmp_path), url + "/api/health")
+    proc.terminate()
+    output, _ = proc.communicate(timeout=30)
+    assert f"{url}/memory" in output, output
+    assert "The owner's API key is shown once" in output
