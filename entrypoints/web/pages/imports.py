@@ -46,12 +46,22 @@ def _rate(view: ImportView) -> float | None:
     return round(view.counters.read / seconds, 1) if seconds > 0 else None
 
 
+#: what a person may still do with an import in each state (a finished one: nothing)
+_OFFERED = {
+    ImportStatus.PENDING: (("pause", "Pause"), ("cancel", "Cancel")),
+    ImportStatus.RUNNING: (("pause", "Pause"), ("cancel", "Cancel")),
+    ImportStatus.PAUSED: (("resume", "Resume"), ("cancel", "Cancel")),
+    ImportStatus.FAILED: (("resume", "Try again"), ("cancel", "Cancel")),
+}
+
+
 def _shown(view: ImportView) -> dict[str, Any]:
     return {
         "view": view,
         "archive": Path(view.path).name,  # the file, not where the server keeps it
         "rate": _rate(view),
         "running": view.status in _RUNNING,
+        "offered": _OFFERED.get(ImportStatus(view.status), ()),
     }
 
 
@@ -67,7 +77,8 @@ async def imports(request: Request[Any, Any, State]) -> Template:
         title="Imports",
         imports=[_shown(v) for v in listed],
         adapters=jobs.adapters,
-        limit_mb=round(jobs.max_upload_bytes / 1_000_000, 1),
+        # the setting is in MB of 1,048,576 bytes: say it as it was set
+        limit_mb=f"{round(jobs.max_upload_bytes / 1024 / 1024, 1):g}",
         spaces=[(space_value(s.scope, s.scope_key), s) for s in spaces],
     )
 

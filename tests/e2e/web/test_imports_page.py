@@ -62,6 +62,7 @@ def test_an_uploaded_mailbox_is_imported_and_its_skips_are_shown(
         time.sleep(0.1)
         page = site.client.get(location).text
     assert "completed" in page and 'http-equiv="refresh"' not in page
+    assert "Pause" not in page and "Resume" not in page and "Cancel" not in page  # finished
     written = re.search(r'id="c-written">(\d+)<', page)
     assert written is not None and int(written.group(1)) == 4
     assert "Records not written" in page
