@@ -1,1 +1,1 @@
-"""Corrections: preview, then apply, a change to a source's lifecycle (DESIGN.md section 7)."""
+"""Corrections: preview, then apply, a change to a source's lifecycle (``domain.lifecycle``)."""

@@ -1,1 +1,1 @@
-"""Derived memory use cases: reflect into candidates, review them, promote them (DESIGN.md §9)."""
+"""Derived memory use cases: reflect into candidates, review them, promote them."""

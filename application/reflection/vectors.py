@@ -1,7 +1,7 @@
 """Vectors for derived records, made in the background after a promotion.
 
 Why in the background: an accept must not wait for the model (the rule the
-embedding lane keeps for writes, DESIGN.md section 8). Promotion writes the
+embedding lane keeps for writes, ``application.enrichment.lane``). Promotion writes the
 records at once, so they are found by full-text immediately; this worker
 then embeds each new entity (``type: name``) and relationship fact with the
 organisation's embedder and attaches the vectors, and from then on the

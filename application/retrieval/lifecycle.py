@@ -3,7 +3,7 @@
 The index already left out closed rows (hidden, wrong, redacted, deleted,
 and sensitive memory of others). Here each returned chunk's source is read
 from the store, the truth, and checked again with its marks and owner;
-then the rules that need more than one source apply (DESIGN.md section 7):
+then the rules that need more than one source apply (``domain.lifecycle``):
 
 - a superseded source appears only when its replacement is visible to the
   caller too, carries ``superseded_by`` and ranks below fresh evidence;
