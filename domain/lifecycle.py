@@ -1,4 +1,4 @@
-"""The lifecycle rule, in one place (DESIGN.md section 7).
+"""The lifecycle rule, in one place (docs/design.md#lifecycle).
 
 A source is in one of six states (active, hidden, redacted, superseded,
 duplicate, deleted) and may carry marks that change how it is used (wrong,
@@ -89,7 +89,7 @@ class Exposure(StrEnum):
 _E = Exposure
 _R, _IO, _IX, _S = Purpose.RECALL, Purpose.INSPECT_OWNER, Purpose.INSPECT_OTHER, Purpose.SYNTHESIS
 
-#: DESIGN.md section 7, row by row: what each state and mark means for each purpose
+#: docs/design.md#lifecycle, row by row: what each state and mark means for each purpose
 MEANING: dict[LifecycleState | Mark, dict[Purpose, Exposure]] = {
     LifecycleState.ACTIVE: {_R: _E.TEXT, _IO: _E.TEXT, _IX: _E.TEXT, _S: _E.TEXT},
     Mark.STALE: {_R: _E.FLAGGED, _IO: _E.TEXT, _IX: _E.TEXT, _S: _E.FLAGGED},

@@ -66,7 +66,7 @@ class ReasonCode(StrEnum):
     STORE_FAILED = "store_failed"
     SERVICE_UNREACHABLE = "service_unreachable"
     INTERNAL_ERROR = "internal_error"
-    # memory policy (DESIGN.md section 3); enforced by the trust layer
+    # memory policy (docs/design.md#policy); enforced by the trust layer
     ALLOWED = "allowed"
     MISSING_ACTOR = "missing_actor"
     UNVERIFIED_MEMBERSHIP = "unverified_membership"
@@ -96,12 +96,12 @@ class ReasonCode(StrEnum):
     SENSITIVE_SOURCE = "sensitive_source"
     #: a superseded source is recalled only beside a replacement the reader may read too
     REPLACEMENT_NOT_VISIBLE = "replacement_not_visible"
-    # corrections (DESIGN.md section 7)
+    # corrections (docs/design.md#lifecycle)
     TRANSITION_NOT_ALLOWED = "transition_not_allowed"
     SOURCE_CHANGED = "source_changed"
     PREVIEW_REQUIRED = "preview_required"
     PREVIEW_INVALID = "preview_invalid"
-    # reflection (DESIGN.md section 9): a proposed candidate's cited span
+    # reflection (docs/design.md#derived-memory): a proposed candidate's cited span
     #: the span does not fit inside its source's content
     SPAN_OUT_OF_RANGE = "span_out_of_range"
     #: the span's quote is not the source's text at that span

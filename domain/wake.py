@@ -23,7 +23,7 @@ __all__ = [
     "share_budget",
 ]
 
-#: DESIGN.md section 4: wake packs stay under 1,200 tokens
+#: docs/design.md#context-and-wake-packs: wake packs stay under 1,200 tokens
 MAX_WAKE_BUDGET = 1_200
 DEFAULT_WAKE_BUDGET = MAX_WAKE_BUDGET
 

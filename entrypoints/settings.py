@@ -75,7 +75,7 @@ class IndexKind(StrEnum):
 
 
 class ConversationSwitch(StrEnum):
-    """Conversation-aware recall (windows, reply lending, pooled context; DESIGN.md §13)."""
+    """Conversation-aware recall (docs/design.md#conversation-aware-recall)."""
 
     ON = "on"
     #: retrieval as before it (the other arm of a comparison)

@@ -1,4 +1,6 @@
-"""Conversation-aware recall as one switch with measured parts (DESIGN.md section 13).
+"""Conversation-aware recall as one switch with measured parts.
+
+See docs/design.md#conversation-aware-recall.
 
 Everyday two-person talk breaks three assumptions of turn-by-turn retrieval:
 the answer is often the reply to the turn that matches ("Yes!! We called him

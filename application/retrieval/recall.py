@@ -4,7 +4,7 @@ The pipeline ranks candidates inside the caller's ``CandidateFilter``; this
 class then loads each chunk from the store (the truth) and authorizes it
 again, so a chunk hidden, redacted or moved since the index saw it is
 withheld and counted. It is built once in the composition root and handed to
-every use case that reads memory (DESIGN.md §12: collaborators injected), so
+every use case that reads memory (docs/design.md#composition), so
 they share one query-vector cache and one readiness state.
 """
 

@@ -1,1 +1,1 @@
-"""Share: preview, then apply, memory into another space (DESIGN.md sections 3 and 9)."""
+"""Share: preview, then apply, memory into another space (docs/design.md#sharing)."""

@@ -1,1 +1,1 @@
-"""Source-grounded synthesis: plan, section packs, draft, verify, remember (DESIGN.md §10)."""
+"""Source-grounded synthesis: plan, sections, draft, verify, remember (docs/design.md#synthesis)."""

@@ -1,6 +1,6 @@
 """The synthesis use cases: each stage callable alone, each persisted and audited.
 
-plan -> sections -> draft -> verify -> remember (DESIGN.md §10). A stage
+plan -> sections -> draft -> verify -> remember (docs/design.md#synthesis). A stage
 whose predecessor has not run runs it first, so ``verify`` on a fresh plan
 does the whole pipeline. A run belongs to the principal who planned it;
 anyone else is told it does not exist. Every stage re-resolves the audience

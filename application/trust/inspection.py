@@ -78,7 +78,8 @@ class SourceView(msgspec.Struct, frozen=True, kw_only=True):
     derived: list[DerivedChunk] = msgspec.field(default_factory=list)
     #: remembered synthesis artifacts (source ids) that cite it, those the caller may read
     cited_by: list[str] = msgspec.field(default_factory=list)
-    #: how much of it this caller sees (DESIGN.md section 7): text, metadata, summary, tombstone
+    #: how much of it this caller sees (docs/design.md#lifecycle): text, metadata, summary,
+    #: tombstone
     exposure: Exposure = Exposure.TEXT
     marks: list[Mark] = msgspec.field(default_factory=list)
     superseded_by: str | None = None

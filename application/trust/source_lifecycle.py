@@ -1,4 +1,4 @@
-"""What inspect shows of a source's lifecycle, per caller (DESIGN.md section 7's inspect columns).
+"""What inspect shows of a source's lifecycle, per caller (docs/design.md#lifecycle).
 
 The owner of a source, and whoever may correct it (space writers and owners,
 organisation admins), inspect it as "owner, admin"; everyone else who may

@@ -1,4 +1,4 @@
-"""The memory policy: a pure function of a context and a space (DESIGN.md section 3)."""
+"""The memory policy: a pure function of a context and a space (docs/design.md#policy)."""
 
 from domain.policy.context import (
     Delegation,

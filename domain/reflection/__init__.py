@@ -1,1 +1,1 @@
-"""Derived memory (DESIGN.md section 9): candidates, their review, the rules extractor."""
+"""Derived memory (docs/design.md#derived-memory): candidates, their review, the rules extractor."""

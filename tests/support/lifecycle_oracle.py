@@ -1,7 +1,7 @@
 """The lifecycle in plain words, for the property test's oracle (no ``domain.lifecycle``).
 
 Which correction moves a source where, and what search, packs and inspect
-may then show, written from DESIGN.md section 7's table rather than taken
+may then show, written from the table in docs/design.md#lifecycle rather than taken
 from the code under test.
 """
 

@@ -314,7 +314,7 @@ async def _correct(corpus: Corpus, source_id: str, request: CorrectionRequest) -
 async def test_a_source_corrected_as_stale_or_superseded_is_flagged_in_its_pack(
     corpus: Corpus,
 ) -> None:
-    """Freshness comes from the lifecycle too (DESIGN.md section 7), not only from age."""
+    """Freshness comes from the lifecycle too (docs/design.md#lifecycle), not only from age."""
     synthesis = corpus.world.services.synthesis
     fresh_plan = await synthesis.plan(corpus.plan(), await corpus.ctx())
     packs = (await synthesis.sections(corpus.org_id, fresh_plan.run_id, await corpus.ctx()))

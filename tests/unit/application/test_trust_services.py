@@ -179,7 +179,7 @@ async def test_inspect_withholds_text_of_hidden_sources_and_denies_strangers() -
         (kept.chunk_ids[0], 0, len("Ana's allergy list: peanuts"))
     ]
     assert "peanut" not in repr(view.derived)
-    # a hidden source shows its text to its owner only (DESIGN.md section 7)
+    # a hidden source shows its text to its owner only (docs/design.md#lifecycle)
     hidden_view = await world.services.inspector.inspect_source(await world.ctx(ana), "h1")
     assert hidden_view.content == hidden.content and hidden_view.withheld_reason is None
     assert hidden_view.lifecycle is LifecycleState.HIDDEN

@@ -26,6 +26,6 @@ def test_reason_codes_are_stable_snake_case_strings() -> None:
     values = [code.value for code in ReasonCode]
     assert len(values) == len(set(values))
     assert all(v == v.lower() and " " not in v for v in values)
-    # the policy codes from DESIGN.md section 3 exist from the start
+    # the policy codes from docs/design.md#policy exist from the start
     for code in ("missing_actor", "delegation_expired", "scope_disabled", "hidden_source"):
         assert ReasonCode(code).value == code

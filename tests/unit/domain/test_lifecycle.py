@@ -1,4 +1,7 @@
-"""The lifecycle rule: the state machine and what each state and mark means (DESIGN.md §7)."""
+"""The lifecycle rule: its state machine and what each state and mark means.
+
+See docs/design.md#lifecycle.
+"""
 
 import pytest
 
