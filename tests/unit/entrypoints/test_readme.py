@@ -1,4 +1,4 @@
-"""The README works from a fresh clone (issue 14, finding 5)."""
+"""The README works from a fresh clone."""
 
 from pathlib import Path
 
