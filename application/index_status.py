@@ -1,7 +1,7 @@
 """What the status shows of an organisation's retrieval index: kind, snapshot, catch-up lag,
 and what this process holds of it in memory.
 
-Kept apart from ``diagnostics`` so that the index's persistence (issue 18)
+Kept apart from ``diagnostics`` so that the index's persistence
 adds one field to the status, not a branch per index type. Reads no memory:
 counts, sizes and ages only.
 """

@@ -241,7 +241,7 @@ class MemoryService:
     ) -> asyncio.Future[int]:
         """The redacted count, started now: it needs only the question, so its store read
         runs on the engine's threads while the retrieval runs here, not after it (1M
-        chunks: 1-8 ms a search that waited at the end; RESULTS, issue 18 A).
+        chunks: 1-8 ms a search that waited at the end).
 
         After the organisation is prepared (its tables defined): an organisation's first
         search otherwise read the redactions before the retrieval had prepared it."""

@@ -136,7 +136,7 @@ class Services:
         self.spaces = admin(SpaceAdmin)
         #: space members and delegations, listed for admins (the workspace's access page)
         self.roster = admin(Roster)
-        #: a caller's own keys and delegations, revoked with a preview (issue 17)
+        #: a caller's own keys and delegations, revoked with a preview
         self.revoker = admin(Revoker)
         self.inspector = MemoryInspector(
             store=store,
@@ -161,7 +161,7 @@ class Services:
         )
         #: the caller's own runs, to list and resume them (the memory workspace)
         self.synthesis_runs = SynthesisRunList(runs=synthesis_runs, audit=self.audit)
-        #: the home page's drafts with open gaps and sources to review (issue 17)
+        #: the home page's drafts with open gaps and sources to review
         self.follow_up = FollowUpFeed(store=store, runs=synthesis_runs, audit=self.audit)
         #: preview tokens are signed with a key of this process unless one is given
         previews = PreviewTokens(preview_key or secrets.token_bytes(32))

@@ -1,6 +1,6 @@
 """Does a derived index agree with the store it was built from? (the crash benchmark's check)
 
-The store is the truth, the in-process index a cache of it (issue 18): after a
+The store is the truth, the in-process index a cache of it: after a
 crash and a restart, every chunk the store holds open to readers must be a
 candidate of the index, none may be extra, and exactly the stored chunks with a
 vector must be vector candidates. The store is read in pages of ids (vectors

@@ -1,7 +1,7 @@
 """What a benchmark process and its store occupy: peak resident memory, bytes on disk.
 
 Why a module: the latency, restart and crash benchmarks report the same two figures
-for the scale table of issue 18, read the same way.
+for the scale table, read the same way.
 """
 
 from pathlib import Path

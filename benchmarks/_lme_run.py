@@ -67,7 +67,7 @@ async def _ingest(
         turns: list[Turn] = []
         for turn in session:
             # remember refuses a turn with no visible text (zero-width or control characters
-            # only; issue 14): such a turn is no evidence, so it is left out here too
+            # only): such a turn is no evidence, so it is left out here too
             if not has_visible_text(str(turn.get("content", ""))):
                 continue
             if turn.get("has_answer"):

@@ -1,7 +1,7 @@
 """Where a search's CPU time goes: a cProfile of searches, summed into named stages.
 
-Why: at 1M chunks no single stage dominates a search (RESULTS, "The merged tree
-on an idle machine"), so what to cut next is chosen by a profile; this makes
+Why: at 1M chunks no single stage dominates a search (benchmarks/RESULTS.md), so what to cut
+next is chosen by a profile; this makes
 that profile reproducible (``benchmarks.latency --profile N``) instead of ad hoc.
 The stages are functions of the search path, each counted with what it calls
 (cumulative time), per search, under the profiler's overhead (~1.3-1.5x):

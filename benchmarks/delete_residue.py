@@ -64,7 +64,7 @@ def _surreal(store: Any) -> SurrealMemoryStore:
 
 
 async def _delete_sources(conn: Any, org: str, source_ids: list[str]) -> None:
-    """What a delete removes: the source row and its chunks (the tombstone is issue 10's)."""
+    """What a delete removes: the source row and its chunks (the tombstone is the corrections')."""
     for source_id in source_ids:
         await conn.query(
             namespace_for(org),

@@ -2,7 +2,7 @@
 
     python -m benchmarks.engine_memory [--rounds 8] [--rows 1000]
 
-Issue 14, finding 7: on ``mem://`` the process kept growing after organisations
+On ``mem://`` the process kept growing after organisations
 were dropped and the store compacted, while Python's own allocations stayed
 flat (benchmarks/org_drop.py records both). This isolates the engine: each
 round defines, in a namespace, one table shaped like Tessera's chunk table

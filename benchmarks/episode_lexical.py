@@ -2,7 +2,7 @@
 
     python -m benchmarks.episode_lexical --rows 1000000 --queries 200
 
-Why: at 1M chunks a profile of the end-to-end search (RESULTS "Scale, part 4")
+Why: at 1M chunks a profile of the end-to-end search (benchmarks/RESULTS.md)
 put ~62 ms of a search's CPU in the episode BM25 leg and ~11 ms in the turn
 leg, the stages that grew with the corpus rather than with their matches.
 This builds one lexical index over ``--rows`` chunks (LongMemEval turns cut

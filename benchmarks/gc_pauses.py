@@ -10,8 +10,8 @@ store as ``tessera serve`` does, in one of two arms:
 - ``walked``: as ``tessera serve`` runs: every full collection walks every
   tracked object;
 - ``frozen``: the objects built before the open frozen out of the walks
-  (``gc.collect()`` then ``gc.freeze()``): a lever measured, not taken (RESULTS,
-  issue 18, "Full collections inside searches": frozen objects in a garbage
+  (``gc.collect()`` then ``gc.freeze()``): a lever measured, not taken
+  (docs/decisions/investigations.md: frozen objects in a garbage
   cycle are never collected, and one such cycle can hold an organisation's
   index evicted later).
 

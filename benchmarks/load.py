@@ -4,7 +4,7 @@
                               [--embedder onnx|hashing] [--modes old,new]
                               [--soak 600 [--sample-every 10] [--warmup 60]]
 
-Issue 14, finding 1 (writes starved under read load). The service is what
+Whether writes starve under read load. The service is what
 ``tessera serve`` runs (``create_app`` over the composition root's services:
 SurrealDB embedded on surrealkv://, the native index, control plane and audit
 trail on the same engine) in a child process on 127.0.0.1 behind uvicorn; the
@@ -101,7 +101,7 @@ async def _serve(args: argparse.Namespace) -> None:
     embedder = _embedder(args.embedder)
     services = make_services(store, make_index(args.index, store), embedder, "home")
     mode = os.environ.get("TESSERA_LOAD_MODE", "new")
-    # old: reads do not yield to waiting writes (as before issue 14's fix)
+    # old: reads do not yield to waiting writes (as before writes were preferred)
     store.connection.prefer_writes = mode != "old"  # type: ignore[attr-defined]
     await services.open(Surface.CLI)
     if args.fill_only:

@@ -3,7 +3,7 @@
     python -m benchmarks.org_drop [--orgs 5] [--turns 500] [--modes before,after]
                                   [--engines surrealkv,mem]
 
-Issue 14, finding 7. Each run is a child process over a fresh store with the
+Each run is a child process over a fresh store with the
 whole service (control plane and audit trail on the same engine, the native
 index, the hashing embedder at width 384 so rows have the real size). It
 creates one organisation after another through the control plane, remembers

@@ -1,6 +1,6 @@
 """Resident memory of the whole service (``tessera serve``) on a data directory, measured.
 
-Why: issue 18 asks for the RSS of the whole service at 1M chunks (the Litestar
+Why: the figure that matters is the RSS of the whole service at 1M chunks (the Litestar
 app, the ONNX embedder, the embedded SurrealDB and the in-process index in one
 process), not of a benchmark process that opens the same parts. This starts
 the real service as the README does (``tessera serve`` in a subprocess, with

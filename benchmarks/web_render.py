@@ -82,7 +82,7 @@ async def _timed(client: httpx.AsyncClient, path: str) -> float:
 
 
 async def _follow_up(services: Services, who: PrincipalRecord) -> float:
-    """Home's follow-up use case alone (issue 17): its share of the home page."""
+    """Home's follow-up use case alone: its share of the home page."""
     ctx = await services.access.context_for(who, Surface.WEB, services.audit.new_id())
     began = time.perf_counter()
     await services.follow_up.suggest(ctx)

@@ -49,7 +49,7 @@ class ReasonCode(StrEnum):
     LLM_BAD_OUTPUT = "llm_bad_output"
     #: a reranker failed; the ranker's order was kept (logged, never an error to the caller)
     RERANK_FAILED = "rerank_failed"
-    # changing the embedding model (issue 18): ``tessera reembed``
+    # changing the embedding model: ``tessera reembed``
     #: the named embedder is not one this install can build
     UNKNOWN_EMBEDDER = "unknown_embedder"
     #: a re-embed is already running (one at a time per store)

@@ -1,34 +1,6 @@
 """Is anything in memory about the question? The gate in front of search results and packs.
 
-A search always has a first, second and third candidate, even for a
-question nothing in memory is about; ranks alone cannot tell. An item-level
-floor (drop each candidate that shares no word and sits far in meaning)
-cost recall: in everyday conversation the answer to "What pets does Nadia
-have?" is "Walked the dog for two hours", which shares no word with it and
-sits at a similarity that unrelated pairs also reach.
-
-So the gate judges the question, not each item: results stand when at least
-one candidate is evidence that memory holds something about the question,
-either
-
-- sharing the question's words: it holds at least two of the question's
-  meaningful words (all of them when the question has only one);
-- sharing one of them and near in meaning: it holds one and its vector
-  similarity reaches the embedder's relatedness floor (``Floors.near``);
-- very near in meaning alone: its similarity reaches ``Floors.alone``.
-
-Why meaning alone needs the higher floor: over a few hundred chatty turns
-some turn lands near the relatedness floor for almost any text, nonsense
-included ("xylophone quantum banana" reaches 0.34 against a chat between
-friends with the offline MiniLM), while a real question about a memory
-almost always shares a word with it (a name, a thing, a place). One shared
-word is no evidence on its own either ("day", "week" are in every diary),
-so it counts only on a candidate that is also near in meaning. The floors
-are measured per model (``application.retrieval.relevance``).
-
-An embedder without measured floors is never gated: without a calibration,
-similarity values say nothing about relatedness. Nor is a candidate list
-whose words were not counted (the single-signal benchmark modes).
+Why it is built this way: docs/decisions/internals.md#domainrelevance_gatepy.
 """
 
 from collections.abc import Sequence

@@ -1,6 +1,6 @@
 """Narrowing a search: which memory a question may draw on, beside the policy.
 
-Issue 11: "mail from Alice in March about the budget" is one call. A filter
+"Mail from Alice in March about the budget" is one call. A filter
 names a space or scope, source types, an import, participants, an
 ``occurred_at`` range and metadata equalities; every part given must hold.
 

@@ -3,7 +3,7 @@
 Why: text made only of zero-width, format or blank characters looks empty to a
 person but was stored, chunked and searched as if it said something; and a name
 holding NUL, a terminal escape or a bidi override can hide or reorder what an
-operator reads in a listing or a log (issue 14).
+operator reads in a listing or a log.
 """
 
 import unicodedata

@@ -252,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _owner_only(settings: Settings) -> None:
-    """Everything Tessera writes is for its owner: 0700 directories, 0600 files (issue 14)."""
+    """Everything Tessera writes is for its owner: 0700 directories, 0600 files."""
     os.umask(0o077)
     try:
         settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -97,7 +97,7 @@ def make_index(
 
 
 def _snapshot_dir(store: MemoryStore) -> Path | None:
-    """Beside an on-disk store's data directory: ``<data dir>.index`` (issue 18).
+    """Beside an on-disk store's data directory: ``<data dir>.index``.
 
     Not inside it: a compaction exchanges the data directory for a rewritten one.
     None for ``mem://`` and servers: nothing of this process's index outlives it there.

@@ -1,23 +1,6 @@
 """A faster graph of the int8 MiniLM for search queries: its MatMuls in int8 arithmetic.
 
-The shipped model stores each weight matrix as int8 with one float scale per
-output column, and dequantizes it in the graph (``Cast`` to float, ``Mul`` by
-the scale). onnxruntime folds that into float32 constants at load, so every
-MatMul runs in float32: a ~17-token query costs ~7.5 CPU-ms on one core here.
-
-This rewrite feeds the same int8 weights, untouched, to onnxruntime's
-``MatMulNBits`` (8 bits) with ``accuracy_level=4``: the activations are
-quantized to int8 in blocks of ``block`` values along the inner dimension and
-multiplied in integer arithmetic (VNNI where the CPU has it). One query then
-costs ~5 CPU-ms, and its vector stays within cosine 0.999 of the float32 one
-(measured on LongMemEval questions: median 0.9997, minimum 0.9994 with blocks
-of 64; benchmarks/RESULTS.md, "Queries in int8 arithmetic").
-
-Only queries use it. Documents keep the float32 graph, so stored vectors, the
-embedding cache and the model's name do not change, and nothing is
-re-embedded. The rewrite is exact in its weights: with ``accuracy_level=0``
-(float arithmetic) it reproduces the float32 graph's output, which the tests
-check.
+Why it is built this way: docs/decisions/internals.md#adaptersembeddersint8_matmulpy.
 """
 
 from pathlib import Path

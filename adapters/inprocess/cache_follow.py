@@ -3,8 +3,8 @@
 Why: at 1M rows a search right after a write rebuilt every per-filter value over
 every row: the filter's mask (``np.isin`` over the recall and scope codes), the
 episode leg's group totals (a bincount over the admitted rows) and its plan
-over the episode postings (~48 of a ~176 CPU-ms search under the profiler,
-RESULTS, issue 18, B). A write changes few rows: the ones it appends, and the
+over the episode postings (~48 of a ~176 CPU-ms search under the profiler). A write changes few
+rows: the ones it appends, and the
 rows of the source it hides, removes or re-indexes. Each kept mask is
 recomputed at those rows alone with the same predicate that builds a whole
 mask (``_OrgIndex._admits``), so the two cannot drift; the values made from a

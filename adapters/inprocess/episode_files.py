@@ -1,27 +1,6 @@
 """The episode postings as optional snapshot files: mapped on open instead of built.
 
-Why: derived from the row postings after every open (``episode_postings.build``),
-they cost 7.5 CPU-s at 1M rows and ~330 MB of heap held, and the build's
-temporaries lifted the process's peak RSS to 3,196 MiB, over the issue's 3 GiB
-(RESULTS, issue 18, 2026-11-26). Written beside the row postings and mapped
-read-only as they are, an open builds nothing and the arrays stay file-backed
-(clean pages the kernel may drop), resident only as far as queries read them.
-
-Files: ``episode_groups.npy`` (int32) and ``episode_tfs.npy`` (uint16, or
-float32 where a summed tf passed 65,535) are the packed postings;
-``episode_state.msgpack`` the rest (the build's row count, its terms, and the
-small arrays: which rows it counted, each episode's count, each term's offset
-and largest tf). They describe rows ``0 .. rows`` of the snapshot they sit in;
-rows past that and rows changed since are the plan's business
-(``episode_postings.plan``), as after a build.
-
-Never trusted blindly: besides the manifest's sizes and checksums, ``read``
-checks the shapes against each other and against the snapshot's rows (each
-episode's counted rows are what its episode codes say, no removed row is
-counted, every episode code is in range and each term's codes ascend); any
-failure raises and the caller derives them again. A removed row's words never
-reach the disk: postings that counted a row removed since are not written
-(``persistable``).
+Why it is built this way: docs/decisions/internals.md#adaptersinprocessepisode_filespy.
 """
 
 import dataclasses

@@ -1,28 +1,6 @@
 """Episode-level BM25 postings: a term costs the episodes it is in, not their rows.
 
-Why: the episode leg scores each episode (a source's rows read as one
-document). From the row postings, a common term (~1M rows at 1M chunks) cost
-several passes over its rows and a bincount over every episode, per search
-(~62 ms of a 1M search, RESULTS "Scale, part 4"). Here each term keeps its
-sorted episode codes and the tf summed over each episode's rows, derived from
-the row postings (``build``), so nothing new is persisted: a snapshot of
-format 2 opens as before and the postings are derived after it, in a worker
-thread, while the leg serves with the row postings
-(``Bm25Postings.group_scores``) until they are ready.
-
-Filters: the statistics (episodes, df, lengths) must stay those of the rows a
-filter admits, so a hidden row never moves a visible score. The build counts
-the rows open to some reader then (recall code not closed: a removed or
-replaced row is closed for good); per filter (``plan``), an episode is *full*
-when the rows it admits are exactly the rows the build counted; those use the
-episode postings. The others holding an admitted row (partly hidden, rows
-appended by a later write, reopened rows, episodes new since the build) are
-scored from the row postings restricted to their admitted rows: those of the
-build by binary search in the sorted postings, those written since as each
-posting's tail (rows are numbered in write order). When the former are many
-(``_PARTIAL_SHARE``), the plan declines and the leg uses the row postings
-throughout, and a rebuild is due if anything was written since the last
-(``EpisodeLeg.wanted``); the latter bring a rebuild past ``_STALE_SHARE``.
+Why it is built this way: docs/decisions/internals.md#adaptersinprocessepisode_postingspy.
 """
 
 import ctypes
@@ -64,7 +42,7 @@ _PARTIAL_SHARE = 0.05
 #: would, so this bounds that cost and how often a build runs (7.5 CPU-s at 1M rows)
 _STALE_SHARE = 0.1
 #: below this many rows the leg keeps the row postings: ``group_scores`` costs ~1 ms
-#: there (RESULTS, issue 18: 5.4 ms p50 at 300k), less than a build now and then
+#: there (benchmarks/RESULTS.md: 5.4 ms p50 at 300k), less than a build now and then
 MIN_ROWS = 20_000
 
 Parts = list[tuple[str, np.ndarray, np.ndarray, list[int], list[int]]]
@@ -73,7 +51,7 @@ Parts = list[tuple[str, np.ndarray, np.ndarray, list[int], list[int]]]
 class BlockSink(Protocol):
     """Where ``build`` puts the packed arrays block by block instead of holding them
     (files: ``episode_files.FileSink``): the build's peak is one block, not both
-    arrays twice (at 1M rows, ~560 MB less: RESULTS, issue 18, helper A)."""
+    arrays twice (at 1M rows, ~560 MB less)."""
 
     def add(self, groups: np.ndarray, tfs: np.ndarray) -> None:
         """The next block: int32 episode codes, uint16 summed tfs."""
@@ -126,8 +104,8 @@ def release_free_heap() -> None:
 
     Why: the build's per-block temporaries (tens of MB each) come from the worker
     thread's malloc arena, which keeps them once freed; at 1M rows that left the
-    process ~0.5 GB more resident after a build than its arrays need (RESULTS,
-    issue 18). Elsewhere (no glibc) nothing happens."""
+    process ~0.5 GB more resident after a build than its arrays need (measured). Elsewhere (no
+    glibc) nothing happens."""
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         libc.malloc_trim(0)
@@ -227,7 +205,7 @@ def build(
         all_groups, all_tfs = sink.arrays()
     else:
         # one array at a time, each block list dropped once joined: the build's peak is one
-        # joined array beside its blocks, not every one of them twice (RESULTS, issue 18)
+        # joined array beside its blocks, not every one of them twice (benchmarks/RESULTS.md)
         all_groups = np.concatenate(out_groups) if out_groups else np.empty(0, dtype=np.int32)
         out_groups.clear()
         wide = any(t.dtype != np.uint16 for t in out_tfs)
@@ -437,8 +415,8 @@ def top_group_plan(
 class EpisodeLeg:
     """One organisation's episode postings: built when first wanted, rebuilt when stale.
 
-    From ``min_rows`` rows; the build runs in a daemon thread (7.5 CPU-s at 1M rows:
-    RESULTS, issue 18) unless the rows are below ``sync_below`` (tests); until it
+    From ``min_rows`` rows; the build runs in a daemon thread (7.5 CPU-s at 1M rows) unless the
+    rows are below ``sync_below`` (tests); until it
     lands, ``current`` answers None and the caller uses the row postings. The thread
     only reads what it was handed (``parts`` arrays are never changed in place; tails
     are cut at the build's row count)."""

@@ -4,8 +4,8 @@ Why arrays, not a dict of lists: the index held one Python list per episode and
 one tuple per row. The cyclic garbage collector walks every tracked container
 in each full collection, which a service taking writes runs now and then, on
 the event loop, inside whichever search it falls in: at 100k rows the lists
-were 61k of the 175k objects walked (RESULTS, issue 18, "Full collections
-inside searches"), and they grow with the rows, where the rest does not.
+were 61k of the 175k objects walked (benchmarks/RESULTS.md), and they grow with
+the rows, where the rest does not.
 Arrays are not tracked, cost ~24 bytes a row instead of ~100, and a restore
 groups them with one sort instead of a Python loop over every row.
 

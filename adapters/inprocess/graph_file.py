@@ -1,29 +1,7 @@
 """The vector leg's approximate index (``ann.VectorGraph``: a faiss inverted file) as a
 snapshot file, read back instead of rebuilt.
 
-Why: training and filling it costs ~30 s at 1M rows on this machine, and a
-restored index without it either scans every vector exactly or pays that
-build on open. The index is written with faiss's own serialisation (``write_index`` through a
-callback, so the manifest's CRC-32 is computed on the way out) and read with
-``read_index(IO_FLAG_MMAP)``: its lists (~770 MB at 1M rows) stay mapped
-read-only from the file until a change needs them in memory
-(``VectorGraph._thaw``); an index still mapped is copied into the next
-snapshot byte for byte, from a descriptor opened with the mapping, since the
-file itself goes with its snapshot. No pickle.
-
-What is checked before a graph file is used (else the graph is rebuilt from
-the snapshot's vectors, with a log line saying why): the manifest's size and
-CRC (``snapshot_files``, like every file), then here its kind (the index
-type, quantizer and metric this release builds: a file of the HNSW graph
-earlier releases wrote is rebuilt as an inverted file, once), its row count
-against the state's and the snapshot's, its width against the vectors', and
-that its training is said (a file of a release before the count is rebuilt).
-A graph whose lists no longer fit its rows is still read: it serves while a
-finer one is trained beside it (``graph_retrain``).
-
-While a worker thread writes the file the graph must not change under it:
-``FrozenGraph`` holds it (``VectorGraph.holds``), so rows written meanwhile
-stay in the exactly scanned tail and join the graph after the write.
+Why it is built this way: docs/decisions/internals.md#adaptersinprocessgraph_filepy.
 """
 
 import importlib

@@ -1,24 +1,6 @@
 """A restored vector index whose lists no longer fit its rows, retrained while it serves.
 
-Why not on open: training the lists and filling them costs ~65 s at 1M rows on
-this machine (RESULTS, "Finer lists"), against a snapshot open of ~5-7 s. An
-organisation that grew ``ann.REBUILD_GROWTH`` times past the rows its lists
-were trained on, or whose lists are coarser than this release makes (a
-snapshot of an earlier release: 2,048 lists at 1M rows where 4,096 find more
-for the same CPU), is opened with the index it has, which answers as before,
-and a daemon thread at low priority builds the new one beside it.
-
-The thread reads the vector matrix as it was handed (the rows then, which
-have a vector, which were removed: copies of the flags, the matrix itself by
-reference), so it never waits on the event loop. What changes meanwhile is
-noted here by the index (``changed``: rows given a vector or a new one;
-``forgotten``: rows of removed sources) and applied to the new index before it
-replaces the old one (``_OrgIndex.adopt_retrained``, on the event loop): a
-forgotten row's codes are zeroed in it as in the old one (no snapshot ever
-carries a removed source's vector), a changed row is scored exactly until the
-next rebuild. Rows written after the thread started join the new index from
-the exactly scanned tail, as after any write. A build that fails is logged and
-the old index keeps serving.
+Why it is built this way: docs/decisions/internals.md#adaptersinprocessgraph_retrainpy.
 """
 
 import logging

@@ -48,8 +48,8 @@ _GATHER_BELOW = 4
 #: threads scoring lexical legs: the two legs of a search side by side
 _LEG_THREADS = 2
 #: rows from which an organisation's lexical legs are scored on those threads. Measured
-#: both ways in one process, searches alternating (RESULTS, issue 18, "The legs side by
-#: side"): at 1M rows p50 / p95 54.6 / 73.0 ms on the loop against 50.6 / 67.5 on the
+#: both ways in one process, searches alternating (benchmarks/RESULTS.md): at 1M rows
+#: p50 / p95 54.6 / 73.0 ms on the loop against 50.6 / 67.5 on the
 #: threads; at 300k and 100k no difference. Below, a leg costs about a millisecond and
 #: the hand-offs to a thread and back can only add to it.
 LEGS_OFF_LOOP_FROM = 100_000
@@ -205,7 +205,7 @@ class _OrgIndex:
             # faiss appends to a full list by moving it to a buffer twice its size and
             # freeing the old one, which the allocator keeps: at 1M rows the first 4,097
             # rows appended to a restored index (every list at its size) left ~220 MB more
-            # anonymous memory, ~35 MB once trimmed (RESULTS, issue 18, ninth session)
+            # anonymous memory, ~35 MB once trimmed (benchmarks/RESULTS.md)
             self.appended_untrimmed += self.graph.labelled - before
             if self.appended_untrimmed >= _TRIM_AFTER_ROWS:
                 self.appended_untrimmed = 0

@@ -1,24 +1,6 @@
 """The in-process index with snapshots on disk: restored, caught up, saved in the background.
 
-Why a subclass: the index itself (``index.py``) stays what it was, a cache
-rebuilt from the store; this adds only what persisting it needs: the change
-position each organisation's rows reflect, a count of rows written through
-since the last save, and the snapshot files (``snapshot_files``,
-``snapshot_format``). Used where the store keeps its data on this machine's
-disk (``surrealkv://``); an in-memory store gets the plain index.
-
-Saving: ``freeze`` copies the small columns on the event loop, the files are
-written in a worker thread (``asyncio.to_thread``) so requests keep being
-served; the vector matrix is read in blocks, never copied whole.
-
-Episode postings: a snapshot saved after the episode leg's build holds them
-(``episode_files``) and an open maps them. One opened without them (written
-before they were built, or by a release without them) derives them in the
-build's thread as before, and that thread then adds them to the snapshot it
-opened (``SnapshotFiles.add_files``) when that is still the live one and they
-count only its rows (rows a catch-up or a write added are numbered by this
-process), and serves them mapped from there: the next open maps them, and the
-heap copy goes.
+Why it is built this way: docs/decisions/internals.md#adaptersinprocesspersistentpy.
 """
 
 import asyncio

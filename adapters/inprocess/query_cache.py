@@ -1,24 +1,6 @@
 """What one organisation's searches can share, per filter, across writes.
 
-A search calls the index five to seven times (turn and episode legs, then
-candidate reads and episode members), each with the same ``CandidateFilter``;
-building the filter's row mask is a pass over every row of the organisation
-(``np.isin`` over the recall and scope codes), and the turn and episode vector
-legs each computed the same product of the query with every row. Both depend
-only on the rows and the filter (and the query vector), so they are kept here,
-keyed by filter. A write bumps ``version``; one the index can follow row by row
-(``written``: rows appended, a source's rows hidden or removed) notes its rows,
-and the next lookup moves each kept mask and each per-filter value it can update
-exactly by the rows of every write since (``follow``), dropping the rest and
-every per-query result; any other write drops everything (``invalidate``).
-Why follow rather than drop: a user writes while an agent searches, and at 1M
-rows rebuilding the masks and the values made from them cost each search after
-a write ~2x a search without one (RESULTS, issue 18). Readers of a cached array
-must not modify it (they are returned read-only, so a stray in-place write
-fails loudly); a followed mask is a new array, so a reader holding the old one
-keeps a consistent view.
-
-Bounded: a few filters (one per reader seen lately) and a few query vectors.
+Why it is built this way: docs/decisions/internals.md#adaptersinprocessquery_cachepy.
 """
 
 from collections import OrderedDict

@@ -1,24 +1,6 @@
 """Where an organisation's snapshot lives, how it replaces the last one, and how it is checked.
 
-Layout: ``<root>/<org key>/CURRENT`` names the live snapshot folder beside it
-(``snap-<sequence>-<nonce>``), which holds the files of ``snapshot_format`` and
-``manifest.json``. A save writes a fresh folder under a temporary name, syncs
-it, renames it into place and then replaces ``CURRENT`` with ``os.replace``:
-a crash at any point leaves either the old snapshot or the new one named,
-never a half-written one. The org key is a hash of the organisation id, so
-no id reaches a path.
-
-Opening checks, in order: CURRENT and the manifest exist (else MISSING), the
-format version (OTHER_SCHEMA), the embedding space (OTHER_MODEL), each file's
-size and CRC-32 (CORRUPT). The caller checks the change epoch against the store.
-The episode postings' files are the exception: derived from the others, a
-mismatch there drops them from the manifest read (logged) and the open goes on
-without them (they are built again after it), not a rebuild of everything.
-
-``add_files``: files written into the live folder after it was published (the
-episode postings built after an open of a snapshot without them), listed by
-replacing its manifest with ``os.replace``: a crash leaves the old manifest,
-which does not list them, so unlisted leftovers are never read.
+Why it is built this way: docs/decisions/internals.md#adaptersinprocesssnapshot_filespy.
 """
 
 import hashlib

@@ -1,37 +1,6 @@
 """One organisation's in-process index as files: what a snapshot holds and how it is read back.
 
-Why these files: a restart should map the index, not rebuild it from every
-chunk (a rebuild took 128 s at 180k chunks). ``vectors.npy`` is the unit
-float32 matrix (memory-mapped copy-on-write when opened), with zero rows of
-spare capacity after the last (an eighth more): rows written after a restore
-land in that capacity, so only their pages become private memory and the
-rest stay file-backed (clean, paged in as read, given back under pressure)
-instead of the whole matrix being copied at the first write; ``postings_docs.npy``
-(int32) and ``postings_tfs.npy`` (float32, as the index scores them) pack the
-BM25 postings of every term end to end, mapped read-only on open (the postings
-are replaced on a write, never changed in place); ``texts.bin`` holds what the
-ranker reads of each row as one blob of records (``row_texts``), mapped
-read-only and decoded per candidate; ``state.msgpack`` holds the rest (ids,
-code tables, facets, the small per-row columns and offsets as raw arrays);
-``graph.faiss``, where the organisation has a vector index (past
-``AnnPolicy.min_rows``), the faiss inverted file itself (``graph_file``), so that an open
-does not rebuild it. No pickle: every file is numpy, msgspec or
-faiss's own format. ``episode_*`` (``episode_files``), where the episode leg's
-postings were built before the save, those postings, mapped on open so that an
-open does not derive them again; a snapshot without them (format 2 as first
-written) still opens, and they are derived after it.
-
-``freeze`` runs on the event loop and copies what writes may change under a
-reader (the small columns, the tables, the list heads); ``write_files`` then
-runs in a thread and reads only rows below the frozen size, which later writes
-never change except by the catch-up that a restore repeats anyway (see
-``adapters/inprocess/persistent.py``).
-
-What a removed row (its source redacted or deleted) leaves: no text, no
-vector and no postings, only its id, codes and length. The live index keeps
-their term counts in memory (bm25.py), so after a redaction the chunk-level
-BM25 idf of a restored index differs from the live one's (a few percent on
-affected terms); which rows match, the vector and episode scores do not.
+Why it is built this way: docs/decisions/internals.md#adaptersinprocesssnapshot_formatpy.
 """
 
 import logging

@@ -7,7 +7,7 @@ all is skipped as malformed, one with no text as empty.
 
 Why headers are read two ways: ``email.policy.default`` builds a parsed header
 object on every ``msg.get`` and that was about three quarters of the parse time
-of the lkml Maildir (cProfile, 2026-11-23). A plain header (ASCII, no encoded
+of the lkml Maildir (cProfile). A plain header (ASCII, no encoded
 words, no comments, groups or escapes) reads the same through the cheap
 ``email.utils`` functions, so those take the raw value (``fast_headers``); any
 other header still goes through the policy's parser. A test compares both ways

@@ -1,31 +1,6 @@
 """Give deleted bytes back: rewrite an embedded store so only live rows remain.
 
-Why a rewrite and not a statement: on this embedded build (SurrealDB 3,
-SurrealKV 0.21) ``ALTER SYSTEM|NAMESPACE|DATABASE|TABLE COMPACT`` fails with
-"the storage layer does not support compaction requests", the engine's own
-compaction only merges SSTables (the value log, where every chunk row lives,
-is never rewritten), and no engine option reaches the embedded SDK. Measured
-in benchmarks/delete_residue.py: a deleted chunk's text stays in
-``vlog/*.vlog`` after delete, close, reopen, more writes and
-``REMOVE NAMESPACE``, and the directory never shrinks.
-
-How: with every other query paused (``SurrealConnection.exclusively``), the
-live definitions and rows are copied (``rewrite.copy_live_data``) into a
-fresh engine in a sibling directory, both engines are closed, the two
-directories are exchanged (atomically where the OS offers ``renameat2``), the
-old files are unlinked and the store reopens. A failure before the exchange
-leaves the original untouched and open. On ``mem://`` the fresh engine simply
-replaces the old one, which is then closed, so its memory can be released.
-
-After a crash mid-rewrite, ``<dir>.compacting`` is left beside the data
-directory (the next rewrite removes it). Before the exchange it holds the
-partial copy; after the exchange it holds the old files, deleted rows
-included. Where ``renameat2`` is missing, a crash between the two renames
-leaves the live data in ``<dir>.parked``.
-
-What it cannot promise: unlinked blocks are freed, not overwritten; the file
-system or an SSD may keep them until reused (see README, "What delete removes
-from disk"). A server (``ws://``) is compacted by its operator, not here.
+Why it is built this way: docs/decisions/internals.md#adapterssurrealcompactionpy.
 """
 
 import contextlib

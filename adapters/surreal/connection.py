@@ -40,7 +40,7 @@ _EMBEDDED = frozenset({"mem", "memory", "surrealkv", "surrealkv+versioned", "fil
 _ON_DISK = frozenset({"surrealkv", "surrealkv+versioned", "file", "rocksdb"})
 _log = logging.getLogger("tessera.store")
 #: the embedded engine keeps ~10 KB for every record read until it is reopened; at 1M
-#: chunks a search leaves ~0.65 MB (RESULTS, issue 18, eleventh session). Past this much
+#: chunks a search leaves ~0.65 MB (benchmarks/RESULTS.md). Past this much
 #: growth of the process the engine is reopened: a stall of well under a second
 RELEASE_AFTER_GROWTH = 512 * 1024 * 1024
 #: reads between two looks at the process's memory (one read of /proc/self/status)
@@ -90,7 +90,7 @@ class SurrealConnection:
         self._writers = 0
         self._no_writers = asyncio.Event()
         self._no_writers.set()
-        #: writer preference on (issue 14); a benchmark turns it off to measure the old way
+        #: writer preference on; a benchmark turns it off to measure the old way
         self.prefer_writes = True
         # checkpoint gate: queries run while `_running` is set; `_idle` is set when none is
         self._running = asyncio.Event()
@@ -201,7 +201,7 @@ class SurrealConnection:
                     self._no_writers.set()
         if self.prefer_writes and self._writers:
             # Writes take turns behind one lock; under heavy reads each turn was slowed by
-            # dozens of reads in the engine, and writes queued for seconds (issue 14).
+            # dozens of reads in the engine, and writes queued for seconds.
             await self._no_writers.wait()
         results = await self._query(namespace, sql, variables, operation=operation)
         self._read_done()
@@ -253,7 +253,7 @@ class SurrealConnection:
         Why: this embedded build keeps ~10 KB of anonymous memory for every record a
         query has read, for as long as the engine stays open (re-reading a record adds
         nothing; a reopen frees it all). A rebuild reads every chunk, so at 1M chunks it
-        left the process ~10 GB larger (RESULTS, issue 18, eleventh session).
+        left the process ~10 GB larger (benchmarks/RESULTS.md).
         """
         await self._reopen("read memory released")
         # the C allocator keeps what the engine freed until trimmed (~60 ms at 1M rows)

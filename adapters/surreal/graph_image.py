@@ -1,22 +1,6 @@
 """An organisation's derived graph held in process: what ``GraphStore.matched`` reads.
 
-Why: after the one graph read (``graph_matched``) a search with every derived
-signal still spent 11-13 CPU-ms in that read (parse, plan, the client's
-pure-Python CBOR decoding of every body), the largest store cost left
-(benchmarks/RESULTS.md, issue 13, 2026-11-27). The graph is small next to the
-chunks (one or two records per accepted candidate: 3,300 entities at 1,000
-sources), so its structure is held here and a search walks it in Python.
-
-What is held: every entity (its record, its stored name key and space code),
-every ``relates_to`` and ``supersedes`` edge, and each entity's mentioned
-chunks in the engine's order (``->mentions->chunk``: the order of the
-mention edges' generated ids, so it is read from the engine, never guessed).
-The answers are the engine query's, exactly: the same ids in the same order
-(record ids sort as their text does: ``ORDER BY id`` on string keys).
-
-Nothing here is gated: the caller checks every record's space and sources at
-query time, as it does for the engine's read. Freshness is the holder's
-(``graph_matched``): a version token the store changes with every graph write.
+Why it is built this way: docs/decisions/internals.md#adapterssurrealgraph_imagepy.
 """
 
 import bisect

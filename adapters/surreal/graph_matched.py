@@ -1,34 +1,6 @@
 """What a derived search reads of its matches, in one SurrealDB round trip (``matched``).
 
-Why a query of its own: a search with every derived signal read the matched
-entities, their mentions, their supersessions and the first hop of expansion
-side by side, and the matched relationship facts, then their ends' mentions,
-after them: six round trips, each parsed, planned and decoded on its own
-(the client's CBOR decoder is pure Python), and an entity reached twice (a
-seed is an end of its own edges) was read and decoded twice. Here they are
-one query: each entity's body and mentions come back once, whichever part
-asked for it (benchmarks/RESULTS.md, issue 13, 2026-11-27). Nothing is gated
-here: the caller checks every record's space and sources, as before.
-
-By default the query is not sent at all: the graph is held in process
-(``graph_image``) and ``matched`` answers from it, the same records in the
-same order. Freshness: every graph write (``graph_store``) sets a new random
-version token in the same transaction (``graph_version:v``); ``matched`` reads
-the token (one small round trip) and reads the whole graph again when it is
-not the held image's, so another process's promotion, supersession or forget
-(or a restart, or a dropped and re-made namespace) is seen by the next search,
-as the engine query saw it. This process's own writes update the image in
-place (the write returns the token it replaced: when that is the image's, no
-one else wrote in between). The entity and fact full text and vectors held
-beside it check the same token first (``_fresh``), and are dropped with the
-image when another process wrote. One token read serves the reads that start
-within ``recheck_s`` (50 ms) of it: a search's full text, vectors and
-``matched`` share one, and so do searches arriving faster than that; another
-process's writes are seen by the searches starting 50 ms after them (the
-held full text and vectors used to wait up to 60 s). An organisation with
-no graph tables is held as an empty graph and checked again after 60 s
-(``absent_recheck_s``), as its empty full text was: searching it makes no
-graph round trip, as on main; this process's first promotion fills it at once.
+Why it is built this way: docs/decisions/internals.md#adapterssurrealgraph_matchedpy.
 """
 
 import asyncio

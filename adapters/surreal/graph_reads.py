@@ -8,8 +8,8 @@ the engine's own terms and BM25, postings loaded once and held like the
 vectors), ranking exactly as the engine's index does on the reflection
 benchmark (200 of 200 queries, both lists) at ~0.07 CPU-ms a search against
 ~8-10 for the engine's; a cold load costs about 1.3 engine searches, so a
-miss loads rather than asking the engine (benchmarks/RESULTS.md, issue 13,
-2026-11-26). ``lexical_in_process=False`` keeps the engine's query.
+miss loads rather than asking the engine (benchmarks/RESULTS.md). ``lexical_in_process=False``
+keeps the engine's query.
 """
 
 from collections.abc import Sequence

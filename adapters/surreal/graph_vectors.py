@@ -10,8 +10,7 @@ inside the policy filter with no second index to keep in step. The rows are
 read once into a matrix this process keeps for a short while
 (``vector_matrix``; dropped at every write to the graph); SurrealDB's
 ``vector::similarity::cosine`` over the rows on every search cost more than
-the rest of the derived signals together (RESULTS, "Derived records by
-meaning").
+the rest of the derived signals together (benchmarks/RESULTS.md).
 """
 
 from collections.abc import Sequence

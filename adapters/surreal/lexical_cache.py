@@ -1,33 +1,6 @@
 """Derived records' full text held in process: SurrealDB's own BM25, without the engine.
 
-Why: with every derived signal a search ran two engine full-text searches
-(entities by ``text``, relationships by ``fact``), ~6 CPU-ms each, most of a
-derived search's engine time (benchmarks/RESULTS.md, "The merged tree on an
-idle machine"). Derived records are few (thousands) and change only at
-promotion, forgetting and dropping, so this process keeps each table's
-postings (terms, row numbers, term frequencies, document lengths: no record
-text) and answers as the engine would, with the same freshness rule as their
-vectors (``held_tables.HeldTables``: dropped at this process's writes to
-the graph, and after ``ttl`` seconds for other processes' writes).
-
-As the engine would, exactly:
-
-- documents' terms are the engine's own (the load reads ``search::analyze``
-  of every row), so a document is indexed as the engine indexed it;
-- query terms: the ``tx`` analyzer reproduced here (``class`` tokenizer as
-  SurrealDB defines its classes, ``lowercase``, ``snowball(english)``); a
-  query word seen in any document takes that document's term for it, since
-  the engine's stemmer (rust-stemmers, Snowball 2) and PyStemmer (Snowball 3)
-  differ on ~0.15 % of words ("organization": ``organ`` / ``organiz``,
-  measured on the LongMemEval dev vocabulary); only a word in no document can
-  still stem differently;
-- scoring: SurrealDB 3's variant of BM25 (``idx/ft/fulltext.rs``): idf
-  ``ln((N - df + 0.5) / (df + 0.5))`` floored at 0, term frequency
-  ``1 + ln(tf)``, k1 1.2 and b 0.75 as the engine's f32 parameters, summed in
-  f64 over every query token (a repeated word counts twice, as there), the
-  sum cast to f32; statistics over the whole table (the ``space`` filter only
-  drops results, as ``WHERE ... AND space IN $spaces`` does); every document
-  holding a query term matches, at score 0 too; ties ``ORDER BY s DESC, id``.
+Why it is built this way: docs/decisions/internals.md#adapterssurreallexical_cachepy.
 """
 
 import math

@@ -32,7 +32,7 @@ _SCAN_AFTER = (
 )
 # pages by the chunk_source index: each page seeks to its first key, where a chunk-id
 # cursor (_SCAN_AFTER) made the engine walk the table from its start on every page, which
-# made a rebuild quadratic in the chunks (RESULTS, issue 18, eleventh session)
+# made a rebuild quadratic in the chunks (benchmarks/RESULTS.md)
 _SCAN_SOURCES = (
     f"SELECT {codec.ENTRY_FIELDS} FROM chunk WHERE source_id > $after "  # noqa: S608
     "ORDER BY source_id LIMIT $limit;"
@@ -83,7 +83,7 @@ _CHUNK_VALUES = ", ".join(f.split(" AS ", 1)[0] for f in codec.CHUNK_FIELDS.spli
 _SOURCE_AT = _CHUNK_KEYS.index("source_id")
 #: a search's re-read of its shown chunks with their sources' lifecycles, each row a list
 #: of values (no field name decoded per row, as ``_LIFECYCLES``): 10 chunks at 1M, ~0.5
-#: CPU-ms less a search than maps (RESULTS, issue 18 A; noisy, loaded)
+#: CPU-ms less a search than maps (benchmarks/RESULTS.md)
 _CHUNKS_WITH_SOURCES = (
     f"LET $c = (SELECT VALUE [{_CHUNK_VALUES}] FROM $ids);\n"  # noqa: S608
     f"RETURN [$c, (SELECT VALUE [{_LIFECYCLE_VALUES}] FROM array::distinct("

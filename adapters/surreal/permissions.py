@@ -2,7 +2,7 @@
 
 Why: the engine created its files with the process umask (0644 files in 0755
 directories under the usual 022), so any local user could read remembered text,
-which the engine keeps unencrypted (issue 14, finding 6). Opening the store now
+which the engine keeps unencrypted. Opening the store now
 makes its directory 0700 and takes group and other bits off everything already
 in it; new files inherit the protection of the directory.
 """

@@ -104,18 +104,18 @@ DEFINE FIELD IF NOT EXISTS hash ON embedding_cache TYPE string;
 DEFINE FIELD IF NOT EXISTS vec ON embedding_cache TYPE bytes;
 """
 
-# Conversation turns (issue 4): a chunk may be a turn of an episode (its source).
+# Conversation turns: a chunk may be a turn of an episode (its source).
 _V2_TURNS = """
 DEFINE FIELD IF NOT EXISTS role ON chunk TYPE option<string>;
 DEFINE FIELD IF NOT EXISTS turn_index ON chunk TYPE option<int>;
 """
 
-# Speakers (issue 16): a turn may name who said it ("Maya"), beside its role.
+# Speakers: a turn may name who said it ("Maya"), beside its role.
 _V3_SPEAKERS = """
 DEFINE FIELD IF NOT EXISTS speaker ON chunk TYPE option<string>;
 """
 
-# Corrections (issue 10): a source's marks, links and history; each chunk's recall key.
+# Corrections: a source's marks, links and history; each chunk's recall key.
 # Rows written before have no recall key: nothing could correct them, so they are open.
 _V4_CORRECTIONS = """
 DEFINE FIELD IF NOT EXISTS marks ON source TYPE option<array<string>>;
@@ -127,12 +127,12 @@ DEFINE INDEX IF NOT EXISTS chunk_hash ON chunk FIELDS content_hash;
 UPDATE chunk SET recall = '{open}' WHERE recall IS NONE RETURN NONE;
 """
 
-# Withheld redactions (issue 10): a pack lists the redacted sources of the caller's spaces.
+# Withheld redactions: a pack lists the redacted sources of the caller's spaces.
 _V5_REDACTED = """
 DEFINE INDEX IF NOT EXISTS source_lifecycle ON source FIELDS lifecycle, space;
 """
 
-# Withheld words (issue 10): each redacted source's remainder as folded words, one row per
+# Withheld words: each redacted source's remainder as folded words, one row per
 # word, so a search looks its query words up instead of reading every redaction.
 _V6_WITHHELD_TERMS = """
 DEFINE TABLE IF NOT EXISTS withheld_term SCHEMAFULL;
@@ -146,7 +146,7 @@ INSERT INTO withheld_term $backfill RETURN NONE;
 """
 
 
-# The embedding lane (issue 11): a chunk may be saved before its vector. ``embed_state`` is
+# The embedding lane: a chunk may be saved before its vector. ``embed_state`` is
 # 'pending' or 'failed' (the dead letter) while it has none, NONE once indexed (rows written
 # before all have vectors); the state is the durable queue a restart resumes.
 _V7_EMBEDDING_LANE = """
@@ -157,7 +157,7 @@ DEFINE FIELD IF NOT EXISTS embed_attempts ON chunk TYPE option<int>;
 DEFINE INDEX IF NOT EXISTS chunk_embed_state ON chunk FIELDS embed_state;
 """
 
-# The change sequence (issue 18): each index-visible write advances ``change_head:org`` and
+# The change sequence: each index-visible write advances ``change_head:org`` and
 # stamps the sources it changed, so a derived index restored from a snapshot reads only the
 # sources changed since. ``epoch`` names this life of the sequence (a dropped and recreated
 # organisation gets another). Rows written before have no stamp: no snapshot predates v8.
@@ -171,7 +171,7 @@ UPSERT change_head:org SET sequence = sequence OR 0, epoch = epoch OR <string> r
     RETURN NONE;
 """
 
-# Re-embedding (issue 18): a second model's vectors, staged beside the served ones by chunk
+# Re-embedding: a second model's vectors, staged beside the served ones by chunk
 # id until ``tessera reembed`` switches the organisation to them; the run's saved progress.
 _V9_REEMBED = """
 DEFINE TABLE IF NOT EXISTS staged_vector SCHEMAFULL;

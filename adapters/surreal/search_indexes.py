@@ -6,7 +6,7 @@ queries. With the in-process index (the default) nothing reads them, yet the
 engine updates them on every write: replaying the transactions of an import of
 the notmuch lkml Maildir (176 messages, 364 chunks) took 2.46 s of wall time
 and 0.49 s of CPU with the full-text index and 0.29 s / 0.08 s without it (2
-shared cores, 2026-11-23). So a store opened for the in-process index removes
+shared cores). So a store opened for the in-process index removes
 them, and one opened for the native index defines them (building them from
 the chunks already stored, once, if another setting had removed them).
 

@@ -132,7 +132,7 @@ class SurrealStoreBase:
             return []
         # the keys go as text and become records in the engine: the SDK's pure-Python
         # CBOR encoding of a RecordID cost ~15 µs each, ~4.7 ms for 300 (a search's
-        # lifecycle gate), and text ~0.3 µs (benchmarks/RESULTS.md, "One graph read per hop")
+        # lifecycle gate), and text ~0.3 µs (benchmarks/RESULTS.md)
         results = await self._conn.query(
             namespace,
             AS_RECORDS + sql,

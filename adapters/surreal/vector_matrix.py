@@ -3,7 +3,7 @@
 Why: SurrealDB's brute-force ``vector::similarity::cosine`` decodes every
 row's vector on every search; at 400 entities of 384 dimensions that was
 the costliest read of a derived search (``benchmarks/reflection.py``, see
-RESULTS "Derived records by meaning"). The rows change only when records
+benchmarks/RESULTS.md). The rows change only when records
 are promoted, embedded or forgotten, so this process keeps them as a numpy
 matrix and answers with one product.
 
@@ -58,7 +58,7 @@ class Matrix:
         if rows.size > limit:
             # only the rows scoring at least the limit-th best can be among the best (ties
             # then go by id, below): sorting every row in Python took 8.4 CPU-ms a search
-            # at 3,300 entities of 384 dimensions, this 2.1 (RESULTS, issue 13, 2026-11-27)
+            # at 3,300 entities of 384 dimensions, this 2.1 (benchmarks/RESULTS.md)
             kept = scores[rows]
             bar = np.partition(kept, kept.size - limit)[kept.size - limit]
             rows = rows[kept >= bar]

@@ -1,1 +1,1 @@
-"""Changing the embedding model without downtime (issue 18): ``tessera reembed``."""
+"""Changing the embedding model without downtime: ``tessera reembed``."""

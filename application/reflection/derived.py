@@ -13,7 +13,7 @@ vector the pipeline embedded, never a second embedding) join those matched
 by words, in fused order, through the same gate. Their mentions form the
 ``entity_vector`` list, so a chunk says in words that it supports a record
 matched by meaning; ``separate_vector_list=False`` folds them into
-``entity`` instead (measured in benchmarks/RESULTS.md, "Derived vectors").
+``entity`` instead (measured in benchmarks/RESULTS.md).
 
 ``SUPERSEDES``: a matched record that a newer one replaces, where the reader
 may see the newer one, gives its place to the newer record (fetched if the
@@ -119,8 +119,8 @@ class DerivedRecall:
         graph read for the matched records and facts, what they mention, their
         supersessions and the first hop (``GraphStore.matched``), then one lifecycle read
         for every source any of them cites, gating both. Two round trips deep, as
-        ``signals`` was, but two in all instead of eight (benchmarks/RESULTS.md, issue 13,
-        2026-11-27). ``one_read=False``: the two read on their own, side by side."""
+        ``signals`` was, but two in all instead of eight (benchmarks/RESULTS.md).
+        ``one_read=False``: the two read on their own, side by side."""
         if not self.one_read:
             (apart, of_hits), of_facts = await asyncio.gather(
                 self.signals(org_id, query, policy, meaning=meaning),

@@ -26,8 +26,7 @@ graph read (``GraphStore.neighbourhood``: edges, ends, namesakes by name key,
 mentions) and one lifecycle read for every source those records cite; the
 first hop is read with the matched records and facts themselves (one
 ``GraphStore.matched`` read, ``DerivedRecall.lists``) and gated with them by
-one lifecycle read. It used to be about seven a hop (benchmarks/RESULTS.md,
-"One graph read per hop"; issue 13, 2026-11-27).
+one lifecycle read. It used to be about seven a hop (benchmarks/RESULTS.md).
 """
 
 import asyncio

@@ -144,7 +144,7 @@ class Matched(msgspec.Struct, frozen=True, kw_only=True):
     their supersessions, the first hop of expansion, the matched relationship
     facts and their ends' mentions as six round trips (four side by side, then
     two); on the embedded engine each costs its own parse, plan and decoding
-    (benchmarks/RESULTS.md, issue 13, 2026-11-27). Nothing here is gated yet.
+    (benchmarks/RESULTS.md). Nothing here is gated yet.
     """
 
     #: the matched entities that exist (``get_entities``)

@@ -7,7 +7,7 @@ the answer is often the reply to the turn that matches ("Yes!! We called him
 Pixel"), a short reply means little without the turn before it, and a
 question names a speaker ("What does Maya ...") whose name is in no turn's
 words. Each part below answers one of these; each was measured on the
-conversation fixture (benchmarks/RESULTS.md, "Conversation-aware recall"), and
+conversation fixture (benchmarks/RESULTS.md), and
 ``ConversationRecall.off()`` restores the retrieval that came before, so
 LongMemEval can be run in both arms.
 """

@@ -342,8 +342,8 @@ class RetrievalPipeline:
         Started together so they share the cores: the model runs on its own threads and
         the in-process index scores its lexical legs on worker threads (both release the
         GIL), so at 1M chunks the lexical legs (~17 CPU-ms a search) run beside the model
-        rather than queueing on the loop before its vector is wanted (RESULTS, issue 18,
-        "The legs side by side"). The query's vector legs start as soon as its vector is
+        rather than queueing on the loop before its vector is wanted (benchmarks/RESULTS.md).
+        The query's vector legs start as soon as its vector is
         made (told to ``on_vector`` first: the derived legs wait for it), beside the
         subject's embedding; the model never runs twice at once. Whichever leg fails, the
         legs not done are cancelled and its error is the one raised."""

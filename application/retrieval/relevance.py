@@ -32,7 +32,7 @@ practising?": its name is spelled like a function word) reaches 0.42. Of
 308 nonsense asks ("xylophone quantum banana", "glorp fnord blivet", ...)
 that share no word with memory, 3 reached 0.40 (at most 0.43); of 235
 questions from other domains sharing none, none did (at most 0.35). See
-benchmarks/RESULTS.md, "Relevance gate on search".
+benchmarks/RESULTS.md.
 
 The hashing embedder is the tests' bag of words: a text sharing no word with
 the question lands on random buckets (|cosine| well under 0.5 for short

@@ -1,7 +1,7 @@
 """Counting the redacted sources relevant to a query that the caller is not shown.
 
-Issue 10: "redacted text is never returned, but a pack reports that relevant
-withheld memory exists (counts, no text)". Redaction deletes the chunks and
+Redacted text is never returned, but a pack reports that relevant withheld
+memory exists (counts, no text). Redaction deletes the chunks and
 their vectors, so the index cannot find them; the store matches the query's
 meaningful words (folded, ``domain.withheld_match``) against each redacted
 source's remainder (its summary, or the text outside the redacted spans,

@@ -156,7 +156,7 @@ class AdminBase:
 
     async def _refuse_last_owner_key(self, key: ApiKeyRecord) -> None:
         if not key.revoked and await self._is_last_owner_key(key):
-            # after it, no one could administer the organisation again: refuse (issue 14)
+            # after it, no one could administer the organisation again: refuse
             raise ConflictError(
                 ReasonCode.LAST_OWNER_KEY,
                 "this is the organisation's last live owner key: create another owner key "

@@ -6,8 +6,8 @@ batches off the request path, so a search does not wait for a write.
 Reading the log (``recent``) flushes first, and ``close`` flushes what is
 left. Receipts carry ids, counts and hashes; never text.
 
-Why a flush survives ``already_exists`` (issue 14: "audit receipt with this id
-already exists" logged during a surrealkv fill): a failed write keeps its batch
+Why a flush survives ``already_exists`` ("audit receipt with this id
+already exists" was logged during a surrealkv fill): a failed write keeps its batch
 for the next flush, but a write can fail after its transaction committed (the
 answer lost); the retry then met its own receipts and was refused whole, every
 second, with every newer receipt queued behind it. And two receipts noted under

@@ -21,7 +21,7 @@ agent). The home organisation cannot be dropped. The drop is audited in the
 home organisation's trail, since the dropped one's receipts go with it.
 
 Why compact: removing a namespace on the embedded engine frees nothing on
-disk or in memory (issue 14, finding 7); a store that can rewrite itself
+disk or in memory; a store that can rewrite itself
 (``SpaceReclaimer``, the SurrealDB store's ``compact()``) is asked to after
 the drop, so the directory and the process shrink back.
 """

@@ -93,7 +93,7 @@ def best_segment(
     One pass with a sliding window (the terms in it counted), and a window's coverage
     computed only where its set of terms changed, rather than every window re-read from
     its first hit: with the question's weight computed once, the ranker costs ~10 %
-    less at 1M chunks (RESULTS, issue 18, "a lighter ranker")."""
+    less at 1M chunks (benchmarks/RESULTS.md)."""
     total = weight_of(terms, idf) if total is None else total
     if total <= 0 or not positions:
         return 0.0

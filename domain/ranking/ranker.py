@@ -1,27 +1,6 @@
 """The query-aware ranker: reorders fused candidates with rules a person can check.
 
-Each candidate's score is its normalised fusion score plus weighted evidence
-(``RankWeights``); every rule that moved an item leaves a reason. The rules:
-
-- IDF-weighted term coverage of the turn, and of its whole episode (the
-  words of a question are often spread over several turns of one talk);
-- phrase adjacency and the best short segment of the turn;
-- speaker: a question about what the assistant said favours assistant turns,
-  one about the person ("I", "my", preferences) favours the person's turns;
-- dates: episodes inside the window the question names ("last Saturday");
-- question shapes: an ordering question ("X or Y first?") scores each
-  alternative on its own, so both events' episodes rise; an advice request
-  ("can you suggest ...") leans on fusion more than on shared words; a
-  counting or ordering question has its results spread one turn per episode
-  (see ``domain.ranking.spread``), since its answer is spread over several;
-- conversation: a question's words that name a speaker ("What does Maya
-  ...") say who said it, not what it is about, so they count as a speaker
-  match instead of covering every turn that speaker said; and a question
-  turn that matches lends its word evidence to the reply after it, said by
-  the other speaker ("Did you adopt the cat?" -> "Yes!! We called him
-  Pixel"), whose words share nothing with the question;
-- stabiliser: fusion's top window is only changed for a clear margin, so a
-  weak rule cannot push out a strongly retrieved item.
+Why it is built this way: docs/decisions/internals.md#domainrankingrankerpy.
 """
 
 from collections.abc import Sequence

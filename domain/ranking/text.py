@@ -81,8 +81,8 @@ def term_hits(
 
     Why not ``tokens``: the ranker reads only the question's terms, and at 1M chunks
     its ~115 candidates a search are rarely in the tokens cache, so stemming every
-    word of every candidate (~12k words) was the ranker's largest cost (RESULTS,
-    issue 18, C). Here only the text's distinct words that start like a term
+    word of every candidate (~12k words) was the ranker's largest cost (benchmarks/RESULTS.md).
+    Here only the text's distinct words that start like a term
     (``_stem_prefix``: a necessary condition) are stemmed, and positions are taken
     in one pass over the words, only if a term is there. ``prefixes``: ``term_prefixes(terms)``.
     """

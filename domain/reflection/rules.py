@@ -1,39 +1,6 @@
 """The deterministic extractor: offline rules that find what a text states outright.
 
-It reads one source's content and proposes candidates for what is said in
-so many words: explicit decisions ("we decided", "decision:", "going
-with", "agreed to"), tasks and action items ("TODO", "action item",
-"- [ ]", "I will", "need to"), stated preferences ("I prefer", "I like",
-"I hate", "my favourite"), numbered or "how to" procedures, dated events
-(a date beside a meeting, launch, deadline ...), and people: the speakers of
-a conversation, a message's participants, and capitalised names after
-"with", "from", "by", "told", "asked", "met". A speaker who decides,
-commits to a task or states a preference also yields a relationship
-(``decided``, ``committed_to``, ``prefers``). Each candidate's text is the
-sentence as written, and its span points at it. A line break always ends a
-sentence (list items, chat lines); inside a line a real sentence segmenter,
-handed in as a ``SentenceSplitter``, finds the boundaries, so the dots of
-versions ("1.0"), host names ("api.example.com"), abbreviations ("e.g.",
-"Dr."), decimals, initials, URLs and addresses do not cut a sentence. A statement that says what
-it replaces ("instead of SurrealDB", "no longer use Redis", "switched from
-weekly releases") carries that phrase (``replaces``; see
-``domain.reflection.supersession``), and such a sentence is a decision (or a
-preference) even without another cue.
-
-Blind spots, on purpose (a person reviews what it proposes, and an LLM or
-the calling agent can propose what it misses):
-- no negation or modality: "we decided not to", "maybe we should go with"
-  and "if we had decided" all read as decisions;
-- no coreference: "she will send it" is a task of nobody in particular, and
-  a first-person turn without a speaker's name yields no relationship;
-- names are capitalised words after a cue; lowercase names, names at a
-  sentence start without a cue, and non-Latin scripts are missed, while a
-  capitalised product after "with" ("going with Postgres") reads as a person;
-- a line break always ends a sentence, so a hard-wrapped mail sentence is
-  read as its first line;
-- English only; implicit decisions, facts and claims, artifacts and
-  projects are not extracted at all; nothing is checked against earlier
-  memory, so contradictions are not found here.
+Why it is built this way: docs/decisions/internals.md#domainreflectionrulespy.
 """
 
 import re

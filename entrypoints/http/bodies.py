@@ -4,7 +4,7 @@ Litestar converts bodies with ``strict=False`` (``"limit": "10"`` becomes 10) an
 msgspec's ``RecursionError`` and ``UnicodeDecodeError`` escape as 500s. This hook runs
 before the handler's parameters are parsed and decodes the raw bytes into the route's
 declared body type with ``strict=True``, so every malformed body is a 4xx with a stable
-reason from the one error table (issue 14, finding 2). The key is checked first,
+reason from the one error table. The key is checked first,
 as before: a request without one is 401 whatever its body.
 """
 

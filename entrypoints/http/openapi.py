@@ -1,6 +1,6 @@
 """An OpenAPI document that is the API: real error bodies, bearer auth, offline docs pages.
 
-Why (issue 14, finding 4): every operation documented only its success and a 400 in
+Why: every operation documented only its success and a 400 in
 Litestar's default shape, while real errors are ``{"error": {"reason", "detail"}}``
 with 401/403/404/409/413/415/422/502/503; there was no security scheme; and the
 ``/schema`` pages loaded their scripts and fonts from CDNs, so they were blank

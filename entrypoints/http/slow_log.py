@@ -1,6 +1,6 @@
 """A slow-request log: the route's shape and timing, never what was asked.
 
-Why (issue 14, operator diagnostics): a request that took seconds left no trace
+Why: a request that took seconds left no trace
 an operator could find. Each request slower than the threshold leaves one
 WARNING line on ``tessera.slow``: method, route template (never the raw path,
 whose ids a caller chose), status, milliseconds and body size in bytes. It

@@ -1,4 +1,4 @@
-"""The CLI and ``serve`` as a new user meets them (issue 14, finding 5)."""
+"""The CLI and ``serve`` as a new user meets them."""
 
 import json
 import subprocess

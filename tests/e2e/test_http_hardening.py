@@ -1,4 +1,4 @@
-"""Smaller defects found by trying the API as a new user (issue 14, finding 5)."""
+"""Smaller defects found by trying the API as a new user."""
 
 import re
 from typing import Any

@@ -1,4 +1,4 @@
-"""Malformed bodies on every body route: a 4xx with a stable reason, never a 500 (issue 14).
+"""Malformed bodies on every body route: a 4xx with a stable reason, never a 500.
 
 Each case below answered ``500 internal_error`` (deep nesting, invalid UTF-8) or was
 silently accepted (a string where a number belongs, a text/plain body) before the fix.

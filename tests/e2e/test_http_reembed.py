@@ -1,4 +1,4 @@
-"""``/api/admin/reembed`` through the real app (issue 18): start, progress, refusals, switch.
+"""``/api/admin/reembed`` through the real app: start, progress, refusals, switch.
 
 Over the reference adapters: the hashing embedder at 64 dimensions serves,
 the same at 32 is the target. The build runs in the app's background while

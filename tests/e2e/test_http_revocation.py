@@ -1,4 +1,4 @@
-"""Revoking one's own delegation and key over HTTP (issue 17): preview, token, 409 when stale."""
+"""Revoking one's own delegation and key over HTTP: preview, token, 409 when stale."""
 
 from collections.abc import Iterator
 from pathlib import Path

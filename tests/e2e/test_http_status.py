@@ -1,4 +1,4 @@
-"""Operator diagnostics: GET /api/status and ``tessera status`` (issue 14)."""
+"""Operator diagnostics: GET /api/status and ``tessera status``."""
 
 import asyncio
 import logging
@@ -65,7 +65,7 @@ def test_tessera_status_prints_the_same_facts(tmp_path: Path) -> None:
     assert "local (local): 1 sources, 1 chunks, index ready" in out.stdout
     assert "MB on disk" in out.stdout and "checkpoints" in out.stdout
     assert "queue audit_receipts: " in out.stdout
-    # the remember process saved the index's snapshot on its way out (issue 18)
+    # the remember process saved the index's snapshot on its way out
     assert "    index: exact, snapshot " in out.stdout and "0 changes behind" in out.stdout
     # what the status process holds of the index (it opened the home organisation)
     assert "; in memory: 1 rows, ~" in out.stdout

@@ -1,4 +1,4 @@
-"""Dropping an organisation from the CLI and over HTTP gives its space back (issue 14, finding 7).
+"""Dropping an organisation from the CLI and over HTTP gives its space back.
 
 Before, nothing dropped an organisation but a benchmark, and a dropped one's
 bytes stayed in the data directory; now ``tessera admin org drop`` previews,

@@ -1,4 +1,4 @@
-"""Locked out: the last owner key stays, and the operator can always recover (issue 14)."""
+"""Locked out: the last owner key stays, and the operator can always recover."""
 
 import json
 import subprocess

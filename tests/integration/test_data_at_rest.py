@@ -1,4 +1,4 @@
-"""The store's directory is owner-only whoever opens it (issue 14, finding 6)."""
+"""The store's directory is owner-only whoever opens it."""
 
 import os
 import stat

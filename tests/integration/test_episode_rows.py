@@ -59,7 +59,7 @@ def test_a_restore_needs_an_order_for_every_row() -> None:
 
 def test_a_restored_index_of_many_episodes_leaves_the_collector_little_to_walk() -> None:
     # why the arrays: a dict of lists held one tracked list per episode, walked by every
-    # full collection (~220 ms at 100k rows inside a search, RESULTS issue 18)
+    # full collection (~220 ms at 100k rows inside a search, benchmarks/RESULTS.md)
     before = len(gc.get_objects())
     codes = np.arange(50_000, dtype=np.int64).repeat(2)
     members = EpisodeRows(codes, np.zeros(len(codes), dtype=np.int64))

@@ -1,4 +1,4 @@
-"""``tessera reembed`` on the embedded SurrealDB store, through the composition root (issue 18).
+"""``tessera reembed`` on the embedded SurrealDB store, through the composition root.
 
 A run interrupted by a failing model and a restart resumes without embedding
 a chunk twice; after the switch the store opens with the new embedder (and

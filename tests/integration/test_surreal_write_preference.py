@@ -1,4 +1,4 @@
-"""Writes are not starved by reads (issue 14, finding 1).
+"""Writes are not starved by reads.
 
 Under 50 clients of mostly searches, a write queued for the store's one write
 lock for seconds: each turn of the lock was slowed by dozens of reads in the

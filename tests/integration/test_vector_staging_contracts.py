@@ -1,4 +1,4 @@
-"""Both stores against the re-embed staging contract (issue 18), on every engine."""
+"""Both stores against the re-embed staging contract, on every engine."""
 
 from collections.abc import AsyncIterator
 from pathlib import Path

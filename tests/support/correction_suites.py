@@ -1,4 +1,4 @@
-"""The named correction suites (issue 10), written once against a surface-neutral driver.
+"""The named correction suites, written once against a surface-neutral driver.
 
 Like ``tests.support.policy_suites``: each suite peoples a fresh Tessera
 through the driver, corrects memory as its owner (preview, then apply with

@@ -6,7 +6,7 @@ A driver adapts one surface: in process (``tests.support.world_driver``),
 and later HTTP or MCP. The suites speak in plain ids, scopes and reason
 strings only, so every surface can answer them.
 
-The suites (issue 3, "Evidence required"):
+The suites:
 
 - ``private_leak_negative``: nobody but the owner sees a user's private memory.
 - ``delegated_recall``: a delegated agent recalls its user's memory until expiry.

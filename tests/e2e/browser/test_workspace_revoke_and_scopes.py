@@ -1,4 +1,4 @@
-"""Revoking with a preview, and home's scope switcher, in real Chromium (issue 17).
+"""Revoking with a preview, and home's scope switcher, in real Chromium.
 
 A member (cai, not an admin) ends the delegation she granted her agent from
 the access page: preview in words, then revoke; her agent's next search no

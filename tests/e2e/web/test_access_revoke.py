@@ -1,4 +1,4 @@
-"""Revoking one's own delegation and keys from the access page (issue 17), without a browser.
+"""Revoking one's own delegation and keys from the access page, without a browser.
 
 A member, not an admin, ends the delegation they granted their agent and
 revokes their agent's key: preview first (in words, with a token), CSRF on

@@ -1,4 +1,4 @@
-"""Home's scope switcher, drafts with gaps and suggested follow-up (issue 17), without a browser."""
+"""Home's scope switcher, drafts with gaps and suggested follow-up, without a browser."""
 
 from typing import Any
 

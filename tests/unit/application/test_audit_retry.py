@@ -1,7 +1,7 @@
 """Audit receipts survive a write whose answer was lost, and a context noted twice.
 
-Issue 14 saw "an audit receipt with this id already exists" logged during a
-surrealkv fill. Two ways get there, both reproduced here on the reference log:
+A surrealkv fill once logged "an audit receipt with this id already exists". Two ways get
+there, both reproduced here on the reference log:
 a write that commits and then fails (its retry meets its own receipts), and
 two receipts noted under one context's audit id. Before the fix each left the
 trail refusing the same batch on every flush, newer receipts queued behind it.

@@ -1,4 +1,4 @@
-"""The home's follow-up (issue 17): drafts with open gaps, stale and duplicate sources to review.
+"""The home's follow-up: drafts with open gaps, stale and duplicate sources to review.
 
 Each suggestion is re-checked by the policy: hidden or another person's memory
 never appears, and the space choice only narrows.

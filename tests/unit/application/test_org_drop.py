@@ -1,4 +1,4 @@
-"""Dropping an organisation (issue 14, finding 7): previewed, token-bound, owner-only, audited.
+"""Dropping an organisation: previewed, token-bound, owner-only, audited.
 
 Before, an organisation could only be dropped by a benchmark calling the
 store; its control rows stayed and its space was never given back.

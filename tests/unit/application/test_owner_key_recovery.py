@@ -1,4 +1,4 @@
-"""An install cannot lock itself out (issue 14, finding 3).
+"""An install cannot lock itself out.
 
 The owner could revoke its own last key: every request was 401 after that and
 nothing recovered it. Now the last live owner key of an organisation cannot be

@@ -15,7 +15,7 @@ the reason of the refusal, and nothing stored on a refusal); reads are also
 checked for completeness: every memory the oracle lets the caller see is
 found by a large search (and a context pack) for a word it contains.
 
-Issue 10 adds random corrections (mark wrong, stale or sensitive, mark
+Random corrections (mark wrong, stale or sensitive, mark
 duplicate, supersede, hide, redact, restore, delete), each previewed and
 applied by the memory's writer after the writes; the oracle follows them
 with the lifecycle in plain words (``tests.support.lifecycle_oracle``): every
@@ -25,7 +25,7 @@ world (hidden, wrong, redacted, deleted and others' sensitive memory never
 returned; superseded memory only with its replacement visible; no deleted or
 redacted text, and hidden or sensitive text to the owner only, in inspect).
 
-Issue 13 adds derived records: a memory's writer proposes a record citing it
+Derived records: a memory's writer proposes a record citing it
 (and sometimes a second memory, perhaps of another space or organisation)
 and accepts it, into its sources' space or explicitly into another; every
 derived record a search or pack returns, and every item of the caller's wake
@@ -135,7 +135,7 @@ class Scenario:
     readers: tuple[tuple[int, str], ...]  # principal, query word
     #: memory index, action, target memory index (indexes taken modulo the memories kept)
     corrections: tuple[tuple[int, str, int], ...] = ()
-    #: issue 13: a memory's writer proposes a record citing it (and maybe a second memory)
+    #: derived records: a memory's writer proposes a record citing it (and maybe a second memory)
     #: and accepts it, into its sources' space or explicitly into a catalogue space
     promotions: tuple[tuple[int, int | None, int | None], ...] = ()
 

@@ -1,4 +1,4 @@
-"""Changing the embedding model without downtime (issue 18): the ``Reembed`` use case.
+"""Changing the embedding model without downtime: the ``Reembed`` use case.
 
 Over the reference adapters: the hashing embedder at 64 dimensions serves, the
 same bag of words at 32 dimensions is the new model. A target embedder that

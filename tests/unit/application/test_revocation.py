@@ -1,4 +1,4 @@
-"""Revoking one's own keys and delegations (issue 17): owner-decided, previewed, token-bound.
+"""Revoking one's own keys and delegations: owner-decided, previewed, token-bound.
 
 Before, only an admin could revoke a key, without a preview, and nobody could
 end a delegation before it expired.

@@ -1,4 +1,4 @@
-"""Operator status: per-organisation state, the store, and the queue hook (issue 14)."""
+"""Operator status: per-organisation state, the store, and the queue hook."""
 
 from datetime import timedelta
 

@@ -1,4 +1,4 @@
-"""Packs and search count the relevant redacted sources the caller is not shown (issue 10)."""
+"""Packs and search count the relevant redacted sources the caller is not shown."""
 
 from datetime import UTC, datetime
 

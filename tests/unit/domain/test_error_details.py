@@ -1,4 +1,4 @@
-"""Error details are bounded whatever they quote (issue 14, finding 5)."""
+"""Error details are bounded whatever they quote."""
 
 from domain.errors import MAX_DETAIL_CHARS, InvalidInputError, bounded_detail
 from domain.reasons import ReasonCode

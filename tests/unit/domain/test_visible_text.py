@@ -1,4 +1,4 @@
-"""Invisible-only text is empty; names carry no control or bidi-override characters (issue 14)."""
+"""Invisible-only text is empty; names carry no control or bidi-override characters."""
 
 import pytest
 from hypothesis import given

@@ -1,4 +1,4 @@
-"""The search page's "Why here" in short plain words (issue 17): one line, each thing once."""
+"""The search page's "Why here" in short plain words: one line, each thing once."""
 
 from application.results import Signals
 from domain.explain import inclusion_reason
