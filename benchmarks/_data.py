@@ -6,7 +6,7 @@ every run with the same file sees the same texts in the same order.
 
 Where it is read from: a benchmark's ``--data`` flag, else the
 ``TESSERA_LME_DATA`` environment variable, else ``DEFAULT_DATA``, the
-evaluation data beside the repository (``../shared`` from its root).
+evaluation data kept beside the repository.
 """
 
 import json

@@ -1,4 +1,4 @@
-"""The notmuch mailing-list mail in ../shared/data/email, message by message.
+"""The notmuch mailing-list mail of the evaluation data, message by message.
 
 Read in place: each ``.mbox.xz`` is decompressed to a temporary file (the
 stdlib ``mailbox`` module needs a path) that is removed afterwards; nothing

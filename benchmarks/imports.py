@@ -1,4 +1,4 @@
-"""Import throughput on the notmuch corpora in ../shared/data/email: read, then write.
+"""Import throughput on the notmuch mail corpora: read, then write.
 
 Per corpus:
 

@@ -5,7 +5,7 @@
 Fills a fresh embedded SurrealDB store (surrealkv, in-process index, ONNX
 MiniLM: what ``tessera serve`` runs) through the real write path
 (``MemoryService.remember``, as the owner): every notmuch mailing-list
-message in ../shared/data/email as one email source, then LongMemEval
+message of the evaluation data as one email source, then LongMemEval
 haystack turns as notes until ``--sources`` sources exist (unrelated memory
 the retrieval must look past). Then it times ``synthesize`` (plan, sections,
 extractive draft, verify; nothing remembered) on an overview of the mailing

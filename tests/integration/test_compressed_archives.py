@@ -1,6 +1,6 @@
 """Compressed mailboxes and archives on real mail: read streaming, or refused with a reason.
 
-The mail is the notmuch lkml corpus in ../shared/data/email (GPL, never
+The mail is the notmuch lkml corpus from the evaluation data (GPL, never
 copied into the project): unpacked and compressed again at test time in
 every format the readers take. 210 messages, 176 distinct Message-IDs (see
 ``test_notmuch_corpora.py``).

@@ -4,8 +4,8 @@
 comments, groups or escapes) with ``email.utils`` because ``email.policy.default``
 was most of the parse time; every other header still goes through the policy.
 These tests hold the two ways equal: on headers built to probe the edges, and on
-every message of the notmuch corpora in ../shared/data/email (skipped, saying
-why, where ../shared is absent).
+every message of the notmuch corpora (skipped, saying why, where the evaluation
+data is absent).
 """
 
 import email

@@ -1,8 +1,9 @@
-"""The mbox and maildir adapters on real mail: the notmuch test corpora in ../shared/data/email.
+"""The mbox and maildir adapters on real mail: the notmuch test corpora.
 
-The corpora are GPL-licensed, so they are read from ../shared (unpacked into a
+The corpora are GPL-licensed, so they are read from the evaluation data outside the project
+(unpacked into a
 temporary folder per test session) and never copied into the project; the
-tests skip, saying why, where ../shared is absent. The figures below are
+tests skip, saying why, where that data is absent. The figures below are
 facts of the corpora (counted with the stdlib ``mailbox`` module and
 ``grep -c '^Message-ID'`` on the unpacked files), not outputs of the code
 under test: lkml holds 210 messages with 176

@@ -2,7 +2,7 @@
 
 Real mailing-list mail (the notmuch test corpora: lkml and the default corpus)
 and real messaging-app chats (REALTALK's development split) are read from
-../shared/data at test time, never copied into the project; the tests skip,
+the evaluation data at test time, never copied into the project; the tests skip,
 saying why, where they are absent. A dot between a letter or digit and a
 lowercase letter or digit is inside a token (a version "1.0", a host
 "api.example.com", a decimal "2.5", a file "config.yaml"): no sentence may
