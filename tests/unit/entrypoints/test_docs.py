@@ -145,6 +145,30 @@ def test_every_curl_names_a_route_and_sends_its_body_as_json(doc: Path) -> None:
     assert wrong == [], f"{_rel(doc)}: {wrong}"
 
 
+_CODE_CITE = re.compile(r"docs/[\w/.-]+\.md(?:#[\w-]+)?")
+_CODE_DIRS = (
+    "domain",
+    "application",
+    "adapters",
+    "entrypoints",
+    "contracts",
+    "tests",
+    "benchmarks",
+)
+
+
+def test_what_the_code_cites_of_docs_is_there() -> None:
+    broken = []
+    for folder in _CODE_DIRS:
+        for module in (ROOT / folder).rglob("*.py"):
+            for cite in _CODE_CITE.findall(module.read_text()):
+                file_part, _, anchor = cite.partition("#")
+                path = ROOT / file_part
+                if not path.exists() or (anchor and anchor not in _anchors(path)):
+                    broken.append(f"{_rel(module)}: {cite}")
+    assert broken == []
+
+
 def test_the_checks_see_the_guides() -> None:
     names = {_rel(doc) for doc in DOCS}
     assert {"README.md", "docs/design.md", "docs/http-api.md", "docs/cli.md"} <= names
