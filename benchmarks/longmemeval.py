@@ -33,8 +33,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from application.commands import RememberRequest, SearchRequest
-from application.memory_service import MemoryService
+from application.memory.commands import RememberRequest, SearchRequest
+from application.memory.service import MemoryService
 from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.reflection.ports import CandidateStore, GraphStore
 from application.retrieval.pipeline import RetrievalMode

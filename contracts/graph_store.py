@@ -20,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 import msgspec
 import pytest
 
+from application.ports.derived import DerivedKind, DerivedVector
 from application.reflection.ports import GraphStore
 from application.reflection.records import (
     DerivedEdge,
@@ -28,7 +29,6 @@ from application.reflection.records import (
     Provenance,
     Supersession,
 )
-from application.reflection.vector_records import DerivedKind, DerivedVector
 from contracts.graph_walk import GraphWalkContract
 from domain.reflection.candidates import CandidateType, Span
 from domain.scopes import MemoryScope, ScopeRef

@@ -21,7 +21,7 @@ import numpy as np
 from adapters.inprocess import episode_postings as episodes
 from adapters.inprocess.bm25 import GroupTotals
 from adapters.inprocess.query_cache import Moved
-from application.records import CandidateFilter
+from application.ports.records import CandidateFilter
 
 if TYPE_CHECKING:
     from adapters.inprocess.index import _OrgIndex

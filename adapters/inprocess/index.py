@@ -25,8 +25,8 @@ from adapters.inprocess.facets import FacetColumns
 from adapters.inprocess.graph_retrain import GraphRetrain
 from adapters.inprocess.query_cache import QueryCache
 from adapters.inprocess.row_texts import RowTexts
-from application.index_residency import IndexResidency, VectorLeg
-from application.records import (
+from application.indexing.residency import IndexResidency, VectorLeg
+from application.ports.records import (
     CandidateFilter,
     IndexedText,
     IndexEntry,

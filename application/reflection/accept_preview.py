@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from application.corrections.tokens import PreviewTokens
-from application.sharing.readers import OrgReaders
 from application.trust.audit import AuditTrail
 from application.trust.guard import require_org, write_target
+from application.trust.preview_tokens import PreviewTokens
+from application.trust.readers import OrgReaders
 from domain.errors import InvalidInputError
 from domain.models import Source
 from domain.policy import MemoryPolicyContext, authorize_read

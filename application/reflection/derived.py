@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 import msgspec
 
 from application.ports import MemoryStore
-from application.records import ScoredId
+from application.ports.records import ScoredId
 from application.reflection.expansion import FirstHop, GraphExpansion
 from application.reflection.meaning import Meaning, by_meaning, fused_order
 from application.reflection.ports import GraphStore

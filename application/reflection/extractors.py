@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from application.llm import LanguageModel, generate_structured
+from application.ports.llm import LanguageModel, generate_structured
 from application.reflection.ports import SentenceSegmenter
 from domain.models import Source
 from domain.reflection.candidates import (

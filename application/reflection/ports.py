@@ -7,7 +7,8 @@ Each store has a contract suite in ``contracts/`` (``candidate_store.py``,
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from application.records import ScoredId, Vector
+from application.ports.derived import DerivedText, DerivedVector
+from application.ports.records import ScoredId, Vector
 from application.reflection.records import (
     DerivedEdge,
     DerivedEntity,
@@ -16,7 +17,6 @@ from application.reflection.records import (
     Neighbourhood,
     Supersession,
 )
-from application.reflection.vector_records import DerivedText, DerivedVector
 from domain.models import Source
 from domain.reflection.candidates import (
     CandidateType,

@@ -7,7 +7,7 @@ a candidate or an entity never shows text its reader could not recall.
 from collections.abc import Sequence
 
 from application.ports import MemoryStore
-from application.records import SourceLifecycle
+from application.ports.records import SourceLifecycle
 from application.trust.guard import may_read
 from domain.models import Source
 from domain.policy import MemoryPolicyContext, authorize_read

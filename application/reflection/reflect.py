@@ -11,9 +11,9 @@ default).
 from collections.abc import Sequence
 from datetime import datetime
 
-from application.llm import LanguageModel
+from application.indexing.readiness import OrgReadiness
 from application.ports import Clock, MemoryStore
-from application.readiness import OrgReadiness
+from application.ports.llm import LanguageModel
 from application.reflection.commands import (
     MAX_REFLECT_SOURCES,
     MAX_SPANS,
@@ -31,7 +31,7 @@ from application.reflection.extractors import LLMExtractor, RulesExtractor
 from application.reflection.ports import CandidateStore, Extractor, SentenceSegmenter
 from application.reflection.reading import read_sources
 from application.reflection.review import Reviewer
-from application.synthesis.audience import parse_space
+from application.trust.audience import parse_space
 from application.trust.audit import AuditTrail
 from application.trust.guard import denied, require_org, write_target
 from domain.errors import InvalidInputError

@@ -17,7 +17,6 @@ from collections.abc import Sequence
 
 import msgspec
 
-from application.corrections.tokens import PreviewTokens
 from application.ports import Clock, MemoryStore
 from application.reflection.accept_preview import check_accept_token
 from application.reflection.commands import (
@@ -35,6 +34,7 @@ from application.reflection.superseding import Superseding
 from application.reflection.vectors import DerivedVectors
 from application.trust.audit import AuditTrail
 from application.trust.guard import denied, require_org, write_target
+from application.trust.preview_tokens import PreviewTokens
 from domain.errors import ConflictError, InvalidInputError, NotFoundError, PolicyDeniedError
 from domain.models import Source
 from domain.policy import MemoryPolicyContext, PolicyDecision, authorize_correct, authorize_reflect

@@ -21,8 +21,8 @@ from typing import Any
 import msgspec
 
 from application.ports import RetrievalIndex
-from application.records import CandidateFilter, IndexedText, ScoredId, Vector
-from application.rerank import Reranker
+from application.ports.records import CandidateFilter, IndexedText, ScoredId, Vector
+from application.ports.rerank import Reranker
 from application.retrieval.conversation import (
     WINDOW_EPISODES,
     UnnamedSearch,

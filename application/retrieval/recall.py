@@ -16,13 +16,13 @@ from typing import Protocol
 
 import msgspec
 
-from application.embedding import QueryVectorCache
+from application.enrichment.embedding import QueryVectorCache
+from application.indexing.readiness import OrgReadiness
 from application.ports import Embedder, MemoryStore, RetrievalIndex
-from application.readiness import OrgReadiness
-from application.records import Vector
+from application.ports.derived import QueryMeaning
+from application.ports.records import Vector
+from application.ports.rerank import Reranker
 from application.reflection.derived import DerivedHit, DerivedRecall
-from application.reflection.vector_records import QueryMeaning
-from application.rerank import Reranker
 from application.retrieval.lifecycle import LifecycleNote, honour_corrections
 from application.retrieval.options import ConversationRecall
 from application.retrieval.pipeline import Found, RetrievalMode, RetrievalPipeline, Retrieved

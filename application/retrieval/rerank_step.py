@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from application.records import IndexedText
-from application.rerank import RerankCandidate, Reranker, RerankScore
+from application.ports.records import IndexedText
+from application.ports.rerank import RerankCandidate, Reranker, RerankScore
 from domain.reasons import ReasonCode
 
 if TYPE_CHECKING:  # the pipeline imports this module

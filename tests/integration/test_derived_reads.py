@@ -10,7 +10,7 @@ import pytest
 
 from adapters.surreal.graph_store import SurrealGraphStore
 from adapters.surreal.memory_store import SurrealMemoryStore
-from application.records import EmbeddingSpace
+from application.ports.records import EmbeddingSpace
 from application.reflection.derived import DerivedRecall
 from application.reflection.records import Mention
 from contracts.graph_store import T0, sample_edge, sample_entity, supersession

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from application.commands import RememberRequest, SearchRequest
-from application.records import Vector
+from application.memory.commands import RememberRequest, SearchRequest
+from application.ports.records import Vector
 from application.retrieval.pipeline import Found, RetrievalPipeline
 from application.trust.guard import candidate_filter
 from domain.models import Turn
