@@ -27,11 +27,11 @@ from application.ports import (
     TokenCounter,
 )
 from application.ports.llm import LanguageModel
+from application.ports.reflection import CandidateStore, GraphStore, SentenceSegmenter
 from application.reflection.accept_preview import PromotionPreviewer
 from application.reflection.background import ReflectionLane
 from application.reflection.derived import DerivedRecall
 from application.reflection.forgetting import DerivedForgetting
-from application.reflection.ports import CandidateStore, GraphStore, SentenceSegmenter
 from application.reflection.reflect import Reflector
 from application.reflection.review import Reviewer
 from application.reflection.vectors import DerivedVectors

@@ -209,7 +209,7 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         trips: dict[str, list[int]] = {arm: [] for arm in arms}
         connection = store.connection  # type: ignore[attr-defined]
         derived = services.recall._derived  # the A/B switch of this benchmark
-        assert derived is not None
+        assert isinstance(derived, DerivedRecall)
         graph: Any = derived._graph  # the Surreal graph store: its lexical A/B switch
         agreement = await _agreement(services, who, graph, queries)
         entity_only = DerivedRecall(

@@ -21,8 +21,8 @@ import msgspec
 import pytest
 
 from application.ports.derived import DerivedKind, DerivedVector
-from application.reflection.ports import GraphStore
-from application.reflection.records import (
+from application.ports.reflection import GraphStore
+from application.ports.reflection_records import (
     DerivedEdge,
     DerivedEntity,
     Mention,

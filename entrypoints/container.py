@@ -15,9 +15,9 @@ from application.operations.reembed.service import EmbedderCatalog
 from application.operations.reembed.switchable import switchable
 from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.ports.llm import LanguageModel
+from application.ports.reflection import CandidateStore, GraphStore
 from application.ports.rerank import Reranker
 from application.reflection.derived import DerivedRecall
-from application.reflection.ports import CandidateStore, GraphStore
 from application.reflection.vectors import DerivedVectors
 from application.retrieval.options import ConversationRecall
 from application.retrieval.pipeline import RetrievalMode

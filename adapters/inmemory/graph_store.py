@@ -15,8 +15,7 @@ from adapters.inmemory.graph_scoring import cosine as _cosine
 from application.ports.derived import DerivedKind, DerivedText, DerivedVector
 from application.ports.derived import entity_text as _text
 from application.ports.records import ScoredId, Vector
-from application.reflection.merging import name_key
-from application.reflection.records import (
+from application.ports.reflection_records import (
     DerivedEdge,
     DerivedEntity,
     Matched,
@@ -24,6 +23,7 @@ from application.reflection.records import (
     Neighbourhood,
     Supersession,
 )
+from application.reflection.merging import name_key
 from domain.reflection.candidates import CandidateType
 from domain.scopes import ScopeRef
 

@@ -4,8 +4,8 @@ from datetime import datetime
 
 import msgspec
 
+from application.ports.derived import DerivedHit
 from application.ports.writes import EmbeddingState
-from application.reflection.derived import DerivedHit
 from domain.scopes import LifecycleState, MemoryScope
 
 __all__ = [

@@ -28,7 +28,7 @@ import logging
 from application.enrichment.embedding import embed_texts
 from application.ports import Embedder, MemoryStore
 from application.ports.derived import DerivedVector
-from application.reflection.ports import GraphStore
+from application.ports.reflection import GraphStore
 from domain.hashing import content_hash
 
 __all__ = ["DerivedVectors"]

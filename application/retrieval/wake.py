@@ -19,13 +19,13 @@ import asyncio
 
 from application.ports import MemoryStore, TokenCounter
 from application.ports.records import SourceLifecycle
-from application.reflection.ports import GraphStore
-from application.reflection.reading import unreadable_reason
-from application.reflection.records import DerivedEntity
+from application.ports.reflection import GraphStore
+from application.ports.reflection_records import DerivedEntity
 from application.retrieval.wake_records import WakeItem, WakePack, WakeRequest
 from application.trust.audience import parse_space
 from application.trust.audit import AuditTrail
 from application.trust.guard import denied, may_read, require_org
+from application.trust.reading import unreadable_reason
 from domain.lifecycle import Mark
 from domain.models import Chunk
 from domain.policy import MemoryPolicyContext, authorize_read, readable_spaces

@@ -19,8 +19,8 @@ import msgspec
 
 from application.memory.service import MemoryService
 from application.ports import Clock, IdGenerator, MemoryStore
-from application.reflection.ports import GraphStore
-from application.reflection.records import Mention
+from application.ports.reflection import GraphStore
+from application.ports.reflection_records import Mention
 from application.sharing.commands import (
     ReaderView,
     ShareApplied,

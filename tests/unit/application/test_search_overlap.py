@@ -15,7 +15,8 @@ import pytest
 
 from application.memory.commands import RememberRequest, SearchRequest
 from application.ports.records import Vector
-from application.retrieval.pipeline import Found, RetrievalPipeline
+from application.retrieval.found import Found
+from application.retrieval.pipeline import RetrievalPipeline
 from application.trust.guard import candidate_filter
 from domain.models import Turn
 from domain.scopes import SourceType

@@ -9,7 +9,7 @@ from typing import Protocol, runtime_checkable
 
 from application.ports.derived import DerivedText, DerivedVector
 from application.ports.records import ScoredId, Vector
-from application.reflection.records import (
+from application.ports.reflection_records import (
     DerivedEdge,
     DerivedEntity,
     Matched,
