@@ -10,10 +10,14 @@ from typing import TypeVar
 from application.corrections.bulk import BulkDelete
 from application.corrections.export import Exporter
 from application.corrections.service import CorrectionService
-from application.corrections.tokens import PreviewTokens
-from application.diagnostics import StatusReporter
-from application.llm import LanguageModel
-from application.memory_service import MemoryService
+from application.imports.import_jobs import ImportJobs, ImportSetup
+from application.memory.service import MemoryService
+from application.operations.diagnostics import StatusReporter
+from application.operations.inspection import MemoryInspector
+from application.operations.org_drop import OrgDropper
+from application.operations.reembed.service import EmbedderCatalog, Reembed
+from application.operations.reembed.switchable import switchable
+from application.operations.store_compaction import StoreCompactor
 from application.ports import (
     Clock,
     Embedder,
@@ -22,38 +26,34 @@ from application.ports import (
     RetrievalIndex,
     TokenCounter,
 )
-from application.reembed.service import EmbedderCatalog, Reembed
-from application.reembed.switchable import switchable
+from application.ports.llm import LanguageModel
+from application.ports.reflection import CandidateStore, GraphStore, SentenceSegmenter
 from application.reflection.accept_preview import PromotionPreviewer
 from application.reflection.background import ReflectionLane
 from application.reflection.derived import DerivedRecall
 from application.reflection.forgetting import DerivedForgetting
-from application.reflection.ports import CandidateStore, GraphStore, SentenceSegmenter
 from application.reflection.reflect import Reflector
 from application.reflection.review import Reviewer
 from application.reflection.vectors import DerivedVectors
-from application.reflection.wake import WakePacker
 from application.retrieval.pipeline import RetrievalMode
 from application.retrieval.recall import Recall
-from application.sharing.readers import OrgReaders
+from application.retrieval.wake import WakePacker
 from application.sharing.service import Sharing
-from application.sources.import_jobs import ImportJobs, ImportSetup
-from application.synthesis.audience import AudienceResolver
 from application.synthesis.ports import SynthesisRunStore
 from application.synthesis.run_list import SynthesisRunList
 from application.synthesis.service import SynthesisService
 from application.trust.access import AccessResolver, Caller
 from application.trust.admin import ControlService
 from application.trust.admin_base import AdminBase
+from application.trust.audience import AudienceResolver
 from application.trust.audit import AuditTrail
-from application.trust.inspection import MemoryInspector
 from application.trust.keys import IssuedKey
-from application.trust.org_drop import OrgDropper
 from application.trust.ports import AuditLog, ControlStore
+from application.trust.preview_tokens import PreviewTokens
+from application.trust.readers import OrgReaders
 from application.trust.revocation import Revoker
 from application.trust.roster import Roster
 from application.trust.space_admin import SpaceAdmin
-from application.trust.store_compaction import StoreCompactor
 from application.workspace.activity import ActivityFeed
 from application.workspace.follow_up import FollowUpFeed
 from domain.policy import MemoryPolicyContext, Surface

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from application.ports import MemoryStore, RetrievalIndex
-from application.records import CandidateFilter, IndexEntry
+from application.ports.records import CandidateFilter, IndexEntry
 from domain.lifecycle import RECALL_OPEN
 
 __all__ = ["Agreement", "Searchable", "check_agreement", "index_rows", "searchable"]

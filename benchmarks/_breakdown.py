@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from adapters.system.ids import TimeOrderedIds
-from application.embedding import embed_queries
+from application.enrichment.embedding import embed_queries
 from application.ports import Embedder, MemoryStore, RetrievalIndex
-from application.records import CandidateFilter
+from application.ports.records import CandidateFilter
 from application.services import Services
 from application.trust.guard import candidate_filter
 from benchmarks._fill import ACTOR, bench_writer

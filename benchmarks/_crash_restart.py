@@ -40,7 +40,7 @@ async def _imported_sources(store: Any, org: str, after: int) -> list[str]:
 
 
 async def restart(args: argparse.Namespace) -> dict[str, Any]:
-    from application.commands import SearchRequest
+    from application.memory.commands import SearchRequest
     from domain.policy import Surface
 
     embedder = make_embedder()

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from application.ports import Embedder, QueryEmbedder
-from application.records import EmbeddingSpace, Vector
+from application.ports.records import EmbeddingSpace, Vector
 from domain.hashing import content_hash
 
 __all__ = ["CachedEmbedder", "DiskEmbeddingCache"]

@@ -18,9 +18,9 @@ import numpy as np
 
 from adapters.system.ids import TimeOrderedIds
 from application.enrichment.lane import EmbeddingLane
-from application.enrichment.writer import MemoryWriter
+from application.memory.writer import MemoryWriter
 from application.ports import Embedder, MemoryStore, RetrievalIndex
-from application.records import Vector
+from application.ports.records import Vector
 from benchmarks._variation import vary_turns
 from domain.chunking import TextSpan, split_into_chunks
 from domain.composition import compose_memory

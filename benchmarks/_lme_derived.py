@@ -26,10 +26,10 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from application.memory_service import MemoryService
+from application.memory.service import MemoryService
 from application.ports import Embedder, MemoryStore, RetrievalIndex
+from application.ports.reflection import CandidateStore, GraphStore
 from application.reflection.commands import MAX_REFLECT_SOURCES, ReflectRequest, ReviewRequest
-from application.reflection.ports import CandidateStore, GraphStore
 from application.retrieval.pipeline import RetrievalMode
 from application.services import Services
 from benchmarks._lme_run import owner_context

@@ -12,9 +12,9 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from application.commands import ContextRequest, RememberRequest, SearchRequest
-from application.memory_service import MemoryService
-from application.results import SearchHit
+from application.memory.commands import ContextRequest, RememberRequest, SearchRequest
+from application.memory.results import SearchHit
+from application.memory.service import MemoryService
 from benchmarks._embed_cache import CachedEmbedder
 from benchmarks._lme_data import chunk_texts
 from benchmarks._lme_metrics import question_metrics

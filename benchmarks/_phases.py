@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from application.commands import RememberRequest, SearchRequest
+from application.memory.commands import RememberRequest, SearchRequest
 from application.services import Services
 from benchmarks._stats import summarize
 from domain.policy import MemoryPolicyContext, Surface

@@ -19,9 +19,9 @@ import asyncio
 import time
 from collections.abc import Sequence
 
-from application.commands import SearchRequest
+from application.memory.commands import SearchRequest
 from application.ports import Embedder, MemoryStore, RetrievalIndex
-from application.records import CandidateFilter
+from application.ports.records import CandidateFilter
 from application.services import Services
 from benchmarks._phases import SEARCH_LIMIT, authorized
 from benchmarks._stats import summarize

@@ -24,7 +24,7 @@ from typing import Any
 
 from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inprocess.index import InProcessIndex
-from application.commands import RememberRequest
+from application.memory.commands import RememberRequest
 from application.services import Services
 from application.trust.records import PrincipalRecord
 from benchmarks._stats import code_version, machine_info, progress, summarize

@@ -15,8 +15,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from adapters.inmemory.hashing_embedder import HashingEmbedder
-from application.commands import RememberRequest
-from application.memory_service import MemoryService
+from application.memory.commands import RememberRequest
+from application.memory.service import MemoryService
 from application.ports import MemoryStore
 from benchmarks._data import DEFAULT_DATA, load_corpus
 from benchmarks._wiring import make_index, make_service, make_store

@@ -4,8 +4,8 @@ import asyncio
 import time
 from dataclasses import dataclass
 
-from application.commands import RememberRequest, SearchRequest
-from application.index_residency import ResidentIndex
+from application.indexing.residency import ResidentIndex
+from application.memory.commands import RememberRequest, SearchRequest
 from application.ports import Embedder, RetrievalIndex
 from application.services import Services
 from benchmarks._breakdown import policy_breakdown, remember_breakdown, search_breakdown

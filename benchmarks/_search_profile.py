@@ -14,7 +14,7 @@ import pstats
 import time
 from collections.abc import Sequence
 
-from application.commands import RememberRequest, SearchRequest
+from application.memory.commands import RememberRequest, SearchRequest
 from application.services import Services
 from benchmarks._phases import SEARCH_LIMIT, authorized
 from benchmarks._stats import progress

@@ -55,7 +55,7 @@ async def recall_vs_exact(
     just restored: its rows are the file's)."""
     import numpy as np
 
-    from application.records import CandidateFilter
+    from application.ports.records import CandidateFilter
 
     size = org.size
     matrix = np.load(vectors_file, mmap_mode="r")[:size]

@@ -5,7 +5,7 @@ The benchmark needs two services (one per index) over one store, so it calls
 what it times is what ``tessera serve`` runs.
 """
 
-from application.memory_service import MemoryService
+from application.memory.service import MemoryService
 from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.services import Services
 from domain.policy import Surface

@@ -31,7 +31,7 @@ import numpy as np
 
 from adapters.inprocess.ann import AnnPolicy, probes_for
 from adapters.inprocess.index import InProcessIndex
-from application.records import CandidateFilter, IndexEntry, ScopeRef, Vector
+from application.ports.records import CandidateFilter, IndexEntry, ScopeRef, Vector
 from benchmarks._real_vectors import load_real_vectors
 from benchmarks._stats import machine_info, progress, summarize
 from domain.scopes import MemoryScope

@@ -49,7 +49,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
 
 async def _run(args: argparse.Namespace) -> dict[str, object]:
     from adapters.inprocess.index import InProcessIndex, _OrgIndex
-    from application.records import CandidateFilter, IndexEntry
+    from application.ports.records import CandidateFilter, IndexEntry
     from benchmarks._snapshot_rows import chunk_texts
     from domain.lifecycle import RECALL_CLOSED, RECALL_OPEN
     from domain.query_terms import meaningful_query

@@ -28,8 +28,8 @@ from typing import Any
 
 from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inprocess.index import InProcessIndex
-from application.commands import RememberRequest, SearchRequest
 from application.corrections.commands import CorrectionRequest
+from application.memory.commands import RememberRequest, SearchRequest
 from application.services import Services
 from application.trust.records import PrincipalRecord
 from benchmarks._notes import made_up_notes

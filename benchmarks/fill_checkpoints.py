@@ -33,7 +33,7 @@ from benchmarks._stats import progress
 
 if TYPE_CHECKING:
     from application.ports import MemoryStore, RetrievalIndex
-    from application.records import EmbeddingSpace
+    from application.ports.records import EmbeddingSpace
 
 __all__ = ["main"]
 
@@ -73,7 +73,7 @@ async def leave_snapshot(
     first open of the store (or of a copy) maps it instead of rebuilding from every
     chunk (~11 minutes at 1M). The fill writes the store and the index together and
     alone, so the index holds every change up to the store's position now."""
-    from application.index_snapshots import SnapshottingIndex
+    from application.indexing.snapshots import SnapshottingIndex
 
     if not (isinstance(index, SnapshottingIndex) and index.snapshots_enabled):
         return

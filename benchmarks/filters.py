@@ -27,9 +27,9 @@ from typing import Any
 
 import msgspec
 
-from application.commands import RememberRequest, SearchRequest
-from application.filters import FiltersSpec, parse_filters
-from application.limits import MAX_CONTENT_CHARS
+from application.memory.commands import RememberRequest, SearchRequest
+from application.memory.filters import FiltersSpec, parse_filters
+from application.memory.limits import MAX_CONTENT_CHARS
 from benchmarks._data import DATA_HELP, load_corpus
 from benchmarks._phases import authorized
 from benchmarks._stats import code_version, machine_info, progress, summarize

@@ -76,7 +76,7 @@ def _forced_full_ms() -> float:
 
 
 async def _main(args: argparse.Namespace) -> dict[str, Any]:
-    from application.commands import RememberRequest, SearchRequest
+    from application.memory.commands import RememberRequest, SearchRequest
     from benchmarks._phases import SEARCH_LIMIT, authorized, time_open
     from benchmarks._wiring import make_embedder, make_index, make_services, make_store, owner_key
     from domain.scopes import SourceType

@@ -33,11 +33,11 @@ from adapters.sources.mbox import MboxSourceAdapter
 from adapters.system.clock import SystemClock
 from adapters.system.ids import TimeOrderedIds
 from application.enrichment.lane import EmbeddingLane, LaneSettings
+from application.imports.authority import JobAuthorizer
+from application.imports.import_service import ImportService
+from application.imports.jobs import JobAuthority
 from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.services import Services
-from application.sources.authority import JobAuthorizer
-from application.sources.import_service import ImportService
-from application.sources.jobs import JobAuthority
 from application.trust.ports import ControlStore
 from benchmarks._stats import code_version, machine_info
 from benchmarks._wiring import make_embedder, make_index, make_store

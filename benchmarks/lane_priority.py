@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 
 from adapters.sources.maildir import MaildirSourceAdapter
-from application.commands import RememberRequest
-from application.sources.jobs import JobAuthority
-from application.sources.records import ImportRecord
+from application.imports.jobs import JobAuthority
+from application.imports.records import ImportRecord
+from application.memory.commands import RememberRequest
 from benchmarks._stats import code_version, machine_info, summarize
 from benchmarks._wiring import make_embedder, make_index, make_store
 from benchmarks.imports import _unpack, maildir_imports

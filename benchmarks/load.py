@@ -91,7 +91,7 @@ def _embedder(kind: str) -> Any:
 async def _serve(args: argparse.Namespace) -> None:
     import uvicorn
 
-    from application.commands import RememberRequest
+    from application.memory.commands import RememberRequest
     from benchmarks._wiring import make_index, make_services, make_store, owner_key
     from domain.policy import Surface
     from entrypoints.http.app import create_app

@@ -33,10 +33,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from application.commands import RememberRequest, SearchRequest
-from application.memory_service import MemoryService
+from application.memory.commands import RememberRequest, SearchRequest
+from application.memory.service import MemoryService
 from application.ports import Embedder, MemoryStore, RetrievalIndex
-from application.reflection.ports import CandidateStore, GraphStore
+from application.ports.reflection import CandidateStore, GraphStore
 from application.retrieval.pipeline import RetrievalMode
 from benchmarks._embed_cache import CachedEmbedder, DiskEmbeddingCache
 from benchmarks._lme_data import DEFAULT_LME, load_questions, stratified

@@ -32,7 +32,7 @@ from typing import Any
 
 from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.surreal.compaction import directory_bytes, release_freed_memory
-from application.commands import RememberRequest
+from application.memory.commands import RememberRequest
 from application.services import Services
 from benchmarks._residue import DIMENSION, load_turns, rss_mib
 from benchmarks._wiring import make_index, make_services, make_store

@@ -25,8 +25,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from application.commands import ContextRequest, SearchRequest
-from application.limits import DEFAULT_PACK_BUDGET
+from application.memory.commands import ContextRequest, SearchRequest
+from application.memory.limits import DEFAULT_PACK_BUDGET
 from application.retrieval.pipeline import RetrievalMode
 from benchmarks._embed_cache import CachedEmbedder, DiskEmbeddingCache
 from benchmarks._lme_run import owner_context

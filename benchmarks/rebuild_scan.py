@@ -2,7 +2,7 @@
 
     python -m benchmarks.rebuild_scan --data-dir STORE [--cursor chunk|source] [--page 2000]
 
-A rebuild (application.readiness) reads every chunk of an organisation, page
+A rebuild (application.indexing.readiness) reads every chunk of an organisation, page
 by page. With a chunk-id cursor (``scan_index_entries``) the embedded engine
 walks the chunk table from its start up to the cursor on every page, so each
 page costs more than the one before and the read grows with the square of the

@@ -59,7 +59,7 @@ def _embedder(name: str) -> Any:
 
 
 async def _searches(services: Any, ctx: Any, queries: list[str]) -> list[float]:
-    from application.commands import SearchRequest
+    from application.memory.commands import SearchRequest
 
     samples = []
     for query in queries:
@@ -72,8 +72,8 @@ async def _searches(services: Any, ctx: Any, queries: list[str]) -> list[float]:
 async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
     from dependency_injector import providers
 
-    from application.commands import RememberRequest
-    from application.reembed.records import ReembedState
+    from application.memory.commands import RememberRequest
+    from application.operations.reembed.records import ReembedState
     from domain.policy import Surface
     from entrypoints.container import build_container
     from entrypoints.settings import load_settings

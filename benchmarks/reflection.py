@@ -56,12 +56,12 @@ from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inprocess.index import InProcessIndex
 from adapters.surreal.codec import namespace_for as graph_namespace
 from adapters.text.sentences import SentencexSegmenter
-from application.commands import RememberRequest, SearchRequest
+from application.memory.commands import RememberRequest, SearchRequest
+from application.ports.derived import QueryMeaning
 from application.reflection.commands import ReflectRequest, ReviewRequest
 from application.reflection.derived import DerivedRecall
 from application.reflection.expansion import GraphExpansion
-from application.reflection.vector_records import QueryMeaning
-from application.reflection.wake_records import WakeRequest
+from application.retrieval.wake_records import WakeRequest
 from application.services import Services
 from application.trust.records import PrincipalRecord
 from benchmarks._reflect_on_write import run_on_write
@@ -209,7 +209,7 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         trips: dict[str, list[int]] = {arm: [] for arm in arms}
         connection = store.connection  # type: ignore[attr-defined]
         derived = services.recall._derived  # the A/B switch of this benchmark
-        assert derived is not None
+        assert isinstance(derived, DerivedRecall)
         graph: Any = derived._graph  # the Surreal graph store: its lexical A/B switch
         agreement = await _agreement(services, who, graph, queries)
         entity_only = DerivedRecall(

@@ -89,7 +89,7 @@ def phases_of(raw: str) -> list[str]:
 async def _phase(args: argparse.Namespace) -> dict[str, Any]:
     """One fresh process: open, first correct search, then the phase's own ending."""
     from adapters.inprocess.index import InProcessIndex
-    from application.commands import RememberRequest, SearchRequest
+    from application.memory.commands import RememberRequest, SearchRequest
     from benchmarks._phases import authorized
     from benchmarks._wiring import make_embedder, make_index, make_services, make_store, owner_key
     from domain.policy import Surface

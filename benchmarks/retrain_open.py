@@ -55,7 +55,7 @@ def split_by_phase(
 
 
 async def _main(args: argparse.Namespace) -> dict[str, Any]:
-    from application.commands import SearchRequest
+    from application.memory.commands import SearchRequest
     from benchmarks._phases import SEARCH_LIMIT, authorized, time_open
     from benchmarks._wiring import make_embedder, make_index, make_services, make_store, owner_key
 

@@ -88,15 +88,15 @@ def _memory() -> dict[str, float]:
 
 
 def _space() -> Any:
-    from application.records import EmbeddingSpace
+    from application.ports.records import EmbeddingSpace
 
     return EmbeddingSpace(model=_MODEL, dimension=384)
 
 
 async def _build(args: argparse.Namespace, root: Path) -> dict[str, Any]:
     from adapters.inprocess.persistent import PersistentInProcessIndex
-    from application.changes import ChangePosition
-    from application.records import IndexEntry
+    from application.ports.changes import ChangePosition
+    from application.ports.records import IndexEntry
     from benchmarks._real_vectors import load_real_vectors
     from domain.scopes import MemoryScope
 
@@ -169,7 +169,7 @@ async def _open(args: argparse.Namespace) -> dict[str, Any]:
     from adapters.inprocess.ann import AnnPolicy
     from adapters.inprocess.footprint import footprint
     from adapters.inprocess.persistent import PersistentInProcessIndex
-    from application.records import CandidateFilter
+    from application.ports.records import CandidateFilter
     from benchmarks._real_vectors import load_real_vectors
     from domain.scopes import MemoryScope
 
@@ -199,7 +199,7 @@ async def _open(args: argparse.Namespace) -> dict[str, Any]:
     assert live is not None
     versus_exact = await recall_vs_exact(index, org, queries, _ORG, live / "vectors.npy")
     # writes after the restore: 1,000 rows (copies of the first rows' entries, new ids)
-    from application.records import IndexEntry
+    from application.ports.records import IndexEntry
 
     assert org.vectors is not None
     entries = [

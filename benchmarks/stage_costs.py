@@ -29,7 +29,7 @@ import numpy as np
 
 from adapters.inprocess.index import InProcessIndex
 from application.ports import Embedder
-from application.records import CandidateFilter, IndexEntry, ScopeRef, Vector
+from application.ports.records import CandidateFilter, IndexEntry, ScopeRef, Vector
 from application.retrieval.pipeline import RetrievalPipeline
 from benchmarks._data import DATA_HELP, load_corpus
 from benchmarks._real_vectors import load_real_vectors

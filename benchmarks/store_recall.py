@@ -79,7 +79,7 @@ def shares(hits: list[int], totals: list[int]) -> list[float | None]:
 
 
 async def _main(args: argparse.Namespace) -> dict[str, Any]:
-    from application.records import CandidateFilter
+    from application.ports.records import CandidateFilter
     from benchmarks._wiring import make_embedder, make_index, make_service, make_store
 
     code = code_version()

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import msgspec
 
-from application.commands import RememberRequest
+from application.memory.commands import RememberRequest
 from application.services import Services
 from application.synthesis.commands import PlanRequest
 from benchmarks._data import DATA_HELP, load_corpus

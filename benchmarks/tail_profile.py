@@ -30,7 +30,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from application.commands import SearchRequest
+from application.memory.commands import SearchRequest
 from application.retrieval.pipeline import RetrievalMode
 from benchmarks._embed_cache import CachedEmbedder, DiskEmbeddingCache
 from benchmarks._lme_data import DEFAULT_LME, chunk_texts, load_questions

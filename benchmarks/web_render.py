@@ -34,7 +34,7 @@ import httpx
 
 from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inprocess.index import InProcessIndex
-from application.commands import RememberRequest
+from application.memory.commands import RememberRequest
 from application.services import Services
 from application.trust.records import PrincipalRecord
 from benchmarks._notes import made_up_notes

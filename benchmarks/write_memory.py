@@ -61,7 +61,7 @@ def _memory(index: Any, org: str) -> dict[str, Any]:
 
 
 async def _main(args: argparse.Namespace) -> dict[str, Any]:
-    from application.commands import RememberRequest, SearchRequest
+    from application.memory.commands import RememberRequest, SearchRequest
     from benchmarks._phases import SEARCH_LIMIT, authorized, time_open
     from benchmarks._wiring import make_embedder, make_index, make_services, make_store, owner_key
     from domain.models import Turn

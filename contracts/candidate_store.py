@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 
 import msgspec
 
-from application.reflection.ports import CandidateStore
+from application.ports.reflection import CandidateStore
 from domain.reflection.candidates import (
     CandidateType,
     ReflectionCandidate,

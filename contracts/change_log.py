@@ -11,8 +11,8 @@ index holds (cached embeddings, a failed embedding attempt) need not move it.
 import msgspec
 import pytest
 
-from application.changes import ChangePosition
 from application.ports import MemoryStore
+from application.ports.changes import ChangePosition
 from contracts.embedding_queue import _write
 from contracts.samples import SPACE, unit
 from domain.scopes import LifecycleState

@@ -17,7 +17,7 @@ import msgspec
 import pytest
 
 from application.ports import MemoryStore, RetrievalIndex
-from application.records import (
+from application.ports.records import (
     CandidateFilter,
     EmbeddedChunk,
     IndexEntry,

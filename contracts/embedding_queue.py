@@ -15,9 +15,9 @@ from datetime import timedelta
 import msgspec
 import pytest
 
-from application.enrichment.records import MemoryWrite
 from application.ports import MemoryStore, RetrievalIndex
-from application.records import CandidateFilter, IndexEntry
+from application.ports.records import CandidateFilter, IndexEntry
+from application.ports.writes import MemoryWrite
 from contracts.samples import CREATED, SPACE, make_chunk, make_source, unit
 from domain.errors import UpstreamError
 from domain.models import Chunk, Source, chunk_recall

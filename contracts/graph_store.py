@@ -20,15 +20,15 @@ from datetime import UTC, datetime, timedelta
 import msgspec
 import pytest
 
-from application.reflection.ports import GraphStore
-from application.reflection.records import (
+from application.ports.derived import DerivedKind, DerivedVector
+from application.ports.reflection import GraphStore
+from application.ports.reflection_records import (
     DerivedEdge,
     DerivedEntity,
     Mention,
     Provenance,
     Supersession,
 )
-from application.reflection.vector_records import DerivedKind, DerivedVector
 from contracts.graph_walk import GraphWalkContract
 from domain.reflection.candidates import CandidateType, Span
 from domain.scopes import MemoryScope, ScopeRef

@@ -10,8 +10,8 @@ caller gates it); a namesake outside ``visible`` does not.
 
 import msgspec
 
-from application.reflection.ports import GraphStore
-from application.reflection.records import DerivedEdge, DerivedEntity, Mention
+from application.ports.reflection import GraphStore
+from application.ports.reflection_records import DerivedEdge, DerivedEntity, Mention
 from domain.reflection.candidates import CandidateType
 from domain.scopes import MemoryScope, ScopeRef
 

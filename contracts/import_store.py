@@ -14,8 +14,8 @@ from datetime import UTC, datetime, timedelta, timezone
 import msgspec
 import pytest
 
-from application.sources.import_ports import ImportStore
-from application.sources.jobs import (
+from application.imports.import_ports import ImportStore
+from application.imports.jobs import (
     ImportCounters,
     ImportJob,
     ImportProblem,

@@ -22,7 +22,7 @@ same adapter whose provider fails every call)::
 import msgspec
 import pytest
 
-from application.llm import LanguageModel, LLMRequest, generate_structured
+from application.ports.llm import LanguageModel, LLMRequest, generate_structured
 from domain.errors import UpstreamError
 from domain.reasons import ReasonCode
 

@@ -26,7 +26,7 @@ import msgspec
 import pytest
 
 from application.ports import MemoryStore
-from application.records import EmbeddingSpace
+from application.ports.records import EmbeddingSpace
 from contracts.change_log import MemoryStoreChangeLogContract
 from contracts.corrections import MemoryStoreCorrectionContract
 from contracts.embedding_queue import MemoryStoreEmbeddingQueueContract

@@ -16,7 +16,7 @@ import msgspec
 import pytest
 
 from application.ports import MemoryStore
-from application.records import EmbeddingSpace
+from application.ports.records import EmbeddingSpace
 from contracts.samples import SPACE, embedded, make_chunk, make_source, memory
 from domain.errors import TesseraError
 

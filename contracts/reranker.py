@@ -23,7 +23,7 @@ fails every call; the ``none`` adapter passes itself)::
 import math
 from datetime import date
 
-from application.rerank import RerankCandidate, Reranker, RerankScore
+from application.ports.rerank import RerankCandidate, Reranker, RerankScore
 
 __all__ = ["CANDIDATES", "QUERY", "RerankerContract"]
 

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from adapters.inmemory.memory_store import InMemoryMemoryStore
-from application.index_residency import EvictableIndex, IndexResidency, VectorLeg
-from application.records import CandidateFilter
+from application.indexing.residency import EvictableIndex, IndexResidency, VectorLeg
+from application.ports.records import CandidateFilter
 from contracts.embedding_queue import _write
 from contracts.samples import SPACE
 

@@ -14,7 +14,7 @@ import msgspec
 import pytest
 
 from application.ports import MemoryStore, RetrievalIndex
-from application.records import CandidateFilter, EmbeddedChunk, IndexEntry, ScopeRef
+from application.ports.records import CandidateFilter, EmbeddedChunk, IndexEntry, ScopeRef
 from contracts.samples import SPACE, embedded, make_chunk, make_source, unit
 from domain.models import MetadataValue, Source
 from domain.scopes import MemoryScope, SourceType

@@ -29,7 +29,7 @@ from typing import ClassVar
 import pytest
 
 from application.ports import MemoryStore, RetrievalIndex
-from application.records import CandidateFilter, IndexEntry, ScopeRef, ScoredId
+from application.ports.records import CandidateFilter, IndexEntry, ScopeRef, ScoredId
 from contracts.corrections import RetrievalIndexCorrectionContract
 from contracts.embedding_queue import RetrievalIndexPendingContract
 from contracts.retrieval_filters import RetrievalIndexFilterContract

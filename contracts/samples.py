@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta, timezone
 
-from application.records import EmbeddedChunk, EmbeddingSpace, Vector
+from application.ports.records import EmbeddedChunk, EmbeddingSpace, Vector
 from domain.hashing import content_hash
 from domain.models import Chunk, MetadataValue, Source
 from domain.scopes import LifecycleState, MemoryScope, SourceType

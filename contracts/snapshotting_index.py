@@ -1,4 +1,4 @@
-"""What every ``SnapshottingIndex`` owes readiness (application.snapshot_keeper).
+"""What every ``SnapshottingIndex`` owes readiness (application.indexing.snapshot_keeper).
 
 Usage: subclass it in a test module and provide ``make_index``, a fixture
 returning a factory that opens the index over one snapshot location (called
@@ -18,8 +18,8 @@ from collections.abc import Callable
 import pytest
 
 from adapters.inmemory.memory_store import InMemoryMemoryStore
-from application.index_snapshots import SnapshotOutcome, SnapshottingIndex
-from application.records import CandidateFilter, EmbeddingSpace
+from application.indexing.snapshots import SnapshotOutcome, SnapshottingIndex
+from application.ports.records import CandidateFilter, EmbeddingSpace
 from contracts.embedding_queue import _write
 from contracts.samples import SPACE, unit
 

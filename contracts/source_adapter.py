@@ -27,10 +27,10 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from application.limits import MAX_METADATA_KEYS
-from application.sources.mapping import remember_request
-from application.sources.ports import SourceAdapter
-from application.sources.records import ImportRecord, ReadItem, SkippedRecord, SkipReason
+from application.imports.mapping import remember_request
+from application.imports.ports import SourceAdapter
+from application.imports.records import ImportRecord, ReadItem, SkippedRecord, SkipReason
+from application.memory.limits import MAX_METADATA_KEYS
 from domain.errors import InvalidInputError, NotFoundError
 from domain.reasons import ReasonCode
 

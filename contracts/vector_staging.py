@@ -11,11 +11,11 @@ fixture whose store also implements ``VectorStaging``.
 import msgspec
 import pytest
 
-from application.enrichment.records import MemoryWrite
+from application.operations.reembed.ports import VectorStaging
+from application.operations.reembed.records import ReembedJob
 from application.ports import MemoryStore
-from application.records import EmbeddingSpace
-from application.reembed.ports import VectorStaging
-from application.reembed.records import ReembedJob
+from application.ports.records import EmbeddingSpace
+from application.ports.writes import MemoryWrite
 from contracts.samples import CREATED, SPACE, make_chunk, make_source, unit
 from domain.errors import ConflictError
 from domain.reasons import ReasonCode

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from application.limits import DEFAULT_PACK_BUDGET, DEFAULT_SEARCH_LIMIT
+from application.memory.limits import DEFAULT_PACK_BUDGET, DEFAULT_SEARCH_LIMIT
 from domain.errors import TesseraError
 from domain.relevance_gate import NOTHING_RELEVANT, nothing_relevant_words, weak_pack_words
 from domain.scopes import MemoryScope, SourceType

@@ -9,20 +9,20 @@ from pathlib import Path
 
 from dependency_injector import containers, providers
 
-from application.llm import LanguageModel
-from application.memory_service import MemoryService
+from application.imports.import_jobs import ImportSetup
+from application.memory.service import MemoryService
+from application.operations.reembed.service import EmbedderCatalog
+from application.operations.reembed.switchable import switchable
 from application.ports import Embedder, MemoryStore, RetrievalIndex
-from application.reembed.service import EmbedderCatalog
-from application.reembed.switchable import switchable
+from application.ports.llm import LanguageModel
+from application.ports.reflection import CandidateStore, GraphStore
+from application.ports.rerank import Reranker
 from application.reflection.derived import DerivedRecall
-from application.reflection.ports import CandidateStore, GraphStore
 from application.reflection.vectors import DerivedVectors
-from application.rerank import Reranker
 from application.retrieval.options import ConversationRecall
 from application.retrieval.pipeline import RetrievalMode
 from application.retrieval.recall import Recall
 from application.services import Services
-from application.sources.import_jobs import ImportSetup
 from application.synthesis.ports import SynthesisRunStore
 from application.trust.ports import AuditLog, ControlStore
 from entrypoints.settings import EmbedderKind, IndexKind, QueryPrecision, Settings, SettingsError
@@ -69,7 +69,7 @@ def make_index(
     ``ann_min_rows`` (in-process only): rows from which the vector leg walks a graph;
     ``"off"``: never; None: the index's default (adapters.inprocess.ann.AnnPolicy).
     ``idle_seconds`` (snapshotting in-process index only): unused this long, an
-    organisation leaves memory (application.idle_eviction); None: never."""
+    organisation leaves memory (application.indexing.idle_eviction); None: never."""
     if kind is IndexKind.SURREAL:
         from adapters.surreal.memory_store import SurrealMemoryStore
         from adapters.surreal.native_index import SurrealNativeIndex

@@ -1,7 +1,7 @@
 """The CLI's search filter flags: ``tessera recall|context ... --type email --from alice``.
 
 The flags build the same ``filters`` object the HTTP API and the MCP tools take
-(application.filters), so the service validates them once, the same way for
+(application.memory.filters), so the service validates them once, the same way for
 every surface; the CLI only splits ``--meta KEY=VALUE``.
 """
 

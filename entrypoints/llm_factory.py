@@ -4,7 +4,7 @@ Kept out of container.py so the composition root stays small; adapters are
 imported inside, so a deployment without an LLM never imports an LLM SDK.
 """
 
-from application.llm import LanguageModel
+from application.ports.llm import LanguageModel
 from entrypoints.settings import LLMKind, Settings, SettingsError
 
 __all__ = ["make_llm"]

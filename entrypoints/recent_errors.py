@@ -9,7 +9,7 @@ import logging
 from collections import deque
 from datetime import UTC, datetime
 
-from application.diagnostics import RecentError
+from application.operations.diagnostics import RecentError
 from domain.errors import bounded_detail
 
 __all__ = ["RecentErrors", "watch_recent_errors"]

@@ -6,8 +6,8 @@ imported inside, so the default never imports torch. A misconfiguration
 ``SettingsError`` at start-up, not a fallback at every search.
 """
 
-from application.llm import LanguageModel
-from application.rerank import Reranker
+from application.ports.llm import LanguageModel
+from application.ports.rerank import Reranker
 from entrypoints.settings import RerankKind, Settings, SettingsError
 
 __all__ = ["make_reranker"]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from adapters.embedders.remote import RemoteEmbedder
 from adapters.sdk_clients import describe_gemini_error, gemini_client
-from application.records import Vector
+from application.ports.records import Vector
 
 if TYPE_CHECKING:
     from google.genai import Client

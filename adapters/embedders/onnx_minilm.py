@@ -29,7 +29,7 @@ import numpy as np
 
 from adapters.embedders.background import BackgroundThread
 from application.enrichment.priority import BACKGROUND
-from application.records import EmbeddingSpace, Vector
+from application.ports.records import EmbeddingSpace, Vector
 from domain.errors import UpstreamError
 from domain.reasons import ReasonCode
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from adapters.embedders.remote import RemoteEmbedder
 from adapters.sdk_clients import describe_openai_error, openai_client
-from application.records import Vector
+from application.ports.records import Vector
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI

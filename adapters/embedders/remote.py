@@ -9,7 +9,7 @@ norm (a compatible server may not normalise).
 import math
 from collections.abc import Sequence
 
-from application.records import EmbeddingSpace, Vector
+from application.ports.records import EmbeddingSpace, Vector
 from domain.errors import UpstreamError
 from domain.reasons import ReasonCode
 

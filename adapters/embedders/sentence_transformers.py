@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from application.records import EmbeddingSpace, Vector
+from application.ports.records import EmbeddingSpace, Vector
 from domain.errors import UpstreamError
 from domain.reasons import ReasonCode
 

@@ -1,4 +1,4 @@
-"""The reference store's change sequence (application.changes), kept beside its rows.
+"""The reference store's change sequence (application.ports.changes), kept beside its rows.
 
 Kept apart from the rest of the store so each module stays small; the store
 class mixes it in. ``OrgMemory.changed`` is what every index-visible write calls.
@@ -7,8 +7,8 @@ class mixes it in. ``OrgMemory.changed`` is what every index-visible write calls
 from collections.abc import Sequence
 
 from adapters.inmemory.org_memory import OrgMemory
-from application.changes import ChangePosition, SourceChanges
-from application.records import IndexEntry
+from application.ports.changes import ChangePosition, SourceChanges
+from application.ports.records import IndexEntry
 
 __all__ = ["InMemoryChangeLog"]
 

@@ -7,9 +7,9 @@ class mixes it in.
 from collections.abc import Mapping, Sequence
 
 from adapters.inmemory.org_memory import OrgMemory
-from application.enrichment.records import EmbeddingCounts, PendingChunk
-from application.memory_checks import check_model
-from application.records import Vector
+from application.memory.checks import check_model
+from application.ports.records import Vector
+from application.ports.writes import EmbeddingCounts, PendingChunk
 from domain.errors import ConflictError
 from domain.reasons import ReasonCode
 

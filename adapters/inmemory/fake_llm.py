@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from application.llm import JsonSchema, LLMRequest, LLMResponse, decode_json
+from application.ports.llm import JsonSchema, LLMRequest, LLMResponse, decode_json
 from domain.errors import UpstreamError
 from domain.reasons import ReasonCode
 

@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from adapters.inprocess.analyzer import analyze
-from application.records import ScoredId, Vector
+from application.ports.records import ScoredId, Vector
 
 __all__ = ["bm25", "cosine"]
 

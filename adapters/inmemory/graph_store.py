@@ -12,9 +12,10 @@ from collections.abc import Mapping, Sequence
 
 from adapters.inmemory.graph_scoring import bm25 as _bm25
 from adapters.inmemory.graph_scoring import cosine as _cosine
-from application.records import ScoredId, Vector
-from application.reflection.merging import name_key
-from application.reflection.records import (
+from application.ports.derived import DerivedKind, DerivedText, DerivedVector
+from application.ports.derived import entity_text as _text
+from application.ports.records import ScoredId, Vector
+from application.ports.reflection_records import (
     DerivedEdge,
     DerivedEntity,
     Matched,
@@ -22,8 +23,7 @@ from application.reflection.records import (
     Neighbourhood,
     Supersession,
 )
-from application.reflection.vector_records import DerivedKind, DerivedText, DerivedVector
-from application.reflection.vector_records import entity_text as _text
+from application.reflection.merging import name_key
 from domain.reflection.candidates import CandidateType
 from domain.scopes import ScopeRef
 

@@ -10,7 +10,7 @@ import math
 import re
 from collections.abc import Sequence
 
-from application.records import EmbeddingSpace, Vector
+from application.ports.records import EmbeddingSpace, Vector
 
 __all__ = ["HashingEmbedder"]
 

@@ -4,7 +4,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from adapters.inmemory.memory_store import InMemoryMemoryStore
-from application.sources.jobs import ImportJob
+from application.imports.jobs import ImportJob
 
 __all__ = ["InMemoryImportStore"]
 

@@ -18,9 +18,8 @@ from adapters.inmemory.change_log import InMemoryChangeLog
 from adapters.inmemory.embedding_queue import InMemoryEmbeddingQueue
 from adapters.inmemory.org_memory import OrgMemory as _Org
 from adapters.inmemory.vector_staging import InMemoryVectorStaging
-from application.enrichment.records import MemoryWrite
-from application.memory_checks import check_memory, check_model, embedder_mismatch
-from application.records import (
+from application.memory.checks import check_memory, check_model, embedder_mismatch
+from application.ports.records import (
     EmbeddedChunk,
     EmbeddingSpace,
     IndexEntry,
@@ -29,6 +28,7 @@ from application.records import (
     StoreInfo,
     Vector,
 )
+from application.ports.writes import MemoryWrite
 from domain.errors import ConflictError, InvalidInputError, NotFoundError, UpstreamError
 from domain.models import Chunk, Source, chunk_recall
 from domain.reasons import ReasonCode

@@ -3,7 +3,7 @@
 import uuid
 from collections.abc import Iterable
 
-from application.records import EmbeddingSpace, IndexEntry, Vector
+from application.ports.records import EmbeddingSpace, IndexEntry, Vector
 from domain.models import Chunk, Source
 
 __all__ = ["OrgMemory"]
@@ -24,7 +24,7 @@ class OrgMemory:
         self.pending: dict[str, int] = {}
         #: chunk id -> attempts, for chunks given up on (the dead letter)
         self.failed: dict[str, int] = {}
-        #: the change sequence (application.changes): its epoch, head, each source's latest
+        #: the change sequence (application.ports.changes): its epoch, head, each source's latest
         self.epoch = uuid.uuid4().hex
         self.sequence = 0
         self.changed_at: dict[str, int] = {}

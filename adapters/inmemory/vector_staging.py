@@ -9,8 +9,8 @@ import bisect
 from collections.abc import Mapping
 
 from adapters.inmemory.org_memory import OrgMemory
-from application.records import EmbeddingSpace, Vector
-from application.reembed.records import ReembedJob, StagingChunk, StagingPage
+from application.operations.reembed.records import ReembedJob, StagingChunk, StagingPage
+from application.ports.records import EmbeddingSpace, Vector
 from domain.errors import ConflictError
 from domain.reasons import ReasonCode
 

@@ -14,22 +14,40 @@ growth, and every per-query result) is dropped and rebuilt when next wanted.
 """
 
 from collections.abc import Hashable
-from typing import TYPE_CHECKING, cast
+from typing import Protocol, cast
 
 import numpy as np
 
 from adapters.inprocess import episode_postings as episodes
-from adapters.inprocess.bm25 import GroupTotals
-from adapters.inprocess.query_cache import Moved
-from application.records import CandidateFilter
+from adapters.inprocess.bm25 import Bm25Postings, GroupTotals
+from adapters.inprocess.episode_rows import EpisodeRows
+from adapters.inprocess.query_cache import Moved, QueryCache
+from application.ports.records import CandidateFilter
 
-if TYPE_CHECKING:
-    from adapters.inprocess.index import _OrgIndex
-
-__all__ = ["follow"]
+__all__ = ["Followed", "follow"]
 
 
-def follow(org: "_OrgIndex", changed: np.ndarray) -> None:
+class Followed(Protocol):
+    """What ``follow`` reads of an organisation's index (``adapters.inprocess.index``)."""
+
+    @property
+    def size(self) -> int: ...
+    @property
+    def source_ids(self) -> list[str]: ...
+    @property
+    def source_codes(self) -> np.ndarray: ...
+    @property
+    def lexical(self) -> Bm25Postings: ...
+    @property
+    def episodes(self) -> episodes.EpisodeLeg: ...
+    @property
+    def members(self) -> EpisodeRows: ...
+    @property
+    def cache(self) -> QueryCache: ...
+    def _admits(self, where: CandidateFilter, rows: slice | np.ndarray) -> np.ndarray: ...
+
+
+def follow(org: Followed, changed: np.ndarray) -> None:
     """Older rows ``changed`` (sorted) may be admitted otherwise now, and the rows past
     each kept mask are new: every kept mask and per-filter value of ``org`` moves by them
     (``QueryCache`` calls this at the first lookup after the writes)."""
@@ -89,7 +107,7 @@ def _moved_rows(
 
 
 def _replan(
-    org: "_OrgIndex",
+    org: Followed,
     key: tuple[object, ...],
     kept: episodes.EpisodePlan,
     live: np.ndarray,

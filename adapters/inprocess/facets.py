@@ -14,7 +14,7 @@ from datetime import datetime
 
 import numpy as np
 
-from application.records import IndexEntry
+from application.ports.records import IndexEntry
 from domain.search_filters import SearchFilters, speaker_facets
 
 __all__ = ["FacetColumns"]

@@ -13,14 +13,52 @@ what was read is resident (clean file pages the kernel can take back).
 
 import sys
 from itertools import islice
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:  # the index imports this module when asked for its residency
-    from adapters.inprocess.index import _OrgIndex
+from adapters.inprocess import ann
+from adapters.inprocess import episode_postings as episodes
+from adapters.inprocess.bm25 import Bm25Postings
+from adapters.inprocess.episode_rows import EpisodeRows
+from adapters.inprocess.facets import FacetColumns
+from adapters.inprocess.row_texts import RowTexts
 
-__all__ = ["footprint"]
+__all__ = ["Measured", "footprint"]
+
+
+class Measured(Protocol):
+    """What ``footprint`` reads of an organisation's index (``adapters.inprocess.index``)."""
+
+    @property
+    def size(self) -> int: ...
+    @property
+    def ids(self) -> list[str]: ...
+    @property
+    def vectors(self) -> np.ndarray | None: ...
+    @property
+    def recall_codes(self) -> np.ndarray: ...
+    @property
+    def scope_codes(self) -> np.ndarray: ...
+    @property
+    def source_codes(self) -> np.ndarray: ...
+    @property
+    def source_ids(self) -> list[str]: ...
+    @property
+    def has_vector(self) -> np.ndarray: ...
+    @property
+    def facets(self) -> FacetColumns: ...
+    @property
+    def texts(self) -> RowTexts: ...
+    @property
+    def lexical(self) -> Bm25Postings: ...
+    @property
+    def episodes(self) -> episodes.EpisodeLeg: ...
+    @property
+    def members(self) -> EpisodeRows: ...
+    @property
+    def graph(self) -> ann.VectorGraph | None: ...
+
 
 _SAMPLE = 256
 #: a list slot, a dict entry (key hash + pointers, at a typical load)
@@ -50,7 +88,7 @@ def _graph_bytes(graph: Any) -> tuple[int, int]:
     return (held, lists) if graph.mapped else (held + lists, 0)
 
 
-def _text_bytes(org: "_OrgIndex") -> int:
+def _text_bytes(org: Measured) -> int:
     """The rows held as objects (written since the restore, or emptied), sampled; the
     rows decoded from the mapped blob cost their offset only."""
     texts = org.texts
@@ -69,7 +107,7 @@ def _text_bytes(org: "_OrgIndex") -> int:
     return int(held * (_SLOT + _mean(per_row))) + texts.offsets_bytes()
 
 
-def footprint(org: "_OrgIndex") -> dict[str, int]:
+def footprint(org: Measured) -> dict[str, int]:
     """Estimated bytes held by ``org``, by part (``total`` is their sum)."""
     size = org.size
     rows = _rows_sample(size)

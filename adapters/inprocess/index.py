@@ -22,11 +22,12 @@ from adapters.inprocess import episode_postings as episodes
 from adapters.inprocess.bm25 import Bm25Postings
 from adapters.inprocess.episode_rows import EpisodeRows
 from adapters.inprocess.facets import FacetColumns
+from adapters.inprocess.footprint import footprint
 from adapters.inprocess.graph_retrain import GraphRetrain
 from adapters.inprocess.query_cache import QueryCache
 from adapters.inprocess.row_texts import RowTexts
-from application.index_residency import IndexResidency, VectorLeg
-from application.records import (
+from application.indexing.residency import IndexResidency, VectorLeg
+from application.ports.records import (
     CandidateFilter,
     IndexedText,
     IndexEntry,
@@ -450,8 +451,6 @@ class InProcessIndex:
         return org is not None and org.ready
 
     def residency(self, org_id: str) -> IndexResidency | None:
-        from adapters.inprocess.footprint import footprint
-
         org = self._orgs.get(org_id)
         if org is None:
             return None

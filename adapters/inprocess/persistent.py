@@ -15,9 +15,9 @@ from adapters.inprocess.episode_postings import EpisodePostings
 from adapters.inprocess.index import InProcessIndex, _OrgIndex
 from adapters.inprocess.snapshot_files import Manifest, SnapshotFiles, SnapshotRefused
 from adapters.inprocess.snapshot_format import freeze, read_index, write_files
-from application.changes import ChangePosition
-from application.index_snapshots import SnapshotInfo, SnapshotLoad, SnapshotOutcome
-from application.records import EmbeddingSpace, IndexEntry, Vector
+from application.indexing.snapshots import SnapshotInfo, SnapshotLoad, SnapshotOutcome
+from application.ports.changes import ChangePosition
+from application.ports.records import EmbeddingSpace, IndexEntry, Vector
 from domain.scopes import LifecycleState
 
 __all__ = ["PersistentInProcessIndex", "apply_current"]

@@ -23,7 +23,7 @@ from pathlib import Path
 import msgspec
 import numpy as np
 
-from application.records import IndexedText
+from application.ports.records import IndexedText
 
 __all__ = ["Record", "RowTexts", "encode_text", "read_blob"]
 

@@ -17,9 +17,9 @@ import msgspec.structs
 
 from adapters.inprocess.episode_files import EPISODE_FILES
 from adapters.inprocess.snapshot_format import FILES, OPTIONAL_FILES
-from application.changes import ChangePosition
-from application.index_snapshots import SnapshotInfo, SnapshotOutcome
-from application.records import EmbeddingSpace
+from application.indexing.snapshots import SnapshotInfo, SnapshotOutcome
+from application.ports.changes import ChangePosition
+from application.ports.records import EmbeddingSpace
 
 __all__ = ["FORMAT_VERSION", "Manifest", "SnapshotFiles", "SnapshotRefused"]
 

@@ -28,7 +28,7 @@ from adapters.inprocess.graph_file import (
 from adapters.inprocess.graph_retrain import retrain_reason
 from adapters.inprocess.index import _OrgIndex
 from adapters.inprocess.row_texts import RowTexts, read_blob
-from application.records import ScopeRef
+from application.ports.records import ScopeRef
 from domain.scopes import MemoryScope
 
 __all__ = ["FILES", "OPTIONAL_FILES", "Frozen", "freeze", "read_index", "write_files"]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from adapters.llm.remote import RemoteLLM
 from adapters.sdk_clients import describe_gemini_error, gemini_client
-from application.llm import LLMRequest, LLMResponse
+from application.ports.llm import LLMRequest, LLMResponse
 
 if TYPE_CHECKING:
     from google.genai import Client

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from adapters.llm.remote import RemoteLLM
 from adapters.sdk_clients import describe_openai_error, openai_client
-from application.llm import LLMRequest, LLMResponse
+from application.ports.llm import LLMRequest, LLMResponse
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI

@@ -10,7 +10,7 @@ details name the provider and an HTTP status or error type, never a message
 
 from typing import Any
 
-from application.llm import LLMRequest, LLMResponse, decode_json
+from application.ports.llm import LLMRequest, LLMResponse, decode_json
 from domain.errors import UpstreamError
 from domain.reasons import ReasonCode
 

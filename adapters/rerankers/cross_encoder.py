@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from application.rerank import RerankCandidate, RerankScore, input_order_scores
+from application.ports.rerank import RerankCandidate, RerankScore, input_order_scores
 from domain.reasons import ReasonCode
 
 __all__ = ["CrossEncoderReranker"]

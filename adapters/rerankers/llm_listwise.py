@@ -20,8 +20,8 @@ from collections.abc import Sequence
 
 import msgspec
 
-from application.llm import LanguageModel, generate_structured
-from application.rerank import RerankCandidate, RerankScore, input_order_scores
+from application.ports.llm import LanguageModel, generate_structured
+from application.ports.rerank import RerankCandidate, RerankScore, input_order_scores
 from domain.errors import TesseraError
 from domain.reasons import ReasonCode
 

@@ -7,7 +7,7 @@ configured, so the offline default is byte-identical with or without it.
 
 from collections.abc import Sequence
 
-from application.rerank import RerankCandidate, RerankScore, input_order_scores
+from application.ports.rerank import RerankCandidate, RerankScore, input_order_scores
 
 __all__ = ["NoRerank"]
 

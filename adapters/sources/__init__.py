@@ -1,1 +1,1 @@
-"""Source adapters: archive formats read as import records (see application/sources)."""
+"""Source adapters: archive formats read as import records (see application/imports)."""

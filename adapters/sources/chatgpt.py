@@ -18,7 +18,7 @@ from adapters.sources.checkpoints import decode_ordinal, encode
 from adapters.sources.compressed import open_file, require_readable_file
 from adapters.sources.jsonl import turns_key
 from adapters.sources.times import parse_time
-from application.sources.records import (
+from application.imports.records import (
     ImportRecord,
     ImportTurn,
     ReadItem,

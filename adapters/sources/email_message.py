@@ -23,8 +23,7 @@ from datetime import UTC, datetime
 from email.message import EmailMessage, Message
 
 from adapters.sources.html_text import html_to_text
-from application.limits import MAX_CONTENT_CHARS
-from application.sources.records import (
+from application.imports.records import (
     AttachmentInfo,
     ImportRecord,
     Participants,
@@ -35,6 +34,7 @@ from application.sources.records import (
     content_key,
     message_id_key,
 )
+from application.memory.limits import MAX_CONTENT_CHARS
 from domain.scopes import SourceType
 
 __all__ = ["message_item"]

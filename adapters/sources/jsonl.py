@@ -22,7 +22,7 @@ import msgspec
 from adapters.sources.checkpoints import decode_ordinal, encode
 from adapters.sources.compressed import open_file, require_readable_file
 from adapters.sources.times import parse_time
-from application.sources.records import (
+from application.imports.records import (
     ImportRecord,
     ImportTurn,
     ReadItem,

@@ -16,7 +16,7 @@ from pathlib import Path
 from adapters.sources.checkpoints import decode_text, encode, refuse
 from adapters.sources.compressed import require_folder
 from adapters.sources.email_message import message_item
-from application.sources.records import ReadItem, SkippedRecord, SkipReason
+from application.imports.records import ReadItem, SkippedRecord, SkipReason
 
 __all__ = ["MaildirSourceAdapter"]
 

@@ -20,14 +20,14 @@ import yaml
 from adapters.sources.checkpoints import decode_text, encode
 from adapters.sources.compressed import require_folder
 from adapters.sources.times import parse_time
-from application.limits import MAX_CONTENT_CHARS
-from application.sources.records import (
+from application.imports.records import (
     ImportRecord,
     ReadItem,
     SkippedRecord,
     SkipReason,
     content_key,
 )
+from application.memory.limits import MAX_CONTENT_CHARS
 from domain.models import MetadataValue
 from domain.scopes import SourceType
 

@@ -19,7 +19,7 @@ from typing import BinaryIO
 from adapters.sources.checkpoints import decode_ordinal, encode
 from adapters.sources.compressed import open_file, require_readable_file
 from adapters.sources.email_message import message_item
-from application.sources.records import ReadItem
+from application.imports.records import ReadItem
 
 __all__ = ["MboxSourceAdapter", "mbox_messages"]
 

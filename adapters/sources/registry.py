@@ -5,7 +5,7 @@ from adapters.sources.jsonl import JsonlSourceAdapter
 from adapters.sources.maildir import MaildirSourceAdapter
 from adapters.sources.markdown import MarkdownSourceAdapter
 from adapters.sources.mbox import MboxSourceAdapter
-from application.sources.ports import SourceAdapter
+from application.imports.ports import SourceAdapter
 
 __all__ = ["source_adapters"]
 

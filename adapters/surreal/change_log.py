@@ -1,4 +1,4 @@
-"""The change sequence on SurrealDB (application.changes): the writes' stamp and its reads.
+"""The change sequence on SurrealDB (application.ports.changes): the writes' stamp and its reads.
 
 Every index-visible write runs ``ADVANCE`` then ``STAMP`` inside its own
 transaction: the head ``change_head:org`` (schema v8) moves one step and the
@@ -16,8 +16,8 @@ from surrealdb import RecordID
 
 from adapters.surreal import codec
 from adapters.surreal.connection import SurrealConnection
-from application.changes import ChangePosition, SourceChanges
-from application.records import IndexEntry
+from application.ports.changes import ChangePosition, SourceChanges
+from application.ports.records import IndexEntry
 
 __all__ = ["ADVANCE", "STAMP", "SurrealChangeLog", "stamped"]
 

@@ -31,7 +31,7 @@ from adapters.surreal.lifecycle_codec import (
     lifecycle_from_row,
     lifecycle_row,
 )
-from application.records import IndexedText, IndexEntry, ScopeRef, Vector
+from application.ports.records import IndexedText, IndexEntry, ScopeRef, Vector
 from domain.errors import InvalidInputError, UpstreamError
 from domain.lifecycle import RECALL_OPEN
 from domain.models import Chunk, MetadataValue, Source, spoken_text

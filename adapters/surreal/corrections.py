@@ -14,7 +14,7 @@ from adapters.surreal import change_log, codec
 from adapters.surreal.change_log import stamped
 from adapters.surreal.connection import SurrealConnection
 from adapters.surreal.withheld import REFRESH_WITHHELD, withheld_rows
-from application.records import EmbeddingSpace
+from application.ports.records import EmbeddingSpace
 from domain.models import Chunk, Source
 
 __all__ = ["DROP_STAGED", "linked_sources", "update_source"]

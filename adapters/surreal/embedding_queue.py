@@ -15,9 +15,9 @@ from surrealdb import RecordID
 from adapters.surreal import change_log, codec
 from adapters.surreal.change_log import stamped
 from adapters.surreal.connection import SurrealConnection
-from application.enrichment.records import EmbeddingCounts, PendingChunk
-from application.memory_checks import check_model
-from application.records import EmbeddingSpace, Vector
+from application.memory.checks import check_model
+from application.ports.records import EmbeddingSpace, Vector
+from application.ports.writes import EmbeddingCounts, PendingChunk
 from domain.errors import ConflictError, UpstreamError
 from domain.reasons import ReasonCode
 

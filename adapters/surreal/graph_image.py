@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Generic, TypeVar
 
 from adapters.surreal.graph_reads import decode_edge, decode_entity, decode_link
-from application.reflection.records import (
+from application.ports.reflection_records import (
     DerivedEdge,
     DerivedEntity,
     Matched,

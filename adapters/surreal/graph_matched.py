@@ -13,7 +13,7 @@ from adapters.surreal.connection import SurrealConnection
 from adapters.surreal.graph_image import LOAD, GraphImage
 from adapters.surreal.graph_reads import chunk_lists, decode_edge, decode_entity, decode_link
 from adapters.surreal.graph_walk import HOP, SurrealGraphWalk
-from application.reflection.records import Matched, Neighbourhood
+from application.ports.reflection_records import Matched, Neighbourhood
 from domain.scopes import ScopeRef
 
 __all__ = ["SurrealGraphMatched"]

@@ -24,13 +24,13 @@ from adapters.surreal.derived_tables import TableDefiner
 from adapters.surreal.held_tables import HeldTables
 from adapters.surreal.lexical_cache import LexicalIndex, LexicalRow
 from adapters.surreal.store_base import AS_RECORDS
-from application.records import ScoredId
-from application.reflection.merging import name_key
-from application.reflection.records import (
+from application.ports.records import ScoredId
+from application.ports.reflection_records import (
     DerivedEdge,
     DerivedEntity,
     Supersession,
 )
+from application.reflection.merging import name_key
 from domain.reflection.candidates import CandidateType
 from domain.scopes import ScopeRef
 

@@ -24,8 +24,8 @@ from adapters.surreal import codec
 from adapters.surreal.graph_image import GraphImage
 from adapters.surreal.graph_matched import BUMP
 from adapters.surreal.graph_vectors import SurrealGraphVectors
+from application.ports.reflection_records import DerivedEdge, DerivedEntity, Mention, Supersession
 from application.reflection.merging import name_key
-from application.reflection.records import DerivedEdge, DerivedEntity, Mention, Supersession
 
 __all__ = ["SurrealGraphStore"]
 

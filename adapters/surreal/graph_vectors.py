@@ -22,8 +22,8 @@ from adapters.surreal import codec
 from adapters.surreal.connection import SurrealConnection
 from adapters.surreal.graph_matched import SurrealGraphMatched
 from adapters.surreal.vector_matrix import VectorMatrices
-from application.records import ScoredId, Vector
-from application.reflection.vector_records import DerivedKind, DerivedText, DerivedVector
+from application.ports.derived import DerivedKind, DerivedText, DerivedVector
+from application.ports.records import ScoredId, Vector
 from domain.scopes import ScopeRef
 
 __all__ = ["SurrealGraphVectors"]

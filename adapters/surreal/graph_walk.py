@@ -20,7 +20,7 @@ from adapters.surreal.graph_reads import (
     decode_entity,
 )
 from adapters.surreal.store_base import AS_RECORDS
-from application.reflection.records import Neighbourhood
+from application.ports.reflection_records import Neighbourhood
 from domain.scopes import ScopeRef
 
 __all__ = ["HOP", "SurrealGraphWalk"]

@@ -27,7 +27,7 @@ from adapters.surreal.codec import namespace_for, space_code
 from adapters.surreal.connection import SurrealConnection
 from adapters.surreal.control_codec import to_value
 from adapters.surreal.memory_store import INSERT_BATCH
-from application.sources.jobs import ImportJob
+from application.imports.jobs import ImportJob
 from domain.errors import UpstreamError
 from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope

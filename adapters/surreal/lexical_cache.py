@@ -11,7 +11,7 @@ import numpy as np
 import regex
 
 from adapters.inprocess.analyzer import stem
-from application.records import ScoredId
+from application.ports.records import ScoredId
 
 __all__ = ["LexicalIndex", "LexicalRow", "tx_terms", "tx_tokens"]
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 
-from application.records import SourceLifecycle
+from application.ports.records import SourceLifecycle
 from domain.errors import UpstreamError
 from domain.lifecycle import Mark
 from domain.models import CorrectionRecord, Source, owner_of

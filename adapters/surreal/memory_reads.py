@@ -13,7 +13,7 @@ from surrealdb import RecordID
 
 from adapters.surreal import codec, corrections
 from adapters.surreal.store_base import SurrealStoreBase
-from application.records import IndexEntry, SourceLifecycle, SourceState, Vector
+from application.ports.records import IndexEntry, SourceLifecycle, SourceState, Vector
 from domain.models import Chunk, Source
 from domain.scopes import LifecycleState, ScopeRef
 

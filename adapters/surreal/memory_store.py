@@ -18,9 +18,9 @@ from adapters.surreal.memory_reads import SurrealMemoryReads
 from adapters.surreal.store_base import CHECKPOINT_EVERY_CHUNKS
 from adapters.surreal.vector_staging import SurrealVectorStaging
 from adapters.surreal.withheld import withheld_rows
-from application.enrichment.records import MemoryWrite
-from application.memory_checks import check_memory, check_model
-from application.records import EmbeddedChunk, Vector
+from application.memory.checks import check_memory, check_model
+from application.ports.records import EmbeddedChunk, Vector
+from application.ports.writes import MemoryWrite
 from domain.errors import ConflictError, InvalidInputError, NotFoundError, UpstreamError
 from domain.models import Source, chunk_recall
 from domain.reasons import ReasonCode

@@ -22,7 +22,7 @@ from surrealdb import RecordID
 from adapters.surreal import codec
 from adapters.surreal.filter_sql import narrowing_sql
 from adapters.surreal.memory_store import SurrealMemoryStore
-from application.records import CandidateFilter, IndexedText, IndexEntry, ScoredId, Vector
+from application.ports.records import CandidateFilter, IndexedText, IndexEntry, ScoredId, Vector
 from domain.errors import ConflictError
 from domain.reasons import ReasonCode
 from domain.scopes import LifecycleState

@@ -19,8 +19,8 @@ import msgspec
 
 from adapters.surreal.connection import SurrealConnection
 from adapters.surreal.withheld import backfill_rows
-from application.memory_checks import embedder_mismatch
-from application.records import EmbeddingSpace
+from application.memory.checks import embedder_mismatch
+from application.ports.records import EmbeddingSpace
 from domain.errors import UpstreamError
 from domain.lifecycle import RECALL_OPEN
 from domain.reasons import ReasonCode

@@ -18,7 +18,7 @@ from adapters.surreal.compaction import directory_bytes
 from adapters.surreal.connection import SurrealConnection
 from adapters.surreal.schema import load_space, migrate
 from adapters.surreal.search_indexes import keep_search_indexes
-from application.records import EmbeddingSpace, StoreInfo
+from application.ports.records import EmbeddingSpace, StoreInfo
 from domain.errors import ConflictError, UpstreamError
 from domain.reasons import ReasonCode
 

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable, Sequence
 import numpy as np
 
 from adapters.surreal.held_tables import HeldTables
-from application.records import ScoredId, Vector
+from application.ports.records import ScoredId, Vector
 
 __all__ = ["Matrix", "VectorMatrices"]
 

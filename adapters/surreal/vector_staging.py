@@ -18,8 +18,8 @@ from surrealdb import RecordID
 
 from adapters.surreal import codec
 from adapters.surreal.connection import SurrealConnection
-from application.records import EmbeddingSpace, Vector
-from application.reembed.records import ReembedJob, StagingChunk, StagingPage
+from application.operations.reembed.records import ReembedJob, StagingChunk, StagingPage
+from application.ports.records import EmbeddingSpace, Vector
 from domain.errors import ConflictError, UpstreamError
 from domain.reasons import ReasonCode
 

@@ -7,10 +7,10 @@ collaborators from here, so wiring one differently from the other cannot
 happen by accident.
 """
 
-from application.corrections.tokens import PreviewTokens
 from application.ports import Clock, MemoryStore, RetrievalIndex
 from application.reflection.forgetting import DerivedForgetting
 from application.trust.audit import AuditTrail
+from application.trust.preview_tokens import PreviewTokens
 
 __all__ = ["CorrectionUseCase"]
 

@@ -34,15 +34,15 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 
-from application.embedding import embed_texts
+from application.enrichment.embedding import embed_texts
 from application.enrichment.lane_items import Item as _Item
 from application.enrichment.lane_items import LaneSettings
 from application.enrichment.lane_items import Ticket as _Ticket
 from application.enrichment.lane_items import failure as _failure
 from application.enrichment.priority import BACKGROUND
-from application.enrichment.records import PendingChunk
 from application.ports import Embedder, MemoryStore, RetrievalIndex
-from application.records import Vector
+from application.ports.records import Vector
+from application.ports.writes import PendingChunk
 from domain.errors import TesseraError
 from domain.reasons import ReasonCode
 

@@ -3,7 +3,7 @@
 import asyncio
 from dataclasses import dataclass, field
 
-from application.enrichment.records import PendingChunk
+from application.ports.writes import PendingChunk
 from domain.errors import UpstreamError
 from domain.reasons import ReasonCode
 

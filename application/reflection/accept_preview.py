@@ -13,70 +13,21 @@ corrected since, or a candidate reviewed since, makes it 409
 ``source_changed``.
 """
 
-import hashlib
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
 import msgspec
 
-from application.corrections.tokens import PreviewTokens
-from application.sharing.readers import OrgReaders
+from application.reflection.accept_tokens import accept_digest, accept_state, accept_subject
+from application.reflection.review import Reviewer
 from application.trust.audit import AuditTrail
 from application.trust.guard import require_org, write_target
-from domain.errors import InvalidInputError
+from application.trust.preview_tokens import PreviewTokens
+from application.trust.readers import OrgReaders
 from domain.models import Source
 from domain.policy import MemoryPolicyContext, authorize_read
 from domain.policy.reach import Cited, ReachCounts, counts_of, reach_of
 from domain.reasons import ReasonCode
-from domain.reflection.candidates import ReflectionCandidate
 from domain.scopes import MemoryScope, ScopeRef
 
-if TYPE_CHECKING:
-    from application.reflection.review import Reviewer
-
-__all__ = [
-    "PromotionPreview",
-    "PromotionPreviewer",
-    "SourceReach",
-    "accept_digest",
-    "accept_state",
-    "accept_subject",
-    "check_accept_token",
-]
-
-
-def accept_subject(candidate_id: str) -> str:
-    return f"accept:{candidate_id}"
-
-
-def accept_state(candidate: ReflectionCandidate, sources: Sequence[Source]) -> str:
-    """The candidate's review state and its sources' versions: what a token is bound to."""
-    parts = [str(candidate.state), *(f"{s.source_id}:{s.version}" for s in sources)]
-    return "c" + hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:16]
-
-
-def accept_digest(target: ScopeRef) -> str:
-    return f"{target.scope}/{target.scope_key or ''}"
-
-
-def check_accept_token(
-    tokens: PreviewTokens | None,
-    token: str,
-    policy: MemoryPolicyContext,
-    candidate: ReflectionCandidate,
-    sources: Sequence[Source],
-    where: ScopeRef,
-) -> None:
-    """A promotion preview's token must be this caller's, for this candidate, target and state."""
-    if tokens is None:
-        raise InvalidInputError(ReasonCode.PREVIEW_INVALID, "no preview made this token")
-    tokens.check(
-        token,
-        policy,
-        accept_subject(candidate.candidate_id),
-        accept_state(candidate, sources),
-        accept_digest(where),
-    )
+__all__ = ["PromotionPreview", "PromotionPreviewer", "SourceReach"]
 
 
 class SourceReach(msgspec.Struct, frozen=True, kw_only=True):
@@ -113,7 +64,7 @@ class PromotionPreviewer:
     def __init__(
         self,
         *,
-        reviewer: "Reviewer",
+        reviewer: Reviewer,
         readers: OrgReaders,
         audit: AuditTrail,
         tokens: PreviewTokens,

@@ -41,7 +41,7 @@ from datetime import datetime
 import msgspec
 
 from application.ports import Clock, MemoryStore
-from application.queue_state import QueueState
+from application.ports.queue_state import QueueState
 from application.reflection.commands import ReflectRequest, ReflectResult
 from application.trust.access import AccessResolver
 from application.trust.ports import ControlStore

@@ -25,43 +25,22 @@ cannot see the replacement, the older record stands as it is.
 import asyncio
 from collections.abc import Iterable, Sequence
 
-import msgspec
-
 from application.ports import MemoryStore
-from application.records import ScoredId
+from application.ports.derived import DerivedHit
+from application.ports.records import ScoredId
+from application.ports.reflection import GraphStore
+from application.ports.reflection_records import DerivedEntity, Supersession
 from application.reflection.expansion import FirstHop, GraphExpansion
 from application.reflection.meaning import Meaning, by_meaning, fused_order
-from application.reflection.ports import GraphStore
-from application.reflection.reading import all_readable
-from application.reflection.records import DerivedEntity, Supersession
 from application.reflection.vectors import DerivedVectors
+from application.trust.reading import all_readable
 from domain.policy import MemoryPolicyContext, readable_spaces
 from domain.query_terms import meaningful_query
-from domain.reflection.candidates import CandidateType
 
-__all__ = ["DerivedHit", "DerivedRecall", "chunk_list"]
+__all__ = ["DerivedRecall", "chunk_list"]
 
 #: entities one query considers
 _DEPTH = 20
-
-
-class DerivedHit(msgspec.Struct, frozen=True, kw_only=True):
-    """A promoted record that matched: what it states, where from, what supports it."""
-
-    entity_id: str
-    type: CandidateType
-    name: str
-    source_ids: list[str]
-    chunk_ids: list[str]
-    confidence: float
-    transform: str
-    rank: int
-    superseded_by: str | None = None
-    supersedes: list[str] = msgspec.field(default_factory=list)
-    #: it (or a record it replaces) matched the query by meaning, not (only) by words
-    by_meaning: bool = False
-    #: it (or a record it replaces) matched the query's words (its name, type or aliases)
-    by_words: bool = False
 
 
 class DerivedRecall:

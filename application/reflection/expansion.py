@@ -36,10 +36,10 @@ from typing import Protocol
 import msgspec
 
 from application.ports import MemoryStore
+from application.ports.reflection import GraphStore
+from application.ports.reflection_records import DerivedEdge, DerivedEntity, Neighbourhood
 from application.reflection.meaning import Meaning, by_meaning, fused_order
-from application.reflection.ports import GraphStore
-from application.reflection.reading import all_readable
-from application.reflection.records import DerivedEdge, DerivedEntity, Neighbourhood
+from application.trust.reading import all_readable
 from domain.policy import MemoryPolicyContext, readable_spaces
 from domain.query_terms import meaningful_query
 from domain.reflection.candidates import CandidateType

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 import msgspec
 
-from application.llm import LanguageModel, generate_structured
-from application.reflection.ports import SentenceSegmenter
+from application.ports.llm import LanguageModel, generate_structured
+from application.ports.reflection import SentenceSegmenter
 from domain.models import Source
 from domain.reflection.candidates import (
     MAX_CANDIDATE_CHARS,

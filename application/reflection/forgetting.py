@@ -9,7 +9,7 @@ removes the bytes, so compaction can take them off the disk as well.
 from datetime import datetime
 
 from application.ports import MemoryStore
-from application.reflection.ports import CandidateStore, GraphStore
+from application.ports.reflection import CandidateStore, GraphStore
 from application.reflection.superseding import Superseding
 
 __all__ = ["DerivedForgetting"]

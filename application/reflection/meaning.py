@@ -11,8 +11,8 @@ has no floor and keeps its top hits.
 
 from collections.abc import Awaitable, Callable
 
-from application.records import ScoredId, Vector
-from application.reflection.vector_records import QueryMeaning
+from application.ports.derived import QueryMeaning
+from application.ports.records import ScoredId, Vector
 from application.retrieval.relevance import relatedness_floor
 from domain.fusion import rrf_merge
 from domain.scopes import ScopeRef

@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from application.reflection.records import DerivedEdge, DerivedEntity, Mention
+from application.ports.reflection_records import DerivedEdge, DerivedEntity, Mention
 
 if TYPE_CHECKING:
-    from application.reflection.ports import GraphStore
+    from application.ports.reflection import GraphStore
     from application.reflection.promotion import NativeRecords
 
 __all__ = ["merge_entity", "merged_records", "name_key", "repoint"]

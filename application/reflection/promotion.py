@@ -14,14 +14,14 @@ its sources are then the union, and so is who may read it.
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from application.reflection.commands import PromotedRecord
-from application.reflection.records import (
+from application.ports.reflection_records import (
     DerivedEdge,
     DerivedEntity,
     Mention,
     Provenance,
     Supersession,
 )
+from application.reflection.commands import PromotedRecord
 from domain.models import Chunk, Source
 from domain.reflection.candidates import CandidateType, ReflectionCandidate, Span
 from domain.scopes import ScopeRef

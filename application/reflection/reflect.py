@@ -11,9 +11,10 @@ default).
 from collections.abc import Sequence
 from datetime import datetime
 
-from application.llm import LanguageModel
+from application.indexing.readiness import OrgReadiness
 from application.ports import Clock, MemoryStore
-from application.readiness import OrgReadiness
+from application.ports.llm import LanguageModel
+from application.ports.reflection import CandidateStore, Extractor, SentenceSegmenter
 from application.reflection.commands import (
     MAX_REFLECT_SOURCES,
     MAX_SPANS,
@@ -28,12 +29,11 @@ from application.reflection.commands import (
     check_proposal_text,
 )
 from application.reflection.extractors import LLMExtractor, RulesExtractor
-from application.reflection.ports import CandidateStore, Extractor, SentenceSegmenter
-from application.reflection.reading import read_sources
 from application.reflection.review import Reviewer
-from application.synthesis.audience import parse_space
+from application.trust.audience import parse_space
 from application.trust.audit import AuditTrail
 from application.trust.guard import denied, require_org, write_target
+from application.trust.reading import read_sources
 from domain.errors import InvalidInputError
 from domain.hashing import content_hash
 from domain.lifecycle import Mark

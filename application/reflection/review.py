@@ -17,9 +17,10 @@ from collections.abc import Sequence
 
 import msgspec
 
-from application.corrections.tokens import PreviewTokens
 from application.ports import Clock, MemoryStore
-from application.reflection.accept_preview import check_accept_token
+from application.ports.reflection import CandidateStore, GraphStore
+from application.ports.reflection_records import Supersession
+from application.reflection.accept_tokens import check_accept_token
 from application.reflection.commands import (
     CandidateList,
     CandidateView,
@@ -27,14 +28,13 @@ from application.reflection.commands import (
     ReviewResult,
 )
 from application.reflection.merging import merged_records
-from application.reflection.ports import CandidateStore, GraphStore
 from application.reflection.promotion import NativeRecords, native_records, promoted_records
-from application.reflection.reading import all_readable, read_sources
-from application.reflection.records import Supersession
 from application.reflection.superseding import Superseding
 from application.reflection.vectors import DerivedVectors
 from application.trust.audit import AuditTrail
 from application.trust.guard import denied, require_org, write_target
+from application.trust.preview_tokens import PreviewTokens
+from application.trust.reading import all_readable, read_sources
 from domain.errors import ConflictError, InvalidInputError, NotFoundError, PolicyDeniedError
 from domain.models import Source
 from domain.policy import MemoryPolicyContext, PolicyDecision, authorize_correct, authorize_reflect

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from application.ports import MemoryStore
-from application.reflection.ports import GraphStore
-from application.reflection.reading import all_readable
-from application.reflection.records import DerivedEntity, Supersession
+from application.ports.reflection import GraphStore
+from application.ports.reflection_records import DerivedEntity, Supersession
+from application.trust.reading import all_readable
 from domain.errors import NotFoundError
 from domain.hashing import content_hash
 from domain.policy import MemoryPolicyContext

@@ -25,10 +25,10 @@ import asyncio
 import contextlib
 import logging
 
-from application.embedding import embed_texts
+from application.enrichment.embedding import embed_texts
 from application.ports import Embedder, MemoryStore
-from application.reflection.ports import GraphStore
-from application.reflection.vector_records import DerivedVector
+from application.ports.derived import DerivedVector
+from application.ports.reflection import GraphStore
 from domain.hashing import content_hash
 
 __all__ = ["DerivedVectors"]

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
-from application.records import CandidateFilter, IndexedText
+from application.ports.records import CandidateFilter, IndexedText
 from domain.fusion import rrf_merge
 from domain.ranking.spread import spread_over_episodes, spread_over_runs
 from domain.windows import window_order

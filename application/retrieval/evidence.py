@@ -7,7 +7,7 @@ unrelated question still has a first, second and third candidate.
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from application.records import IndexedText, ScoredId
+from application.ports.records import IndexedText, ScoredId
 from domain.query_terms import meaningful_query
 from domain.ranking.text import content_terms, term_hits, term_prefixes
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import msgspec
 
 from application.ports import MemoryStore
-from application.records import SourceLifecycle
+from application.ports.records import SourceLifecycle
 from application.retrieval.pipeline import Retrieved
 from application.trust.guard import may_read
 from domain.lifecycle import Mark, demoted

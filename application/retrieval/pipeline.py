@@ -21,8 +21,8 @@ from typing import Any
 import msgspec
 
 from application.ports import RetrievalIndex
-from application.records import CandidateFilter, IndexedText, ScoredId, Vector
-from application.rerank import Reranker
+from application.ports.records import CandidateFilter, IndexedText, ScoredId, Vector
+from application.ports.rerank import Reranker
 from application.retrieval.conversation import (
     WINDOW_EPISODES,
     UnnamedSearch,
@@ -30,6 +30,7 @@ from application.retrieval.conversation import (
     window_list,
 )
 from application.retrieval.evidence import evidence_of
+from application.retrieval.found import Found
 from application.retrieval.options import ConversationRecall
 from application.retrieval.rerank_step import DEFAULT_TOP_N, rerank_top
 from domain.fusion import FusedHit, fuse_with_episodes, rrf_merge
@@ -40,7 +41,7 @@ from domain.ranking.question import profile_question, subject_phrase
 from domain.ranking.ranker import Candidate, RankWeights, rank_candidates
 from domain.relevance_gate import Evidence
 
-__all__ = ["GATE_POOL", "Found", "Ranked", "RetrievalMode", "RetrievalPipeline", "Retrieved"]
+__all__ = ["GATE_POOL", "Ranked", "RetrievalMode", "RetrievalPipeline", "Retrieved"]
 
 #: candidates each turn signal returns (more when more results are asked for)
 _MIN_CANDIDATES = 50
@@ -68,18 +69,6 @@ class RetrievalMode(StrEnum):
     VECTOR = "vector"  # turn-level vector alone
     HYBRID = "hybrid"  # every signal and expansion, fused with RRF
     RANKED = "ranked"  # hybrid, then the query-aware ranker
-
-
-class Found(msgspec.Struct, frozen=True, kw_only=True):
-    """A ranked chunk id; the caller reads the chunk from the store and checks it again."""
-
-    chunk_id: str
-    score: float
-    ranks: dict[str, int]
-    reasons: list[str] = msgspec.field(default_factory=list)
-    #: evidence about the question (``application.retrieval.evidence``); None: not measured
-    similarity: float | None = None
-    words: int | None = None
 
 
 class Ranked(msgspec.Struct, frozen=True, kw_only=True):

@@ -16,16 +16,16 @@ from typing import Protocol
 
 import msgspec
 
-from application.embedding import QueryVectorCache
+from application.enrichment.embedding import QueryVectorCache
+from application.indexing.readiness import OrgReadiness
 from application.ports import Embedder, MemoryStore, RetrievalIndex
-from application.readiness import OrgReadiness
-from application.records import Vector
-from application.reflection.derived import DerivedHit, DerivedRecall
-from application.reflection.vector_records import QueryMeaning
-from application.rerank import Reranker
+from application.ports.derived import DerivedHit, DerivedLists, QueryMeaning
+from application.ports.records import Vector
+from application.ports.rerank import Reranker
+from application.retrieval.found import Found
 from application.retrieval.lifecycle import LifecycleNote, honour_corrections
 from application.retrieval.options import ConversationRecall
-from application.retrieval.pipeline import Found, RetrievalMode, RetrievalPipeline, Retrieved
+from application.retrieval.pipeline import RetrievalMode, RetrievalPipeline, Retrieved
 from application.retrieval.rerank_step import DEFAULT_TOP_N
 from application.trust.guard import candidate_filter, may_read
 from domain.policy import MemoryPolicyContext
@@ -75,7 +75,7 @@ class Recall:
         rank_weights: RankWeights | None = None,
         reranker: Reranker | None = None,
         rerank_top_n: int = DEFAULT_TOP_N,
-        derived: DerivedRecall | None = None,
+        derived: DerivedLists | None = None,
         conversation: ConversationRecall | None = None,
     ) -> None:
         self._store = store

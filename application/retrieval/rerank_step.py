@@ -11,16 +11,13 @@ candidates, or a reranker that raises, keep the ranker's order and log
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 import msgspec
 
-from application.records import IndexedText
-from application.rerank import RerankCandidate, Reranker, RerankScore
+from application.ports.records import IndexedText
+from application.ports.rerank import RerankCandidate, Reranker, RerankScore
+from application.retrieval.found import Found
 from domain.reasons import ReasonCode
-
-if TYPE_CHECKING:  # the pipeline imports this module
-    from application.retrieval.pipeline import Found
 
 __all__ = ["DEFAULT_TOP_N", "rerank_top"]
 
@@ -64,10 +61,10 @@ async def _scores(
 async def rerank_top(
     reranker: Reranker,
     query: str,
-    found: Sequence["Found"],
+    found: Sequence[Found],
     texts: Mapping[str, IndexedText],
     top_n: int,
-) -> list["Found"]:
+) -> list[Found]:
     """``found`` with its first ``top_n`` reordered by ``reranker``; reasons say what moved."""
     head = [f for f in found[:top_n] if f.chunk_id in texts]
     if len(head) < 2:

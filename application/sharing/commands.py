@@ -5,7 +5,7 @@ from enum import StrEnum
 
 import msgspec
 
-from application.commands import check_scope_key
+from application.memory.commands import check_scope_key
 from domain.errors import InvalidInputError
 from domain.lifecycle import Mark
 from domain.models import PrincipalKind

@@ -13,7 +13,7 @@ from datetime import datetime
 
 import msgspec
 
-from application.reflection.records import DerivedEdge, DerivedEntity, Mention, Provenance
+from application.ports.reflection_records import DerivedEdge, DerivedEntity, Mention, Provenance
 from domain.models import Chunk, Source
 from domain.reflection.candidates import Span
 from domain.scopes import ScopeRef

@@ -13,13 +13,13 @@ from typing import NoReturn
 import msgspec
 
 from application.ports import MemoryStore
-from application.reflection.ports import GraphStore
-from application.reflection.reading import unreadable_reason
-from application.reflection.records import DerivedEdge, DerivedEntity
+from application.ports.reflection import GraphStore
+from application.ports.reflection_records import DerivedEdge, DerivedEntity
 from application.sharing.commands import ShareKind, ShareRequest, space_label
 from application.sharing.derived_copy import Following, following
 from application.trust.audit import AuditTrail
 from application.trust.guard import may_read, require_org, write_target
+from application.trust.reading import unreadable_reason
 from domain.errors import ConflictError, InvalidInputError, NotFoundError, PolicyDeniedError
 from domain.lifecycle import Mark
 from domain.models import Source, owner_of

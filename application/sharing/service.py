@@ -17,11 +17,10 @@ team space stays invisible to the team (counted as withheld, not leaked).
 
 import msgspec
 
-from application.corrections.tokens import PreviewTokens
-from application.memory_service import MemoryService
+from application.memory.service import MemoryService
 from application.ports import Clock, IdGenerator, MemoryStore
-from application.reflection.ports import GraphStore
-from application.reflection.records import Mention
+from application.ports.reflection import GraphStore
+from application.ports.reflection_records import Mention
 from application.sharing.commands import (
     ReaderView,
     ShareApplied,
@@ -32,10 +31,11 @@ from application.sharing.commands import (
 )
 from application.sharing.derived_copy import copies_for
 from application.sharing.planning import SharePlan, SharePlanner
-from application.sharing.readers import OrgReaders
 from application.sharing.source_copy import copy_request
 from application.trust.audit import AuditTrail
 from application.trust.guard import denied
+from application.trust.preview_tokens import PreviewTokens
+from application.trust.readers import OrgReaders
 from domain.errors import ConflictError, InvalidInputError
 from domain.models import PrincipalKind, Source
 from domain.policy import MemoryPolicyContext

@@ -13,7 +13,7 @@ from itertools import groupby
 
 import msgspec
 
-from application.commands import RememberRequest
+from application.memory.commands import RememberRequest
 from domain.errors import InvalidInputError
 from domain.models import Chunk, Source, Turn
 from domain.scopes import ScopeRef

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from application.embedding import embed_for_memory
+from application.enrichment.embedding import embed_for_memory
 from application.ports import Embedder, MemoryStore
 from application.retrieval.relevance import relatedness_floors
 from application.synthesis.records import LeftOut, SectionPack

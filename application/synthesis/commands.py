@@ -2,7 +2,7 @@
 
 import msgspec
 
-from application.commands import _check_query
+from application.memory.commands import _check_query
 from application.synthesis.records import (
     Draft,
     DraftSection,

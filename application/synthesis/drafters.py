@@ -17,7 +17,7 @@ blocks the document instead of reaching it.
 
 import msgspec
 
-from application.llm import LanguageModel, generate_structured
+from application.ports.llm import LanguageModel, generate_structured
 from application.synthesis.records import (
     Draft,
     DraftSection,

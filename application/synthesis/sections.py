@@ -15,7 +15,6 @@ import msgspec
 
 from application.ports import MemoryStore
 from application.retrieval.recall import Recall
-from application.synthesis.audience import ReadableBy
 from application.synthesis.records import (
     PackItem,
     SectionPack,
@@ -23,6 +22,7 @@ from application.synthesis.records import (
     StoredPack,
     SynthesisRun,
 )
+from application.trust.audience import ReadableBy
 from application.trust.guard import may_read
 from domain.models import Chunk
 from domain.policy import MemoryPolicyContext

@@ -11,12 +11,11 @@ from typing import Any
 
 import msgspec
 
-from application.commands import RememberRequest
-from application.llm import LanguageModel
-from application.memory_service import MemoryService
+from application.memory.commands import RememberRequest
+from application.memory.service import MemoryService
 from application.ports import Clock, Embedder, IdGenerator, MemoryStore
+from application.ports.llm import LanguageModel
 from application.retrieval.recall import Recall
-from application.synthesis.audience import AudienceResolver, parse_space
 from application.synthesis.bearing import screen_packs
 from application.synthesis.commands import (
     DraftResult,
@@ -34,6 +33,7 @@ from application.synthesis.provenance import provenance
 from application.synthesis.records import OutlineSection, SectionPack, SynthesisRun
 from application.synthesis.sections import build_packs, expected_sources, materialize
 from application.synthesis.verifier import verify_draft
+from application.trust.audience import AudienceResolver, parse_space
 from application.trust.audit import AuditTrail
 from application.trust.guard import require_org
 from domain.errors import ConflictError, InvalidInputError, NotFoundError

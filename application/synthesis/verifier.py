@@ -16,7 +16,7 @@ store's embedding cache for chunks.
 
 from datetime import datetime
 
-from application.embedding import embed_for_memory
+from application.enrichment.embedding import embed_for_memory
 from application.ports import Embedder, MemoryStore
 from application.synthesis.bearing import bearing_chunks
 from application.synthesis.records import (

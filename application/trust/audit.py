@@ -25,7 +25,7 @@ from collections.abc import Sequence
 import msgspec
 
 from application.ports import Clock, IdGenerator
-from application.queue_state import QueueState
+from application.ports.queue_state import QueueState
 from application.trust.ports import AuditLog
 from application.trust.records import AuditReceipt
 from domain.errors import ConflictError

@@ -1,6 +1,6 @@
 """How the use cases apply the memory policy: one place, the same for every surface."""
 
-from application.records import CandidateFilter, SourceLifecycle
+from application.ports.records import CandidateFilter, SourceLifecycle
 from domain.errors import PolicyDeniedError
 from domain.models import Chunk, Source
 from domain.policy import (

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 import msgspec
 
 from application.ports import MemoryStore
-from application.records import SourceLifecycle
+from application.ports.records import SourceLifecycle
 from domain.policy import MemoryPolicyContext, authorize_read
 from domain.reasons import ReasonCode
 from domain.scopes import LifecycleState, ScopeRef

@@ -11,7 +11,7 @@ labelled ``ranked+<reranker>``.
 import os
 from pathlib import Path
 
-from application.rerank import Reranker
+from application.ports.rerank import Reranker
 from application.retrieval.pipeline import RetrievalMode
 
 __all__ = ["RERANK_CHOICES", "build_reranker", "mode_label"]

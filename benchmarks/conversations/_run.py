@@ -10,9 +10,9 @@ roles only). Hits map back to turn ids by (episode, turn index).
 from datetime import datetime
 from typing import Any
 
-from application.commands import ContextRequest, RememberRequest, SearchRequest
-from application.limits import DEFAULT_PACK_BUDGET
-from application.memory_service import MemoryService
+from application.memory.commands import ContextRequest, RememberRequest, SearchRequest
+from application.memory.limits import DEFAULT_PACK_BUDGET
+from application.memory.service import MemoryService
 from benchmarks._lme_run import owner_context
 from benchmarks.conversations._metrics import Shown, question_metrics, rendered_metrics
 from domain.models import Turn

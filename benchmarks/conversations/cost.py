@@ -27,8 +27,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from application.commands import SearchRequest
-from application.memory_service import MemoryService
+from application.memory.commands import SearchRequest
+from application.memory.service import MemoryService
 from application.retrieval.options import ConversationRecall
 from application.retrieval.pipeline import RetrievalMode
 from benchmarks._embed_cache import CachedEmbedder, DiskEmbeddingCache

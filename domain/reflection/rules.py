@@ -24,7 +24,7 @@ RULES_VERSION = "3"
 
 #: the sentences of one line of text, as ``[start, end)`` offsets into it in reading order.
 #: The domain imports no library, so a segmenter comes from outside (an adapter behind
-#: ``application.reflection.ports.SentenceSegmenter``).
+#: ``application.ports.reflection.SentenceSegmenter``).
 SentenceSplitter = Callable[[str], Sequence[tuple[int, int]]]
 
 _I = re.IGNORECASE

@@ -13,12 +13,12 @@ from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, FromQuery, JSONBody
 
-from application.commands import ContextRequest, RememberRequest, SearchRequest
-from application.filters import parse_filters
-from application.limits import MAX_CONTENT_CHARS
-from application.results import ContextPack, RememberResult, SearchResults
+from application.memory.commands import ContextRequest, RememberRequest, SearchRequest
+from application.memory.filters import parse_filters
+from application.memory.limits import MAX_CONTENT_CHARS
+from application.memory.results import ContextPack, RememberResult, SearchResults
+from application.operations.inspection import AccessPreview, SourceView, SpaceView
 from application.services import Services
-from application.trust.inspection import AccessPreview, SourceView, SpaceView
 from application.trust.records import AuditReceipt
 from domain.errors import InvalidInputError, PolicyDeniedError
 from domain.policy import MemoryPolicyContext, Surface

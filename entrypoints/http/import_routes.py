@@ -17,9 +17,9 @@ from litestar.di import NamedDependency
 from litestar.exceptions import ValidationException
 from litestar.params import FromPath
 
+from application.imports.import_jobs import ImportJobs
+from application.imports.views import ImportView
 from application.services import Services
-from application.sources.import_jobs import ImportJobs
-from application.sources.views import ImportView
 from application.trust.access import Caller
 from domain.errors import InvalidInputError, MalformedRequestError, NotFoundError
 from domain.policy import MemoryPolicyContext

@@ -10,10 +10,10 @@ from litestar import post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
+from application.operations.org_drop import OrgDropPreview, OrgDropResult
+from application.operations.store_compaction import CompactionResult
 from application.services import Services
 from application.trust.access import Caller
-from application.trust.org_drop import OrgDropPreview, OrgDropResult
-from application.trust.store_compaction import CompactionResult
 from domain.policy import Surface
 
 __all__ = ["ORG_ROUTES", "DropBody"]

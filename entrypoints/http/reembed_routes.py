@@ -12,7 +12,7 @@ from litestar import get, post
 from litestar.di import NamedDependency
 from litestar.params import JSONBody
 
-from application.reembed.records import ReembedStatus
+from application.operations.reembed.records import ReembedStatus
 from application.services import Services
 from application.trust.access import Caller
 from domain.policy import Surface

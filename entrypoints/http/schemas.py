@@ -5,15 +5,15 @@ from typing import Annotated
 
 import msgspec
 
-from application.enrichment.records import WaitFor
-from application.filters import FiltersSpec
-from application.limits import (
+from application.memory.filters import FiltersSpec
+from application.memory.limits import (
     DEFAULT_PACK_BUDGET,
     DEFAULT_SEARCH_LIMIT,
     MAX_CONTENT_CHARS,
     MAX_PACK_BUDGET,
     MAX_SEARCH_LIMIT,
 )
+from application.ports.writes import WaitFor
 from domain.models import MetadataValue, Turn
 from domain.policy import OrgRole, SpaceRole
 from domain.scopes import MemoryScope, SourceType

@@ -4,7 +4,7 @@ import msgspec
 from litestar import get
 from litestar.di import NamedDependency
 
-from application.diagnostics import ServiceStatus
+from application.operations.diagnostics import ServiceStatus
 from application.services import Services
 from application.trust.access import Caller
 from entrypoints.recent_errors import watch_recent_errors

@@ -20,7 +20,7 @@ from typing import Protocol
 from litestar.datastructures import UploadFile
 
 from adapters.sources.compressed import archive_kind, open_decompressed, refuse_archive
-from application.sources.import_jobs import ImportJobs
+from application.imports.import_jobs import ImportJobs
 from domain.errors import InvalidInputError
 from domain.policy import MemoryPolicyContext
 from domain.reasons import ReasonCode

@@ -10,7 +10,7 @@ from litestar import post
 from litestar.di import NamedDependency
 from litestar.params import JSONBody
 
-from application.reflection.wake_records import WakePack, WakeRequest
+from application.retrieval.wake_records import WakePack, WakeRequest
 from application.services import Services
 from domain.policy import MemoryPolicyContext
 from domain.wake import DEFAULT_WAKE_BUDGET, MAX_WAKE_BUDGET

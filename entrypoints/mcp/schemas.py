@@ -11,7 +11,7 @@ import msgspec
 
 from application.corrections.bulk import BulkSelector
 from application.corrections.commands import CorrectionRequest
-from application.trust.inspection import SpaceView
+from application.operations.inspection import SpaceView
 
 __all__ = [
     "AccessPreviewArgs",

@@ -17,16 +17,16 @@ import msgspec
 
 from application.corrections.bulk import BulkDeletePreview, BulkDeleteResult, BulkSelector
 from application.corrections.results import CorrectionApplied, CorrectionPreview
+from application.imports.views import ImportList, ImportView
+from application.memory.results import ContextPack, RememberResult, SearchResults
+from application.operations.inspection import AccessPreview, SourceView
 from application.reflection.commands import (
     CandidateList,
     ProposeResult,
     ReflectResult,
     ReviewResult,
 )
-from application.reflection.wake_records import WakePack
-from application.results import ContextPack, RememberResult, SearchResults
-from application.sources.views import ImportList, ImportView
-from application.trust.inspection import AccessPreview, SourceView
+from application.retrieval.wake_records import WakePack
 from domain.relevance_gate import NOTHING_RELEVANT, nothing_relevant_words, weak_pack_words
 from entrypoints.http.import_schemas import ImportIdArgs, ImportStartBody
 from entrypoints.http.reflection_routes import ProposeBody, ReflectBody

@@ -15,7 +15,7 @@ from typing import Protocol
 
 import msgspec
 
-from application.results import Signals
+from application.memory.results import Signals
 from domain.explain import inclusion_reason
 
 __all__ = ["Why", "why", "why_of"]

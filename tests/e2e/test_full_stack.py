@@ -76,7 +76,7 @@ def test_remember_recall_and_survive_a_restart(tmp_path: Path, index: str) -> No
 
 async def test_a_different_embedder_on_existing_data_is_refused(tmp_path: Path) -> None:
     from adapters.inmemory.hashing_embedder import HashingEmbedder
-    from application.commands import RememberRequest
+    from application.memory.commands import RememberRequest
     from domain.errors import ConflictError
     from domain.reasons import ReasonCode
 

@@ -18,8 +18,8 @@ from litestar.testing import TestClient
 from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inmemory.import_store import InMemoryImportStore
 from adapters.sources.registry import source_adapters
+from application.imports.import_jobs import ImportSetup
 from application.services import Services
-from application.sources.import_jobs import ImportSetup
 from entrypoints.container import build_container
 from entrypoints.http.app import create_app
 from entrypoints.settings import load_settings

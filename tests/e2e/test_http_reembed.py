@@ -15,7 +15,7 @@ import pytest
 from litestar.testing import TestClient
 
 from adapters.inmemory.hashing_embedder import HashingEmbedder
-from application.records import EmbeddingSpace, Vector
+from application.ports.records import EmbeddingSpace, Vector
 from application.services import Services
 from domain.policy import Surface
 from entrypoints.http.app import create_app

@@ -14,8 +14,8 @@ from adapters.inmemory.control_store import InMemoryControlStore
 from adapters.inmemory.import_store import InMemoryImportStore
 from adapters.inmemory.memory_store import InMemoryMemoryStore
 from adapters.sources.registry import source_adapters
+from application.imports.import_jobs import ImportSetup
 from application.services import Services
-from application.sources.import_jobs import ImportSetup
 from domain.policy import Surface
 from tests.e2e.conftest import services_over_fakes
 from tests.support import archives

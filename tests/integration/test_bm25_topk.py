@@ -21,7 +21,7 @@ from adapters.inprocess.bm25 import Bm25Postings
 from adapters.inprocess.footprint import footprint
 from adapters.inprocess.index import InProcessIndex, _OrgIndex
 from adapters.inprocess.snapshot_format import freeze, read_index, write_files
-from application.records import CandidateFilter, IndexEntry
+from application.ports.records import CandidateFilter, IndexEntry
 from domain.scopes import MemoryScope
 
 #: a few very common words (as the analyzer keeps stop words) and a longer rare tail

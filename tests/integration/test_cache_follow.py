@@ -23,7 +23,7 @@ from adapters.inprocess import episode_postings as episodes
 from adapters.inprocess.bm25 import GroupTotals
 from adapters.inprocess.index import InProcessIndex, _OrgIndex
 from adapters.inprocess.query_cache import QueryCache
-from application.records import CandidateFilter, IndexEntry, ScopeRef
+from application.ports.records import CandidateFilter, IndexEntry, ScopeRef
 from domain.lifecycle import RECALL_CLOSED, RECALL_OPEN
 from domain.scopes import LifecycleState, MemoryScope, SourceType
 from domain.search_filters import ParticipantRole, SearchFilters

@@ -27,7 +27,7 @@ from adapters.sources.estimate import estimate_items
 from adapters.sources.jsonl import JsonlSourceAdapter
 from adapters.sources.maildir import MaildirSourceAdapter
 from adapters.sources.mbox import MboxSourceAdapter, mbox_messages
-from application.sources.records import ImportRecord
+from application.imports.records import ImportRecord
 from domain.errors import InvalidInputError
 from domain.reasons import ReasonCode
 from tests.support import archives

@@ -10,9 +10,9 @@ import pytest
 
 from adapters.surreal.graph_store import SurrealGraphStore
 from adapters.surreal.memory_store import SurrealMemoryStore
-from application.records import EmbeddingSpace
+from application.ports.records import EmbeddingSpace
+from application.ports.reflection_records import Mention
 from application.reflection.derived import DerivedRecall
-from application.reflection.records import Mention
 from contracts.graph_store import T0, sample_edge, sample_entity, supersession
 from contracts.samples import embedded, make_chunk, make_source
 from domain.models import Principal

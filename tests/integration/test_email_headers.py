@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from adapters.sources.email_message import message_item
-from application.sources.records import ImportRecord
+from application.imports.records import ImportRecord
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "email"
 

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from adapters.surreal.memory_store import SurrealMemoryStore
-from application.commands import RememberRequest, SearchRequest
+from application.memory.commands import RememberRequest, SearchRequest
 from application.services import Services
 from domain.policy import Surface
 from tests.e2e.conftest import services_over_fakes

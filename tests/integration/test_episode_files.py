@@ -17,9 +17,9 @@ from adapters.inprocess.footprint import footprint
 from adapters.inprocess.persistent import PersistentInProcessIndex
 from adapters.inprocess.snapshot_files import SnapshotFiles
 from adapters.inprocess.snapshot_format import freeze, read_index, write_files
-from application.changes import ChangePosition
-from application.index_snapshots import SnapshotOutcome
-from application.records import EmbeddingSpace
+from application.indexing.snapshots import SnapshotOutcome
+from application.ports.changes import ChangePosition
+from application.ports.records import EmbeddingSpace
 from domain.lifecycle import RECALL_CLOSED
 from domain.scopes import LifecycleState
 from tests.integration.test_bm25_topk import ALL, _assert_same, _entries, _reference

@@ -16,8 +16,8 @@ import pytest
 from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inmemory.memory_store import InMemoryMemoryStore
 from adapters.inprocess.persistent import PersistentInProcessIndex
-from application.idle_eviction import IdleEviction
-from application.readiness import OrgReadiness
+from application.indexing.idle_eviction import IdleEviction
+from application.indexing.readiness import OrgReadiness
 from domain.scopes import LifecycleState
 from entrypoints.container import make_index
 from entrypoints.settings import IndexKind, SettingsError, load_settings

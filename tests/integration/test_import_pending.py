@@ -12,9 +12,9 @@ from adapters.inmemory.import_store import InMemoryImportStore
 from adapters.inmemory.memory_store import InMemoryMemoryStore
 from adapters.surreal.import_store import SurrealImportStore
 from adapters.surreal.memory_store import SurrealMemoryStore
-from application.enrichment.records import MemoryWrite
+from application.imports.import_ports import ImportStore
 from application.ports import MemoryStore
-from application.sources.import_ports import ImportStore
+from application.ports.writes import MemoryWrite
 from contracts.samples import SPACE, make_chunk, make_source, unit
 from domain.models import MetadataValue
 from domain.scopes import MemoryScope

@@ -8,7 +8,7 @@ import pytest
 from adapters.inmemory.import_store import InMemoryImportStore
 from adapters.surreal.import_store import SurrealImportStore
 from adapters.surreal.memory_store import SurrealMemoryStore
-from application.sources.import_ports import ImportStore
+from application.imports.import_ports import ImportStore
 from contracts.import_store import ImportStoreContract
 from tests.support.surreal_server import server_store
 

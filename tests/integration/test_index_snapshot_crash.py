@@ -20,8 +20,8 @@ import pytest
 from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inprocess.persistent import PersistentInProcessIndex
 from adapters.surreal.memory_store import SurrealMemoryStore
-from application.readiness import OrgReadiness
-from application.records import CandidateFilter
+from application.indexing.readiness import OrgReadiness
+from application.ports.records import CandidateFilter
 from domain.lifecycle import RECALL_OPEN
 from tests.support.index_world import ORG, answers, queries, rebuilt_answers, without_history
 

@@ -18,8 +18,8 @@ from adapters.inprocess.footprint import footprint
 from adapters.inprocess.persistent import PersistentInProcessIndex
 from adapters.inprocess.snapshot_files import SnapshotFiles, SnapshotRefused
 from adapters.inprocess.snapshot_format import FILES, freeze, read_index, write_files
-from application.changes import ChangePosition
-from application.index_snapshots import SnapshotOutcome
+from application.indexing.snapshots import SnapshotOutcome
+from application.ports.changes import ChangePosition
 from domain.scopes import LifecycleState
 from tests.support.index_world import ORG, World, answers, queries, without_history
 

@@ -25,7 +25,7 @@ from adapters.inprocess.index import _OrgIndex
 from adapters.inprocess.persistent import PersistentInProcessIndex
 from adapters.inprocess.snapshot_files import SnapshotFiles, SnapshotRefused
 from adapters.inprocess.snapshot_format import freeze, read_index, write_files
-from application.index_snapshots import SnapshotOutcome
+from application.indexing.snapshots import SnapshotOutcome
 from application.ports import MemoryStore
 from domain.scopes import LifecycleState
 from tests.support.index_world import (

@@ -18,9 +18,9 @@ from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inprocess.persistent import PersistentInProcessIndex
 from adapters.inprocess.snapshot_files import Manifest, SnapshotFiles
 from adapters.surreal.memory_store import SurrealMemoryStore
-from application.index_snapshots import SnapshotOutcome
-from application.readiness import OrgReadiness
-from application.records import EmbeddingSpace
+from application.indexing.readiness import OrgReadiness
+from application.indexing.snapshots import SnapshotOutcome
+from application.ports.records import EmbeddingSpace
 from domain.scopes import LifecycleState
 from tests.support.index_world import (
     ORG,

@@ -21,7 +21,7 @@ from adapters.inprocess.ann import AnnPolicy, VectorGraph, lists_for, probes_for
 from adapters.inprocess.graph_retrain import retrain_reason
 from adapters.inprocess.index import InProcessIndex
 from application.ports import MemoryStore, RetrievalIndex
-from application.records import CandidateFilter, IndexEntry, ScopeRef
+from application.ports.records import CandidateFilter, IndexEntry, ScopeRef
 from contracts.retrieval_index import RetrievalIndexContract
 from domain.lifecycle import RECALL_CLOSED, RECALL_OPEN
 from domain.scopes import LifecycleState, MemoryScope

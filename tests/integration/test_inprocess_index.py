@@ -6,7 +6,7 @@ from adapters.inprocess import bm25_topk
 from adapters.inprocess.analyzer import analyze
 from adapters.inprocess.bm25 import Bm25Postings
 from adapters.inprocess.index import InProcessIndex
-from application.records import CandidateFilter, IndexEntry
+from application.ports.records import CandidateFilter, IndexEntry
 from domain.scopes import LifecycleState, MemoryScope
 
 ALL = CandidateFilter()

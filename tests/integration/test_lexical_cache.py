@@ -20,7 +20,7 @@ from adapters.surreal.graph_store import SurrealGraphStore
 from adapters.surreal.held_tables import HeldTables
 from adapters.surreal.lexical_cache import LexicalIndex, tx_terms, tx_tokens
 from adapters.surreal.memory_store import SurrealMemoryStore
-from application.records import EmbeddingSpace
+from application.ports.records import EmbeddingSpace
 from contracts.graph_store import ALPHA, ANA, sample_edge, sample_entity
 from domain.reflection.candidates import CandidateType
 

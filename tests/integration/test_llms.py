@@ -20,7 +20,7 @@ import pytest
 from adapters.inmemory.fake_llm import ScriptedLLM, example_for_schema
 from adapters.llm.gemini_llm import GeminiLLM
 from adapters.llm.openai_llm import OpenAICompatibleLLM, OpenAILLM
-from application.llm import LanguageModel, LLMRequest, generate_structured
+from application.ports.llm import LanguageModel, LLMRequest, generate_structured
 from contracts.llm import ANSWER_SCHEMA, LLMContract
 from domain.errors import UpstreamError
 from domain.reasons import ReasonCode

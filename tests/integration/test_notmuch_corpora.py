@@ -20,8 +20,8 @@ import pytest
 
 from adapters.sources.maildir import MaildirSourceAdapter
 from adapters.sources.mbox import MboxSourceAdapter
-from application.sources.ports import SourceAdapter
-from application.sources.records import ImportRecord, ReadItem, SkippedRecord
+from application.imports.ports import SourceAdapter
+from application.imports.records import ImportRecord, ReadItem, SkippedRecord
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "email"
 
@@ -141,9 +141,9 @@ async def test_importing_lkml_writes_176_sources_and_a_reimport_adds_none(
 ) -> None:
     from adapters.inmemory.import_store import InMemoryImportStore
     from adapters.system.ids import TimeOrderedIds
-    from application.sources.authority import JobAuthorizer
-    from application.sources.import_service import ImportService
-    from application.sources.jobs import ImportStatus, JobAuthority
+    from application.imports.authority import JobAuthorizer
+    from application.imports.import_service import ImportService
+    from application.imports.jobs import ImportStatus, JobAuthority
     from domain.policy import OrgRole
     from tests.support.world import World
 

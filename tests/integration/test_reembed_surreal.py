@@ -14,11 +14,11 @@ import pytest
 from dependency_injector import providers
 
 from adapters.inmemory.hashing_embedder import HashingEmbedder
-from application.commands import RememberRequest, SearchRequest
-from application.index_snapshots import SnapshotOutcome
+from application.indexing.snapshots import SnapshotOutcome
+from application.memory.commands import RememberRequest, SearchRequest
+from application.operations.reembed.records import ReembedState
 from application.ports import Embedder
-from application.records import EmbeddingSpace, Vector
-from application.reembed.records import ReembedState
+from application.ports.records import EmbeddingSpace, Vector
 from application.services import Services
 from domain.errors import ConflictError
 from domain.policy import Surface

@@ -9,9 +9,9 @@ from adapters.inmemory.graph_store import InMemoryGraphStore
 from adapters.surreal.candidate_store import SurrealCandidateStore
 from adapters.surreal.graph_store import SurrealGraphStore
 from adapters.surreal.memory_store import SurrealMemoryStore
-from application.records import EmbeddingSpace
-from application.reflection.ports import CandidateStore, GraphStore
-from application.reflection.records import Mention
+from application.ports.records import EmbeddingSpace
+from application.ports.reflection import CandidateStore, GraphStore
+from application.ports.reflection_records import Mention
 from contracts.candidate_store import CandidateStoreContract, sample_candidate
 from contracts.graph_store import GraphStoreContract, sample_entity
 

@@ -10,9 +10,9 @@ shared word counts only beside nearness.
 import pytest
 
 from adapters.embedders.onnx_minilm import OnnxEmbedder
-from application.commands import ContextRequest, RememberRequest, SearchRequest
-from application.enrichment.records import WaitFor
-from application.results import ContextPack, SearchResults
+from application.memory.commands import ContextRequest, RememberRequest, SearchRequest
+from application.memory.results import ContextPack, SearchResults
+from application.ports.writes import WaitFor
 from domain.policy import MemoryPolicyContext, OrgRole, Surface
 from domain.relevance_gate import NOTHING_RELEVANT, WEAK_KEEP, WEAK_MATCH
 from tests.support.world import World

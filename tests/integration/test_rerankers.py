@@ -25,8 +25,8 @@ from adapters.inmemory.fake_llm import ScriptedLLM
 from adapters.llm.openai_llm import OpenAICompatibleLLM
 from adapters.rerankers.llm_listwise import LLMListwiseReranker
 from adapters.rerankers.none import NoRerank
-from application.llm import LLMRequest
-from application.rerank import Reranker
+from application.ports.llm import LLMRequest
+from application.ports.rerank import Reranker
 from contracts.reranker import CANDIDATES, QUERY, RerankerContract
 from domain.reasons import ReasonCode
 from tests.support.fake_http import LocalJSONServer

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from adapters.inprocess.row_texts import RowTexts, read_blob
-from application.records import IndexedText
+from application.ports.records import IndexedText
 
 
 def _text(n: int) -> IndexedText:

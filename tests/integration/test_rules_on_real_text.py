@@ -19,7 +19,7 @@ import pytest
 
 from adapters.sources.mbox import MboxSourceAdapter
 from adapters.text.sentences import SentencexSegmenter
-from application.sources.records import ImportRecord
+from application.imports.records import ImportRecord
 from domain.composition import conversation_text
 from domain.models import Turn
 from domain.reflection.candidates import CandidateType

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from adapters.inprocess.persistent import PersistentInProcessIndex
-from application.index_snapshots import SnapshottingIndex
+from application.indexing.snapshots import SnapshottingIndex
 from contracts.snapshotting_index import SnapshottingIndexContract
 
 

@@ -9,7 +9,7 @@ from adapters.sources.jsonl import JsonlSourceAdapter
 from adapters.sources.maildir import MaildirSourceAdapter
 from adapters.sources.markdown import MarkdownSourceAdapter
 from adapters.sources.mbox import MboxSourceAdapter
-from application.sources.ports import SourceAdapter
+from application.imports.ports import SourceAdapter
 from contracts.source_adapter import SourceAdapterContract, SourceSample
 from tests.support import archives
 

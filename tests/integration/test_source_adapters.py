@@ -15,7 +15,7 @@ from adapters.sources.jsonl import JsonlSourceAdapter
 from adapters.sources.maildir import MaildirSourceAdapter
 from adapters.sources.markdown import MarkdownSourceAdapter
 from adapters.sources.mbox import MboxSourceAdapter
-from application.sources.records import ImportRecord, ReadItem
+from application.imports.records import ImportRecord, ReadItem
 from domain.errors import InvalidInputError
 from domain.reasons import ReasonCode
 from tests.support import archives

@@ -19,7 +19,7 @@ from adapters.surreal.codec import namespace_for
 from adapters.surreal.compaction import directory_bytes
 from adapters.surreal.memory_store import SurrealMemoryStore
 from adapters.surreal.native_index import SurrealNativeIndex
-from application.records import CandidateFilter, EmbeddedChunk, EmbeddingSpace
+from application.ports.records import CandidateFilter, EmbeddedChunk, EmbeddingSpace
 from contracts.samples import make_chunk, make_source, unit
 from domain.errors import UpstreamError
 

@@ -12,7 +12,7 @@ import pytest
 from adapters.surreal.codec import namespace_for
 from adapters.surreal.memory_store import SurrealMemoryStore
 from adapters.surreal.native_index import SurrealNativeIndex
-from application.records import CandidateFilter
+from application.ports.records import CandidateFilter
 from contracts.samples import SPACE, embedded, make_chunk, make_source, unit
 from entrypoints.container import make_index
 from entrypoints.settings import IndexKind, SettingsError

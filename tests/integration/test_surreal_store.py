@@ -18,7 +18,7 @@ from adapters.surreal.codec import namespace_for
 from adapters.surreal.memory_store import SurrealMemoryStore
 from adapters.surreal.native_index import SurrealNativeIndex
 from adapters.surreal.schema import MIGRATIONS
-from application.records import CandidateFilter, EmbeddingSpace, ScopeRef
+from application.ports.records import CandidateFilter, EmbeddingSpace, ScopeRef
 from contracts.samples import SPACE, embedded, make_chunk, make_source, memory, unit
 from domain.errors import ConflictError, StoreUnavailableError, UpstreamError
 from domain.reasons import ReasonCode

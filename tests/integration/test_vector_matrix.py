@@ -3,7 +3,7 @@
 import numpy as np
 
 from adapters.surreal.vector_matrix import Matrix, VectorMatrices
-from application.records import Vector
+from application.ports.records import Vector
 
 ROWS: list[tuple[str, str, Vector]] = [
     ("b", "private/ana", [1.0, 0.0]),

@@ -9,7 +9,7 @@ while BM25 sees two different words: the case a vector signal exists for.
 from collections.abc import Mapping, Sequence
 
 from adapters.inmemory.hashing_embedder import HashingEmbedder
-from application.records import EmbeddingSpace, Vector
+from application.ports.records import EmbeddingSpace, Vector
 
 __all__ = ["ConceptEmbedder"]
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inprocess.persistent import PersistentInProcessIndex
 from adapters.surreal.memory_store import SurrealMemoryStore
-from application.readiness import OrgReadiness
+from application.indexing.readiness import OrgReadiness
 from domain.scopes import LifecycleState
 from tests.support.index_world import ORG, World
 

@@ -14,10 +14,10 @@ import msgspec
 
 from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inprocess.index import InProcessIndex
-from application.enrichment.records import MemoryWrite
+from application.indexing.readiness import OrgReadiness
 from application.ports import MemoryStore, RetrievalIndex
-from application.readiness import OrgReadiness
-from application.records import CandidateFilter, IndexEntry, ScopeRef
+from application.ports.records import CandidateFilter, IndexEntry, ScopeRef
+from application.ports.writes import MemoryWrite
 from contracts.samples import CREATED, make_chunk, make_source
 from domain.lifecycle import admitted_keys
 from domain.models import Source, chunk_recall

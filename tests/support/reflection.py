@@ -1,6 +1,6 @@
 """Helpers for reflection tests: a seeded session, and acting through the use cases."""
 
-from application.commands import RememberRequest
+from application.memory.commands import RememberRequest
 from application.reflection.commands import (
     ReflectRequest,
     ReflectResult,

@@ -19,10 +19,10 @@ from adapters.system.clock import FixedClock
 from adapters.system.ids import TimeOrderedIds
 from adapters.text.sentences import SentencexSegmenter
 from adapters.tokenizers.tiktoken_counter import TiktokenCounter
-from application.commands import ContextRequest, RememberRequest, SearchRequest
+from application.memory.commands import ContextRequest, RememberRequest, SearchRequest
+from application.memory.results import ContextPack, RememberResult, SearchResults
+from application.operations.reembed.service import EmbedderCatalog
 from application.ports import Embedder
-from application.reembed.service import EmbedderCatalog
-from application.results import ContextPack, RememberResult, SearchResults
 from application.services import Services
 from application.trust.records import PrincipalRecord, SpaceRecord
 from domain.policy import MemoryPolicyContext, OrgRole, SpaceRole, Surface

@@ -5,8 +5,8 @@ from typing import Any
 
 import msgspec
 
-from application.commands import ContextRequest, RememberRequest, SearchRequest
 from application.corrections.commands import CorrectionRequest
+from application.memory.commands import ContextRequest, RememberRequest, SearchRequest
 from application.trust.records import PrincipalRecord
 from domain.errors import NotFoundError, PolicyDeniedError, TesseraError
 from domain.policy import MemoryPolicyContext, OrgRole, SpaceRole, Surface

@@ -19,8 +19,8 @@ from litestar import Request, Response, get, post
 from litestar.datastructures import State
 from litestar.response import Redirect, Template
 
-from application.commands import RememberRequest
-from application.enrichment.records import WaitFor
+from application.memory.commands import RememberRequest
+from application.ports.writes import WaitFor
 from application.workspace.space_choice import SpaceChoice
 from domain.reflection.candidates import ReviewState
 from domain.scopes import MemoryScope

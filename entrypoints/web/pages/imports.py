@@ -15,10 +15,10 @@ from litestar.datastructures import State, UploadFile
 from litestar.params import FromPath
 from litestar.response import Redirect, Template
 
+from application.imports.import_jobs import ImportJobs
+from application.imports.jobs import ImportStatus
+from application.imports.views import ImportView
 from application.services import Services
-from application.sources.import_jobs import ImportJobs
-from application.sources.jobs import ImportStatus
-from application.sources.views import ImportView
 from domain.errors import InvalidInputError, NotFoundError
 from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope

@@ -14,8 +14,8 @@ from litestar import Request, get
 from litestar.datastructures import State
 from litestar.response import Template
 
-from application.commands import ContextRequest, SearchRequest
-from application.filters import FiltersSpec, OccurredRange, parse_filters
+from application.memory.commands import ContextRequest, SearchRequest
+from application.memory.filters import FiltersSpec, OccurredRange, parse_filters
 from domain.errors import InvalidInputError
 from domain.reasons import ReasonCode
 from domain.relevance_gate import nothing_relevant_words, weak_pack_words

@@ -12,7 +12,7 @@ from litestar.testing import TestClient
 
 from adapters.inmemory.import_store import InMemoryImportStore
 from adapters.sources.registry import source_adapters
-from application.sources.import_jobs import ImportSetup
+from application.imports.import_jobs import ImportSetup
 from domain.policy import Surface
 from entrypoints.http.app import create_app
 from tests.e2e.conftest import services_over_fakes

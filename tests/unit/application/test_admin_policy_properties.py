@@ -44,7 +44,7 @@ from hypothesis import strategies as st
 from adapters.inmemory.import_store import InMemoryImportStore
 from adapters.sources.registry import source_adapters
 from adapters.system.ids import TimeOrderedIds
-from application.sources.import_jobs import ImportJobs, ImportSetup
+from application.imports.import_jobs import ImportJobs, ImportSetup
 from application.trust.records import PrincipalRecord, SpaceRecord
 from domain.errors import TesseraError
 from domain.policy import OrgRole, SpaceRole, Surface

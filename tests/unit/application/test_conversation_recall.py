@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from application.commands import ContextRequest, RememberRequest, SearchRequest
 from application.corrections.commands import CorrectionRequest
-from application.memory_service import MemoryService
+from application.memory.commands import ContextRequest, RememberRequest, SearchRequest
+from application.memory.service import MemoryService
 from application.retrieval.conversation import unnamed_query
 from application.retrieval.options import ConversationRecall
 from application.retrieval.recall import Recall

@@ -2,8 +2,8 @@
 
 import pytest
 
+from application.ports.derived import QueryMeaning
 from application.reflection.derived import DerivedRecall
-from application.reflection.vector_records import QueryMeaning
 from application.reflection.vectors import DerivedVectors
 from application.trust.records import PrincipalRecord
 from domain.policy import SpaceRole

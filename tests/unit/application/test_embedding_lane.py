@@ -11,9 +11,9 @@ from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inmemory.memory_store import InMemoryMemoryStore
 from adapters.inprocess.index import InProcessIndex
 from application.enrichment.lane import EmbeddingLane, LaneSettings
-from application.enrichment.writer import MemoryWriter
-from application.readiness import OrgReadiness
-from application.records import CandidateFilter, Vector
+from application.indexing.readiness import OrgReadiness
+from application.memory.writer import MemoryWriter
+from application.ports.records import CandidateFilter, Vector
 from domain.composition import compose_memory
 from domain.errors import TesseraError, UpstreamError
 from domain.models import Chunk, Source

@@ -2,6 +2,7 @@
 
 import msgspec
 
+from application.ports.reflection_records import DerivedEntity
 from application.reflection.commands import (
     ProposedCandidate,
     ProposedRelation,
@@ -10,7 +11,6 @@ from application.reflection.commands import (
     ReviewResult,
 )
 from application.reflection.merging import merge_entity, name_key
-from application.reflection.records import DerivedEntity
 from application.trust.records import PrincipalRecord
 from contracts.graph_store import sample_entity
 from domain.policy import SpaceRole

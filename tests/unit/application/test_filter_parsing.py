@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import msgspec
 import pytest
 
-from application.filters import FiltersSpec, parse_filters, parse_moment
+from application.memory.filters import FiltersSpec, parse_filters, parse_moment
 from domain.errors import InvalidInputError
 from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope, SourceType

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from adapters.inmemory.memory_store import InMemoryMemoryStore
 from adapters.inprocess.index import InProcessIndex
-from application.records import CandidateFilter, IndexEntry, ScopeRef
+from application.ports.records import CandidateFilter, IndexEntry, ScopeRef
 from contracts.samples import SPACE, embedded, make_chunk, make_source, unit
 from domain.models import MetadataValue
 from domain.scopes import MemoryScope, SourceType

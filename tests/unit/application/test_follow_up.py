@@ -6,8 +6,8 @@ never appears, and the space choice only narrows.
 
 from datetime import timedelta
 
-from application.commands import RememberRequest
 from application.corrections.commands import CorrectionRequest
+from application.memory.commands import RememberRequest
 from application.synthesis.commands import PlanRequest
 from application.synthesis.records import Freshness
 from application.trust.records import PrincipalRecord

@@ -1,13 +1,13 @@
 """Graph expansion and relationship facts in recall: what only a relationship reaches."""
 
-from application.commands import SearchRequest
+from application.memory.commands import SearchRequest
+from application.memory.results import SearchResults
 from application.reflection.commands import (
     ProposedCandidate,
     ProposedRelation,
     ProposedSpan,
     ProposeRequest,
 )
-from application.results import SearchResults
 from application.trust.records import PrincipalRecord
 from domain.policy import SpaceRole
 from domain.reflection.candidates import CandidateType

@@ -3,10 +3,10 @@ and gated like any other."""
 
 from collections.abc import Sequence
 
+from application.ports.reflection import GraphStore
+from application.ports.reflection_records import DerivedEntity, Neighbourhood
 from application.reflection.derived import DerivedRecall
 from application.reflection.expansion import FirstHop, GraphExpansion
-from application.reflection.ports import GraphStore
-from application.reflection.records import DerivedEntity, Neighbourhood
 from domain.policy import MemoryPolicyContext, readable_spaces
 from domain.scopes import ScopeRef
 from tests.unit.application.test_graph_expansion import _search, _world

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from adapters.inmemory.import_store import InMemoryImportStore
 from adapters.sources.registry import source_adapters
 from adapters.system.ids import TimeOrderedIds
-from application.sources.import_area import ImportArea, folder_name
-from application.sources.import_jobs import ABANDONED_AFTER, ImportJobs, ImportSetup
-from application.sources.views import ImportView
+from application.imports.import_area import ImportArea, folder_name
+from application.imports.import_jobs import ABANDONED_AFTER, ImportJobs, ImportSetup
+from application.imports.views import ImportView
 from application.trust.records import PrincipalRecord
 from domain.errors import InvalidInputError, NotFoundError, PolicyDeniedError
 from domain.policy import OrgRole

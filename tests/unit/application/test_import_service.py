@@ -10,10 +10,10 @@ from adapters.inmemory.import_store import InMemoryImportStore
 from adapters.sources.jsonl import JsonlSourceAdapter
 from adapters.sources.mbox import MboxSourceAdapter
 from adapters.system.ids import TimeOrderedIds
-from application.commands import SearchRequest
-from application.sources.authority import JobAuthorizer
-from application.sources.import_service import ImportService
-from application.sources.jobs import ImportJob, ImportStatus, JobAuthority
+from application.imports.authority import JobAuthorizer
+from application.imports.import_service import ImportService
+from application.imports.jobs import ImportJob, ImportStatus, JobAuthority
+from application.memory.commands import SearchRequest
 from application.trust.records import PrincipalRecord
 from domain.errors import InvalidInputError, PolicyDeniedError
 from domain.policy import MemoryPolicyContext, OrgRole, Surface

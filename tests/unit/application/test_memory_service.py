@@ -5,10 +5,10 @@ from datetime import UTC, datetime
 import pytest
 
 from adapters.inprocess.index import InProcessIndex
-from application.commands import ContextRequest, RememberRequest, SearchRequest
 from application.enrichment.lane import EmbeddingLane, LaneSettings
-from application.enrichment.records import EmbeddingState, WaitFor
-from application.memory_service import MemoryService
+from application.memory.commands import ContextRequest, RememberRequest, SearchRequest
+from application.memory.service import MemoryService
+from application.ports.writes import EmbeddingState, WaitFor
 from domain.errors import InvalidInputError, PolicyDeniedError
 from domain.policy import OrgRole, SpaceRole
 from domain.reasons import ReasonCode

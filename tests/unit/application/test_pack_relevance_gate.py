@@ -4,7 +4,7 @@ These run on the reference adapters with the hashing embedder (meaning alone: 0.
 tests/integration/test_relevance_gate_minilm.py runs the gate with the offline MiniLM.
 """
 
-from application.commands import ContextRequest, RememberRequest, SearchRequest
+from application.memory.commands import ContextRequest, RememberRequest, SearchRequest
 from application.retrieval.relevance import relatedness_floor, relatedness_floors
 from domain.relevance_gate import NOTHING_RELEVANT, WEAK_KEEP, WEAK_MATCH, Floors
 from tests.unit.application.conftest import Parts

@@ -48,15 +48,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from application.commands import ContextRequest, RememberRequest, SearchRequest
 from application.corrections.commands import CorrectionRequest
+from application.memory.commands import ContextRequest, RememberRequest, SearchRequest
 from application.reflection.commands import (
     ProposedCandidate,
     ProposedSpan,
     ProposeRequest,
     ReviewRequest,
 )
-from application.reflection.wake_records import WakeRequest
+from application.retrieval.wake_records import WakeRequest
 from application.sharing.commands import ShareKind, ShareRequest
 from application.trust.records import PrincipalRecord
 from domain.errors import ConflictError, InvalidInputError, NotFoundError, PolicyDeniedError

@@ -6,10 +6,10 @@ import pytest
 
 from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inmemory.memory_store import InMemoryMemoryStore
-from application.embedding import QueryVectorCache, embed_for_memory
+from application.enrichment.embedding import QueryVectorCache, embed_for_memory
+from application.operations.reembed.switchable import SwitchableEmbedder
 from application.ports import Embedder, QueryEmbedder
-from application.records import EmbeddingSpace, Vector
-from application.reembed.switchable import SwitchableEmbedder
+from application.ports.records import EmbeddingSpace, Vector
 from domain.errors import UpstreamError
 from domain.reasons import ReasonCode
 

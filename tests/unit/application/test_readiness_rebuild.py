@@ -12,9 +12,9 @@ import pytest
 from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inmemory.memory_store import InMemoryMemoryStore
 from adapters.inprocess.index import InProcessIndex
-from application import readiness
-from application.readiness import OrgReadiness
-from application.records import CandidateFilter, EmbeddingSpace, IndexEntry
+from application.indexing import readiness
+from application.indexing.readiness import OrgReadiness
+from application.ports.records import CandidateFilter, EmbeddingSpace, IndexEntry
 from contracts.samples import SPACE, memory
 from domain.errors import UpstreamError
 from domain.reasons import ReasonCode

@@ -17,11 +17,11 @@ from adapters.inmemory.hashing_embedder import HashingEmbedder
 from adapters.inmemory.memory_store import InMemoryMemoryStore
 from adapters.inprocess.index import InProcessIndex
 from application.enrichment.lane import EmbeddingLane
-from application.enrichment.writer import MemoryWriter
+from application.memory.writer import MemoryWriter
+from application.operations.reembed.records import ReembedState
+from application.operations.reembed.switchable import SwitchableEmbedder
 from application.ports import Embedder
-from application.records import EmbeddingSpace, Vector
-from application.reembed.records import ReembedState
-from application.reembed.switchable import SwitchableEmbedder
+from application.ports.records import EmbeddingSpace, Vector
 from application.trust.records import PrincipalRecord
 from contracts.samples import make_chunk, make_source
 from domain.errors import ConflictError, InvalidInputError, PolicyDeniedError

@@ -3,7 +3,7 @@
 import asyncio
 from datetime import timedelta
 
-from application.commands import RememberRequest
+from application.memory.commands import RememberRequest
 from application.reflection.background import ReflectionLane
 from application.reflection.commands import ReflectRequest, ReflectResult
 from application.trust.records import PrincipalRecord

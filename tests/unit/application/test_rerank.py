@@ -20,10 +20,10 @@ from adapters.rerankers.llm_listwise import LLMListwiseReranker
 from adapters.rerankers.none import NoRerank
 from adapters.system.ids import TimeOrderedIds
 from adapters.tokenizers.tiktoken_counter import TiktokenCounter
-from application.commands import ContextRequest, RememberRequest, SearchRequest
-from application.llm import LLMRequest
-from application.memory_service import MemoryService
-from application.rerank import RerankCandidate, Reranker, RerankScore
+from application.memory.commands import ContextRequest, RememberRequest, SearchRequest
+from application.memory.service import MemoryService
+from application.ports.llm import LLMRequest
+from application.ports.rerank import RerankCandidate, Reranker, RerankScore
 from application.retrieval.recall import Recall
 from application.services import Services
 from domain.models import Turn

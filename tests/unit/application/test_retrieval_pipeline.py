@@ -4,9 +4,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from application.commands import ContextRequest, RememberRequest, SearchRequest
-from application.memory_service import MemoryService
-from application.results import ContextPack, RememberResult, SearchResults
+from application.memory.commands import ContextRequest, RememberRequest, SearchRequest
+from application.memory.results import ContextPack, RememberResult, SearchResults
+from application.memory.service import MemoryService
 from application.retrieval.pipeline import RetrievalMode
 from domain.errors import InvalidInputError
 from domain.models import Turn

@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from application.commands import RememberRequest, SearchRequest
-from application.records import Vector
-from application.retrieval.pipeline import Found, RetrievalPipeline
+from application.memory.commands import RememberRequest, SearchRequest
+from application.ports.records import Vector
+from application.retrieval.found import Found
+from application.retrieval.pipeline import RetrievalPipeline
 from application.trust.guard import candidate_filter
 from domain.models import Turn
 from domain.scopes import SourceType

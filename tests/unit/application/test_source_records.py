@@ -4,9 +4,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from application.limits import MAX_METADATA_KEYS
-from application.sources.mapping import remember_request
-from application.sources.records import (
+from application.imports.mapping import remember_request
+from application.imports.records import (
     AttachmentInfo,
     ImportRecord,
     ImportTurn,
@@ -17,6 +16,7 @@ from application.sources.records import (
     content_key,
     message_id_key,
 )
+from application.memory.limits import MAX_METADATA_KEYS
 from domain.scopes import MemoryScope, SourceType
 
 AT = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)

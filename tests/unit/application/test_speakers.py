@@ -3,7 +3,7 @@ shown on hits and pack items."""
 
 import pytest
 
-from application.commands import ContextRequest, RememberRequest, SearchRequest
+from application.memory.commands import ContextRequest, RememberRequest, SearchRequest
 from domain.errors import InvalidInputError
 from domain.models import Turn
 from domain.reasons import ReasonCode

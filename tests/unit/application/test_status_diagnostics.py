@@ -4,8 +4,8 @@ from datetime import timedelta
 
 import pytest
 
-from application.commands import RememberRequest
-from application.queue_state import QueueGauge, QueueState
+from application.memory.commands import RememberRequest
+from application.ports.queue_state import QueueGauge, QueueState
 from domain.errors import PolicyDeniedError
 from domain.policy import OrgRole
 from tests.unit.application.conftest import Parts

@@ -7,7 +7,7 @@ import pytest
 from application.corrections.commands import CorrectionRequest
 from application.reflection.commands import ProposedCandidate, ProposedSpan, ProposeRequest
 from application.reflection.superseding import link
-from application.reflection.wake_records import WakeRequest
+from application.retrieval.wake_records import WakeRequest
 from application.trust.records import PrincipalRecord
 from domain.errors import NotFoundError
 from domain.lifecycle import CorrectionAction

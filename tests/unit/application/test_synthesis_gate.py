@@ -19,11 +19,11 @@ from adapters.inmemory.fake_llm import ScriptedLLM
 from adapters.inmemory.synthesis_runs import InMemorySynthesisRuns
 from adapters.system.ids import TimeOrderedIds
 from application.corrections.commands import CorrectionRequest
-from application.llm import LLMRequest
-from application.synthesis.audience import AudienceResolver
+from application.ports.llm import LLMRequest
 from application.synthesis.commands import PlanRequest
 from application.synthesis.records import Freshness
 from application.synthesis.service import SynthesisService
+from application.trust.audience import AudienceResolver
 from application.trust.records import PrincipalRecord
 from domain.errors import ConflictError, NotFoundError
 from domain.hashing import content_hash

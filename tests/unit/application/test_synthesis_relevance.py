@@ -13,10 +13,10 @@ import pytest
 from adapters.inmemory.fake_llm import ScriptedLLM
 from adapters.inmemory.synthesis_runs import InMemorySynthesisRuns
 from adapters.system.ids import TimeOrderedIds
-from application.llm import LLMRequest
-from application.synthesis.audience import AudienceResolver
+from application.ports.llm import LLMRequest
 from application.synthesis.commands import PlanRequest
 from application.synthesis.service import SynthesisService
+from application.trust.audience import AudienceResolver
 from application.trust.records import PrincipalRecord
 from domain.policy import OrgRole, Surface
 from domain.synthesis.bearing import LeftOutReason

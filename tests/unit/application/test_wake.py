@@ -4,7 +4,7 @@ import pytest
 
 from adapters.tokenizers.tiktoken_counter import TiktokenCounter
 from application.corrections.commands import CorrectionRequest
-from application.reflection.wake_records import WakePack, WakeRequest
+from application.retrieval.wake_records import WakePack, WakeRequest
 from application.trust.records import PrincipalRecord
 from domain.errors import InvalidInputError, PolicyDeniedError
 from domain.lifecycle import CorrectionAction, Mark

@@ -4,8 +4,8 @@ from datetime import UTC, datetime
 
 import msgspec
 
-from application.commands import ContextRequest, SearchRequest
 from application.corrections.commands import CorrectionRequest, Span
+from application.memory.commands import ContextRequest, SearchRequest
 from application.trust.records import PrincipalRecord
 from domain.lifecycle import CorrectionAction, Mark
 from domain.policy import SpaceRole

@@ -4,7 +4,7 @@ import msgspec
 
 from adapters.inmemory.memory_store import InMemoryMemoryStore
 from adapters.inprocess.index import InProcessIndex
-from application.records import IndexEntry
+from application.ports.records import IndexEntry
 from benchmarks._agreement import LEXICAL_DEPTH, check_agreement, searchable
 from domain.scopes import LifecycleState
 from tests.support.index_world import ORG, World

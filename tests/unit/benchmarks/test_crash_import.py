@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from adapters.sources.jsonl import JsonlSourceAdapter
-from application.sources.records import ImportRecord
+from application.imports.records import ImportRecord
 from benchmarks.crash_import import write_archive
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from adapters.inmemory.hashing_embedder import HashingEmbedder
-from application.records import EmbeddingSpace, Vector
+from application.ports.records import EmbeddingSpace, Vector
 from benchmarks._embed_cache import CachedEmbedder, DiskEmbeddingCache
 
 

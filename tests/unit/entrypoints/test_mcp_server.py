@@ -10,7 +10,7 @@ import pytest
 from mcp import Client, MCPError
 from starlette.types import Message, Scope
 
-from application.results import RememberResult
+from application.memory.results import RememberResult
 from domain.errors import PolicyDeniedError, StoreUnavailableError
 from domain.policy import OrgRole, SpaceRole
 from domain.reasons import ReasonCode

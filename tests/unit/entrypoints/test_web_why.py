@@ -1,6 +1,6 @@
 """The search page's "Why here" in short plain words: one line, each thing once."""
 
-from application.results import Signals
+from application.memory.results import Signals
 from domain.explain import inclusion_reason
 from domain.relevance_gate import WEAK_MATCH
 from entrypoints.web.why import why, why_of

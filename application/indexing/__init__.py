@@ -1,0 +1,2 @@
+"""The search index of each organisation: snapshots, residency, status, eviction and
+the readiness of its first search."""

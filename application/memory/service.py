@@ -1,0 +1,381 @@
+"""The use cases: remember, search and context pack.
+
+Every surface (HTTP, CLI, MCP, jobs) calls these; none of them talks to a
+store or a model directly.
+"""
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from datetime import datetime
+from typing import TypeVar
+
+from application.enrichment.lane import EmbeddingLane
+from application.memory.commands import ContextRequest, RememberRequest, SearchRequest
+from application.memory.remembering import Remembering
+from application.memory.results import (
+    ContextItem,
+    ContextPack,
+    EpisodeGroup,
+    RememberResult,
+    SearchHit,
+    SearchResults,
+    Signals,
+)
+from application.memory.writer import MemoryWriter
+from application.ports import (
+    Clock,
+    Embedder,
+    IdGenerator,
+    MemoryStore,
+    RetrievalIndex,
+    TokenCounter,
+)
+from application.ports.records import EmbeddingSpace, StoreInfo
+from application.retrieval.grouping import group_by_episode
+from application.retrieval.pack_fit import fit_rendered
+from application.retrieval.pipeline import RetrievalMode, Retrieved
+from application.retrieval.recall import Recall, Recalled
+from application.retrieval.relevance import about, gate_pack, relatedness_floors
+from application.retrieval.withheld import withheld_redacted
+from application.trust.audit import AuditTrail
+from application.trust.guard import require_org
+from domain.chunking import ChunkingRules
+from domain.errors import InvalidInputError, PolicyDeniedError
+from domain.explain import inclusion_reason
+from domain.hashing import content_hash
+from domain.models import Chunk
+from domain.policy import MemoryPolicyContext
+from domain.ranking.ranker import RankWeights
+from domain.relevance_gate import NOTHING_RELEVANT
+from domain.search_filters import SearchFilters
+
+__all__ = ["MemoryService"]
+
+_T = TypeVar("_T")
+
+#: a context pack considers this many fused candidates before filling its budget
+_PACK_CANDIDATES = 40
+
+
+class MemoryService:
+    def __init__(
+        self,
+        *,
+        store: MemoryStore,
+        index: RetrievalIndex,
+        embedder: Embedder,
+        tokens: TokenCounter,
+        clock: Clock,
+        ids: IdGenerator,
+        audit: AuditTrail,
+        chunking: ChunkingRules | None = None,
+        retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
+        rank_weights: RankWeights | None = None,
+        recall: Recall | None = None,
+        lane: EmbeddingLane | None = None,
+    ) -> None:
+        self._store = store
+        self._index = index
+        self._embedder = embedder
+        self._tokens = tokens
+        self._clock = clock
+        self._ids = ids
+        self._audit = audit
+        self._chunking = chunking or ChunkingRules()
+        # retrieve-then-recheck is injected by the composition root; built here only
+        # for callers (tests, tools) that construct the service alone
+        self._recall = recall or Recall(
+            store=store,
+            index=index,
+            embedder=embedder,
+            retrieval_mode=retrieval_mode,
+            rank_weights=rank_weights,
+        )
+        self._readiness = self._recall.readiness
+        #: the embedding lane (the composition root shares one; built here for callers alone)
+        self.lane = lane or EmbeddingLane(store=store, index=index, embedder=embedder)
+        #: the one write path (remember, imports, benchmarks)
+        self.writer = MemoryWriter(store=store, index=index, embedder=embedder, lane=self.lane)
+        self._resumed: set[str] = set()
+        self._remembering = Remembering(
+            writer=self.writer,
+            audit=audit,
+            clock=clock,
+            ids=ids,
+            chunking=self._chunking,
+            ready=self._ready,
+        )
+
+    # -- facts for health checks ------------------------------------------
+
+    @property
+    def embedding_space(self) -> EmbeddingSpace:
+        return self._embedder.space
+
+    @property
+    def index_name(self) -> str:
+        return self._index.name
+
+    def store_info(self) -> StoreInfo:
+        return self._store.info()
+
+    async def open(self, org_id: str) -> None:
+        """Prepare an organisation ahead of traffic (migrations, index warm-up), and let the
+        embedding lane pick up the chunks a previous process left pending."""
+        await self._ready(org_id)
+
+    async def _ready(self, org_id: str) -> None:
+        await self._readiness.ensure(org_id)
+        if org_id not in self._resumed:
+            self._resumed.add(org_id)
+            self.lane.resume(org_id)
+
+    # -- remember ----------------------------------------------------------
+
+    async def remember(
+        self, request: RememberRequest, policy: MemoryPolicyContext
+    ) -> RememberResult:
+        """Stored and searchable by its words when this returns; the vectors follow
+        (``request.wait``: indexed waits for them)."""
+        return await self._remembering.one(request, policy)
+
+    def on_write(self, listener: Callable[[MemoryPolicyContext, list[str]], None]) -> None:
+        """Tell ``listener`` each committed write's source ids (it must not wait)."""
+        self._remembering.listeners.append(listener)
+
+    async def remember_many(
+        self,
+        org_id: str,
+        requests: Sequence[RememberRequest],
+        policy: MemoryPolicyContext,
+        *,
+        tag: str | None = None,
+    ) -> list[RememberResult | InvalidInputError | PolicyDeniedError]:
+        """An import's batch in one store transaction (see ``Remembering.many``)."""
+        return await self._remembering.many(org_id, requests, policy, tag=tag)
+
+    # -- search ------------------------------------------------------------
+
+    def _note_read(
+        self,
+        policy: MemoryPolicyContext,
+        action: str,
+        query: str,
+        returned: Sequence[Chunk],
+        withheld: int,
+    ) -> None:
+        self._audit.note(
+            policy,
+            action,
+            ids=[c.chunk_id for c in returned],
+            counts={"returned": len(returned), "withheld": withheld},
+            hashes={"query": content_hash(query)},
+        )
+
+    async def search(self, request: SearchRequest, policy: MemoryPolicyContext) -> SearchResults:
+        request.validate()
+        require_org(policy, request.org_id)
+        redacted = self._count_redacted(policy, request.org_id, request.query, request.filters)
+        recalled = await _beside(
+            redacted,
+            self._recall.retrieve_with_derived(request, policy, request.limit, request.filters),
+        )
+        found, notes, withheld, derived = (
+            recalled.found,
+            recalled.notes,
+            recalled.withheld,
+            recalled.derived,
+        )
+        # a question nothing in memory is about gets no results, and is told so
+        gated = bool(found) and not self._about(request.org_id, request.query, recalled)
+        below_floor = len(found) if gated else 0
+        if gated:
+            found, derived = [], []
+        self._note_read(policy, "search", request.query, [r.chunk for r in found], withheld)
+        return SearchResults(
+            results=[
+                SearchHit(
+                    source_id=r.chunk.source_id,
+                    chunk_id=r.chunk.chunk_id,
+                    text=r.chunk.text,
+                    score=r.score,
+                    signals=_signals(r.ranks),
+                    scope=r.chunk.scope,
+                    scope_key=r.chunk.scope_key,
+                    occurred_at=r.chunk.occurred_at,
+                    created_at=r.chunk.created_at,
+                    role=r.chunk.role,
+                    turn_index=r.chunk.turn_index,
+                    speaker=r.chunk.speaker,
+                    reason=_reason(r),
+                    lifecycle=notes[r.chunk.chunk_id].state,
+                    stale=notes[r.chunk.chunk_id].stale,
+                    superseded_by=notes[r.chunk.chunk_id].superseded_by,
+                    duplicate_of=notes[r.chunk.chunk_id].duplicate_of,
+                )
+                for r in found
+            ],
+            withheld_redacted=await redacted,
+            derived=derived,
+            below_floor=below_floor,
+            reason=NOTHING_RELEVANT if gated else None,
+        )
+
+    def _about(self, org_id: str, query: str, recalled: Recalled) -> bool:
+        """Whether memory holds something about the question (``domain.relevance_gate``).
+
+        A promoted record that matched the question's words (its name or type: "which
+        decision ...") is evidence too: reviewed memory that names what is asked."""
+        if any(d.by_words for d in recalled.derived):
+            return True
+        floors = relatedness_floors(self._embedder.space.model)
+        return about(query, recalled.evidence, floors, self.lane.waiting(org_id))
+
+    def _count_redacted(
+        self,
+        policy: MemoryPolicyContext,
+        org_id: str,
+        query: str,
+        filters: SearchFilters | None,
+    ) -> asyncio.Future[int]:
+        """The redacted count, started now: it needs only the question, so its store read
+        runs on the engine's threads while the retrieval runs here, not after it (1M
+        chunks: 1-8 ms a search that waited at the end).
+
+        After the organisation is prepared (its tables defined): an organisation's first
+        search otherwise read the redactions before the retrieval had prepared it."""
+
+        async def count() -> int:
+            await self._readiness.ensure(org_id)
+            return await withheld_redacted(self._store, policy, org_id, query, filters)
+
+        return asyncio.ensure_future(count())
+
+    # -- context pack ------------------------------------------------------
+
+    async def context_pack(
+        self, request: ContextRequest, policy: MemoryPolicyContext
+    ) -> ContextPack:
+        request.validate()
+        require_org(policy, request.org_id)
+        redacted = self._count_redacted(policy, request.org_id, request.query, request.filters)
+        recalled = await _beside(
+            redacted,
+            self._recall.retrieve_with_derived(request, policy, _PACK_CANDIDATES, request.filters),
+        )
+        notes, withheld, derived = recalled.notes, recalled.withheld, recalled.derived
+        # a question nothing in memory is about gets a few items, not a budget of them
+        gated = bool(recalled.found) and not self._about(request.org_id, request.query, recalled)
+        found, below_floor = gate_pack(recalled.found, not gated)
+        # the rendering (headers, names) is what fits the budget, not only the items' words
+        kept, rendered, omitted = fit_rendered(
+            found, request.token_budget, self._tokens.count, notes
+        )
+        counts = {r.chunk.chunk_id: self._tokens.count(r.chunk.text) for r in kept}
+        chosen = set(counts)
+        groups = group_by_episode(kept)
+        items = [
+            ContextItem(
+                source_id=r.chunk.source_id,
+                chunk_id=r.chunk.chunk_id,
+                text=r.chunk.text,
+                reason=_reason(r),
+                score=r.score,
+                signals=_signals(r.ranks),
+                token_count=counts[r.chunk.chunk_id],
+                scope=r.chunk.scope,
+                scope_key=r.chunk.scope_key,
+                occurred_at=r.chunk.occurred_at,
+                created_at=r.chunk.created_at,
+                role=r.chunk.role,
+                turn_index=r.chunk.turn_index,
+                speaker=r.chunk.speaker,
+                episode_occurred_at=_episode_time(group),
+                lifecycle=notes[r.chunk.chunk_id].state,
+                stale=notes[r.chunk.chunk_id].stale,
+                superseded_by=notes[r.chunk.chunk_id].superseded_by,
+                duplicate_of=notes[r.chunk.chunk_id].duplicate_of,
+            )
+            for group in groups
+            for r in group
+        ]
+        self._note_read(
+            policy,
+            "context",
+            request.query,
+            [r.chunk for r in found if r.chunk.chunk_id in chosen],
+            withheld,
+        )
+        return ContextPack(
+            query=request.query,
+            token_budget=request.token_budget,
+            token_count=sum(counts.values()),
+            encoding=self._tokens.encoding,
+            items=items,
+            omitted=omitted,
+            withheld=withheld,
+            withheld_redacted=await redacted,
+            episodes=[
+                EpisodeGroup(
+                    source_id=group[0].chunk.source_id,
+                    occurred_at=_episode_time(group),
+                    chunk_ids=[r.chunk.chunk_id for r in group],
+                )
+                for group in groups
+            ],
+            rendered=rendered,
+            rendered_token_count=self._tokens.count(rendered),
+            derived=derived,
+            below_floor=below_floor,
+            reason=NOTHING_RELEVANT if gated else None,
+        )
+
+    async def drop_organization(self, org_id: str) -> None:
+        self.lane.forget(org_id)
+        self._resumed.discard(org_id)
+        await self._store.drop_organization(org_id)
+        await self._index.drop(org_id)
+        self._readiness.forget(org_id)
+
+    async def close(self) -> None:
+        await self.lane.stop()  # the batch in hand finishes; the rest stays pending
+        await self._readiness.close()  # index snapshots saved (where the index keeps them)
+        await self._audit.close()
+        await self._store.close()
+
+
+async def _beside(started: asyncio.Future[int], work: Awaitable[_T]) -> _T:
+    """``work``'s answer; if it fails, ``started`` (a store read) is let finish first and
+    its answer dropped: cancelling a read inside the embedded engine is never done."""
+    try:
+        return await work
+    except BaseException:
+        with contextlib.suppress(Exception):
+            await started
+        raise
+
+
+def _signals(ranks: Mapping[str, int]) -> Signals:
+    return Signals(
+        lexical_rank=ranks.get("lexical"),
+        vector_rank=ranks.get("vector"),
+        episode_lexical_rank=ranks.get("episode_lexical"),
+        episode_vector_rank=ranks.get("episode_vector"),
+        neighbour_rank=ranks.get("neighbour"),
+        subject_vector_rank=ranks.get("subject_vector"),
+        entity_rank=ranks.get("entity"),
+        window_rank=ranks.get("window"),
+        graph_rank=ranks.get("graph"),
+        relation_rank=ranks.get("relation"),
+        entity_vector_rank=ranks.get("entity_vector"),
+    )
+
+
+def _episode_time(group: Sequence[Retrieved]) -> datetime | None:
+    """When an episode happened: its earliest turn's time (the session's, where turns have none)."""
+    return min((r.chunk.occurred_at for r in group if r.chunk.occurred_at), default=None)
+
+
+def _reason(found: Retrieved) -> str:
+    return "; ".join([inclusion_reason(found.ranks), *found.reasons])

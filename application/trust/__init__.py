@@ -1,0 +1,1 @@
+"""Who may do what: access, the policy guard, the audit trail, keys and administration."""
