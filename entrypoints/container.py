@@ -12,19 +12,23 @@ from dependency_injector import containers, providers
 from application.imports.import_jobs import ImportSetup
 from application.memory.service import MemoryService
 from application.operations.reembed.service import EmbedderCatalog
-from application.operations.reembed.switchable import switchable
-from application.ports import Embedder, MemoryStore, RetrievalIndex
+from application.ports import (
+    Clock,
+    Embedder,
+    IdGenerator,
+    MemoryStore,
+    RetrievalIndex,
+    TokenCounter,
+)
 from application.ports.llm import LanguageModel
-from application.ports.reflection import CandidateStore, GraphStore
+from application.ports.reflection import CandidateStore, GraphStore, SentenceSegmenter
 from application.ports.rerank import Reranker
-from application.reflection.derived import DerivedRecall
-from application.reflection.vectors import DerivedVectors
 from application.retrieval.options import ConversationRecall
 from application.retrieval.pipeline import RetrievalMode
-from application.retrieval.recall import Recall
 from application.services import Services
 from application.synthesis.ports import SynthesisRunStore
 from application.trust.ports import AuditLog, ControlStore
+from entrypoints.bootstrap import UseCases, compose
 from entrypoints.settings import EmbedderKind, IndexKind, QueryPrecision, Settings, SettingsError
 
 __all__ = [
@@ -215,6 +219,30 @@ def make_derived_stores(store: MemoryStore) -> tuple[CandidateStore, GraphStore]
     return InMemoryCandidateStore(), InMemoryGraphStore()
 
 
+def _tokens() -> TokenCounter:
+    from adapters.tokenizers.tiktoken_counter import TiktokenCounter
+
+    return TiktokenCounter()
+
+
+def _clock() -> Clock:
+    from adapters.system.clock import SystemClock
+
+    return SystemClock()
+
+
+def _ids() -> IdGenerator:
+    from adapters.system.ids import TimeOrderedIds
+
+    return TimeOrderedIds()
+
+
+def _segmenter() -> SentenceSegmenter:
+    from adapters.text.sentences import SentencexSegmenter
+
+    return SentencexSegmenter()
+
+
 def make_services(
     store: MemoryStore,
     index: RetrievalIndex,
@@ -233,7 +261,8 @@ def make_services(
     derived_stores: tuple[CandidateStore, GraphStore] | None = None,
     trusted_extractors: frozenset[str] = frozenset(),
 ) -> Services:
-    """Every use case over the given ports, with the system clock, ids and token counter.
+    """Every use case over the given ports, with the system clock, ids and token counter
+    (``entrypoints.bootstrap.UseCases`` wires them).
 
     ``retrieval_mode`` lets a benchmark measure each retrieval stage; serving uses the default.
     ``embedders``: the models ``tessera reembed`` may switch to, by name.
@@ -241,45 +270,34 @@ def make_services(
     and the graph (a benchmark reflects through one and searches through another);
     ``trusted_extractors`` turns on the documented auto-accept rule for those extractors.
     """
-    from adapters.system.clock import SystemClock
-    from adapters.system.ids import TimeOrderedIds
-    from adapters.text.sentences import SentencexSegmenter
-    from adapters.tokenizers.tiktoken_counter import TiktokenCounter
-
     candidates, graph = derived_stores or make_derived_stores(store)
-    embedder = switchable(embedder)  # recall and every use case share the one that switches
-    vectors = DerivedVectors(graph=graph, store=store, embedder=embedder)
-    services = Services(
+    services = compose(
         store=store,
         index=index,
         embedder=embedder,
-        tokens=TiktokenCounter(),
+        tokens=_tokens(),
         control=control,
         audit_log=audit_log,
-        clock=SystemClock(),
-        ids=TimeOrderedIds(),
+        clock=_clock(),
+        ids=_ids(),
         home_org_id=home_org_id,
-        # the one retrieve-then-recheck seam every reading use case shares
-        recall=Recall(
-            store=store,
-            index=index,
-            embedder=embedder,
-            retrieval_mode=retrieval_mode,
-            reranker=reranker,
-            rerank_top_n=rerank_top_n,
-            derived=DerivedRecall(store=store, graph=graph, vectors=vectors),
-            conversation=conversation,
-        ),
         synthesis_runs=make_synthesis_runs(store),
+        retrieval_mode=retrieval_mode,
+        reranker=reranker,
+        rerank_top_n=rerank_top_n,
+        conversation=conversation,
         llm=llm,
         imports=imports,
         candidates=candidates,
         graph=graph,
-        segmenter=SentencexSegmenter(),
+        segmenter=_segmenter(),
         embedders=embedders,
-        derived_vectors=vectors,
         trusted_extractors=trusted_extractors,
     )
+    return _serving(services, reflect_on_write)
+
+
+def _serving(services: Services, reflect_on_write: bool) -> Services:
     if reflect_on_write:
         services.reflect_on_write()
     return services
@@ -383,21 +401,32 @@ class Container(containers.DeclarativeContainer):
     imports = providers.Singleton(_imports, settings, store, imports_anywhere)
     llm = providers.Singleton(_llm, settings)
     reranker = providers.Singleton(_reranker, settings, llm)
-    services = providers.Singleton(
-        make_services,
-        store,
-        index,
-        embedder,
-        control,
-        audit_log,
-        home_org,
+    derived_stores = providers.Singleton(make_derived_stores, store)
+    #: every use case, wired once over the ports above (``entrypoints.bootstrap``)
+    use_cases = providers.Container(
+        UseCases,
+        store=store,
+        index=index,
+        embedder=embedder,
+        tokens=providers.Singleton(_tokens),
+        control=control,
+        audit_log=audit_log,
+        clock=providers.Singleton(_clock),
+        ids=providers.Singleton(_ids),
+        home_org_id=home_org,
+        synthesis_runs=providers.Singleton(make_synthesis_runs, store),
         llm=llm,
         imports=imports,
         reranker=reranker,
         rerank_top_n=providers.Callable(_rerank_top_n, settings),
         conversation=providers.Callable(_conversation, settings),
         embedders=embedders,
-        reflect_on_write=providers.Callable(_reflect_on_write, settings),
+        candidates=derived_stores.provided[0],
+        graph=derived_stores.provided[1],
+        segmenter=providers.Singleton(_segmenter),
+    )
+    services = providers.Singleton(
+        _serving, use_cases.services, providers.Callable(_reflect_on_write, settings)
     )
 
 

@@ -34,7 +34,7 @@ from application.ports import (
 from application.ports.records import EmbeddingSpace, StoreInfo
 from application.retrieval.grouping import group_by_episode
 from application.retrieval.pack_fit import fit_rendered
-from application.retrieval.pipeline import RetrievalMode, Retrieved
+from application.retrieval.pipeline import Retrieved
 from application.retrieval.recall import Recall, Recalled
 from application.retrieval.relevance import about, gate_pack, relatedness_floors
 from application.retrieval.withheld import withheld_redacted
@@ -46,7 +46,6 @@ from domain.explain import inclusion_reason
 from domain.hashing import content_hash
 from domain.models import Chunk
 from domain.policy import MemoryPolicyContext
-from domain.ranking.ranker import RankWeights
 from domain.relevance_gate import NOTHING_RELEVANT
 from domain.search_filters import SearchFilters
 
@@ -69,11 +68,9 @@ class MemoryService:
         clock: Clock,
         ids: IdGenerator,
         audit: AuditTrail,
+        recall: Recall,
+        lane: EmbeddingLane,
         chunking: ChunkingRules | None = None,
-        retrieval_mode: RetrievalMode = RetrievalMode.RANKED,
-        rank_weights: RankWeights | None = None,
-        recall: Recall | None = None,
-        lane: EmbeddingLane | None = None,
     ) -> None:
         self._store = store
         self._index = index
@@ -83,18 +80,11 @@ class MemoryService:
         self._ids = ids
         self._audit = audit
         self._chunking = chunking or ChunkingRules()
-        # retrieve-then-recheck is injected by the composition root; built here only
-        # for callers (tests, tools) that construct the service alone
-        self._recall = recall or Recall(
-            store=store,
-            index=index,
-            embedder=embedder,
-            retrieval_mode=retrieval_mode,
-            rank_weights=rank_weights,
-        )
+        #: retrieve-then-recheck, shared with the other reading use cases
+        self._recall = recall
         self._readiness = self._recall.readiness
-        #: the embedding lane (the composition root shares one; built here for callers alone)
-        self.lane = lane or EmbeddingLane(store=store, index=index, embedder=embedder)
+        #: the embedding lane the root built over the same store, index and embedder
+        self.lane = lane
         #: the one write path (remember, imports, benchmarks)
         self.writer = MemoryWriter(store=store, index=index, embedder=embedder, lane=self.lane)
         self._resumed: set[str] = set()

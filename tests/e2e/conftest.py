@@ -27,6 +27,7 @@ from adapters.text.sentences import SentencexSegmenter
 from adapters.tokenizers.tiktoken_counter import TiktokenCounter
 from application.services import Services
 from domain.policy import Surface
+from entrypoints.bootstrap import compose
 from entrypoints.http.app import create_app
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,7 +50,7 @@ def services_over_fakes(**overrides: Any) -> Services:
         "graph": InMemoryGraphStore(),
         "segmenter": SentencexSegmenter(),
     }
-    return Services(**{**parts, **overrides})
+    return compose(**{**parts, **overrides})
 
 
 @pytest.fixture

@@ -23,10 +23,10 @@ from application.memory.commands import ContextRequest, RememberRequest, SearchR
 from application.memory.results import ContextPack, RememberResult, SearchResults
 from application.operations.reembed.service import EmbedderCatalog
 from application.ports import Embedder
-from application.services import Services
 from application.trust.records import PrincipalRecord, SpaceRecord
 from domain.policy import MemoryPolicyContext, OrgRole, SpaceRole, Surface
 from domain.scopes import MemoryScope, ScopeRef
+from entrypoints.bootstrap import compose
 
 __all__ = ["START", "World"]
 
@@ -49,7 +49,7 @@ class World:
         self.audit_log = InMemoryAuditLog()
         self.candidates = InMemoryCandidateStore()
         self.graph = InMemoryGraphStore()
-        self.services = Services(
+        self.services = compose(
             store=self.store,
             index=self.index,
             embedder=self.embedder,

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from application.corrections.commands import CorrectionRequest
+from application.enrichment.lane import EmbeddingLane
 from application.memory.commands import ContextRequest, RememberRequest, SearchRequest
 from application.memory.service import MemoryService
 from application.retrieval.conversation import unnamed_query
@@ -52,6 +53,7 @@ def _service(parts: Parts, conversation: ConversationRecall) -> MemoryService:
         ids=parts.service._ids,
         audit=parts.service._audit,
         recall=recall,
+        lane=EmbeddingLane(store=parts.store, index=parts.index, embedder=parts.embedder),
     )
 
 
@@ -263,6 +265,7 @@ async def test_a_counting_question_fuses_whole_talks_and_other_questions_pool(
             ids=parts.service._ids,
             audit=parts.service._audit,
             recall=recall,
+            lane=EmbeddingLane(store=parts.store, index=parts.index, embedder=parts.embedder),
         )
         found = await service.search(SearchRequest(org_id=ORG, query=query), parts.ctx)
         return [round(h.score, 6) for h in found.results]

@@ -9,6 +9,7 @@ from application.enrichment.lane import EmbeddingLane, LaneSettings
 from application.memory.commands import ContextRequest, RememberRequest, SearchRequest
 from application.memory.service import MemoryService
 from application.ports.writes import EmbeddingState, WaitFor
+from application.retrieval.recall import Recall
 from domain.errors import InvalidInputError, PolicyDeniedError
 from domain.policy import OrgRole, SpaceRole
 from domain.reasons import ReasonCode
@@ -114,14 +115,17 @@ async def test_index_is_rebuilt_from_the_store_on_first_use(parts: Parts) -> Non
     first = await parts.service.remember(
         _remember("The cellar key is under the blue pot."), parts.ctx
     )
+    index = InProcessIndex()
     restarted = MemoryService(
         store=parts.store,
-        index=InProcessIndex(),
+        index=index,
         embedder=parts.embedder,
         tokens=parts.service._tokens,
         clock=parts.clock,
         ids=parts.service._ids,
         audit=parts.service._audit,
+        recall=Recall(store=parts.store, index=index, embedder=parts.embedder),
+        lane=EmbeddingLane(store=parts.store, index=index, embedder=parts.embedder),
     )
     result = await restarted.search(SearchRequest(org_id=ORG, query="cellar key"), parts.ctx)
     assert result.results[0].source_id == first.source_id
@@ -183,6 +187,7 @@ async def test_an_embedder_failure_keeps_the_write_retries_then_dead_letters(
         clock=parts.clock,
         ids=parts.service._ids,
         audit=parts.service._audit,
+        recall=Recall(store=parts.store, index=parts.index, embedder=Broken()),
         lane=EmbeddingLane(
             store=parts.store,
             index=parts.index,

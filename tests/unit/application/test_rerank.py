@@ -25,10 +25,10 @@ from application.memory.service import MemoryService
 from application.ports.llm import LLMRequest
 from application.ports.rerank import RerankCandidate, Reranker, RerankScore
 from application.retrieval.recall import Recall
-from application.services import Services
 from domain.models import Turn
 from domain.reasons import ReasonCode
 from domain.scopes import SourceType
+from entrypoints.bootstrap import compose
 from tests.support.logs import rerank_log
 from tests.unit.application.conftest import Parts
 
@@ -41,7 +41,7 @@ def _service(parts: Parts, reranker: Reranker | None, top_n: int = 20) -> Memory
     recall = Recall(
         store=w.store, index=w.index, embedder=w.embedder, reranker=reranker, rerank_top_n=top_n
     )
-    return Services(
+    return compose(
         store=w.store,
         index=w.index,
         embedder=w.embedder,

@@ -4,10 +4,12 @@ from datetime import UTC, datetime
 
 import pytest
 
+from application.enrichment.lane import EmbeddingLane
 from application.memory.commands import ContextRequest, RememberRequest, SearchRequest
 from application.memory.results import ContextPack, RememberResult, SearchResults
 from application.memory.service import MemoryService
 from application.retrieval.pipeline import RetrievalMode
+from application.retrieval.recall import Recall
 from domain.errors import InvalidInputError
 from domain.models import Turn
 from domain.reasons import ReasonCode
@@ -105,7 +107,10 @@ async def test_every_signal_and_expansion_keeps_to_the_callers_spaces(parts: Par
             clock=parts.clock,
             ids=parts.service._ids,
             audit=parts.service._audit,
-            retrieval_mode=mode,
+            recall=Recall(
+                store=parts.store, index=parts.index, embedder=parts.embedder, retrieval_mode=mode
+            ),
+            lane=EmbeddingLane(store=parts.store, index=parts.index, embedder=parts.embedder),
         )
         found = await service.search(
             SearchRequest(org_id=ORG, query="orange kayak trip", limit=20), parts.ctx
