@@ -14,7 +14,7 @@ LongMemEval can be run in both arms.
 
 import msgspec
 
-from domain.ranking.ranker import RankWeights
+from domain.ranking.ranker import RankModel, RankWeights
 
 __all__ = ["ConversationRecall"]
 
@@ -59,6 +59,17 @@ class ConversationRecall(msgspec.Struct, frozen=True, kw_only=True):
     #: pooling too: its answer is one mention in each of several talks, and a talk's own
     #: evidence (episode weight 1.0, not pooled) is what finds the third or fourth of them
     counting_talks: bool = True
+    #: a question may name a speaker by what the talk calls them ("Kate" for ``Emi``)
+    speaker_aliases: bool = True
+    #: each episode may place only ``spread_runs`` runs before every other episode has had
+    #: its turn; off by default with the learned ranker, whose episode evidence decides
+    #: (counting and ordering questions still take one turn per episode first)
+    episode_cap: bool = False
+    #: the ranker scores with the weights learned on real conversations
+    #: (``domain.ranking.learned_weights``) instead of the hand-set rules
+    learned_ranker: bool = True
+    #: other learned weights than the shipped ones (a cross-validation fold)
+    model: RankModel | None = None
 
     def __post_init__(self) -> None:
         if self.window_radius < 1:
@@ -84,6 +95,9 @@ class ConversationRecall(msgspec.Struct, frozen=True, kw_only=True):
             speaker_names=False,
             preference_talks=False,
             counting_talks=False,
+            learned_ranker=False,
+            speaker_aliases=False,
+            episode_cap=True,
         )
 
     def rank_weights(self, weights: RankWeights) -> RankWeights:
@@ -92,6 +106,7 @@ class ConversationRecall(msgspec.Struct, frozen=True, kw_only=True):
             weights,
             reply=weights.reply if self.reply_lending else 0.0,
             speaker_names=weights.speaker_names and self.speaker_names,
+            aliases=weights.aliases and self.speaker_aliases,
         )
 
     @property

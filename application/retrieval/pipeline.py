@@ -36,9 +36,10 @@ from application.retrieval.rerank_step import DEFAULT_TOP_N, rerank_top
 from domain.fusion import FusedHit, fuse_with_episodes, rrf_merge
 from domain.models import Chunk
 from domain.query_terms import meaningful_query
-from domain.ranking.dates import date_window
-from domain.ranking.question import profile_question, subject_phrase
-from domain.ranking.ranker import Candidate, RankWeights, rank_candidates
+from domain.ranking.dates import DateWindow, date_window
+from domain.ranking.learned_weights import LEARNED
+from domain.ranking.question import QuestionProfile, profile_question, subject_phrase
+from domain.ranking.ranker import Candidate, RankModel, RankWeights, rank_candidates
 from domain.relevance_gate import Evidence
 
 __all__ = ["GATE_POOL", "Ranked", "RetrievalMode", "RetrievalPipeline", "Retrieved"]
@@ -62,6 +63,10 @@ GATE_POOL = 40
 
 #: item signals that say where a turn sits, not what it holds (pooled in fusion)
 _CONTEXT_SIGNALS = frozenset({"neighbour", "window"})
+
+
+#: (query, its profile, the fused candidates, its date window): what the ranker was given
+CandidateObserver = Callable[[str, QuestionProfile, Sequence[Candidate], DateWindow | None], None]
 
 
 class RetrievalMode(StrEnum):
@@ -105,11 +110,19 @@ class RetrievalPipeline:
         reranker: Reranker | None = None,
         rerank_top_n: int = DEFAULT_TOP_N,
         conversation: ConversationRecall | None = None,
+        model: RankModel | None = None,
+        observe: CandidateObserver | None = None,
     ) -> None:
         self._index = index
+        #: told every ranked question's candidates (fitting the learned ranker)
+        self._observe = observe
         self._query_vector = query_vector
         self._mode = mode
         self._conversation = conversation or ConversationRecall()
+        if model is None and self._conversation.learned_ranker:
+            model = self._conversation.model or LEARNED
+        #: learned ranker weights (None: the hand-set rules of ``RankWeights``)
+        self._model = model
         self._unnamed = UnnamedSearch()
         self._weights = self._conversation.rank_weights(weights or RankWeights())
         #: None (the default) skips the rerank step: results are exactly the ranker's
@@ -287,13 +300,18 @@ class RetrievalPipeline:
         listing = shape.listing and self._conversation.list_spread and self._ranks
         by_runs = self._conversation.run_spread
         per_turns = self._conversation.spread_runs if by_runs else _TURNS_BEFORE_SPREAD
-        per_episode = 1 if shape.multi_episode or listing else per_turns
-        spread = spread_turns(
-            found,
-            lambda f: chunks[f.chunk_id],
-            per_episode,
-            by_runs,
-            self._conversation.run_turns,
+        capped = self._conversation.episode_cap or self._model is None
+        per_episode = 1 if shape.multi_episode or listing else per_turns if capped else 0
+        spread = (
+            spread_turns(
+                found,
+                lambda f: chunks[f.chunk_id],
+                per_episode,
+                by_runs,
+                self._conversation.run_turns,
+            )
+            if per_episode
+            else found
         )
         if self._reranker is not None and self._ranks:
             # after the ranker, over the first top-N it shows: may lift one past ``limit``
@@ -413,12 +431,14 @@ class RetrievalPipeline:
                 episode_date=_day(chunks[h.item_id].occurred_at),
                 speaker=chunks[h.item_id].speaker,
                 turn_index=chunks[h.item_id].turn_index,
+                ranks=h.ranks,
             )
             for h in fused
         ]
-        ranked = rank_candidates(
-            profile_question(query), candidates, date_window(query, as_of), self._weights
-        )
+        profile, window = profile_question(query), date_window(query, as_of)
+        if self._observe is not None:
+            self._observe(query, profile, candidates, window)
+        ranked = rank_candidates(profile, candidates, window, self._weights, self._model)
         return [
             Found(
                 chunk_id=r.item_id, score=r.score, ranks=by_id[r.item_id].ranks, reasons=r.reasons

@@ -26,19 +26,22 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
+from application.memory_service import MemoryService
+from application.retrieval.options import ConversationRecall
 from application.retrieval.pipeline import RetrievalMode
 from benchmarks._embed_cache import CachedEmbedder, DiskEmbeddingCache
 from benchmarks._stats import code_version, machine_info
 from benchmarks._wiring import make_embedder, make_index, make_store
+from benchmarks.conversations._cache import CACHE_DIR
 from benchmarks.conversations._locomo import is_locomo, load_locomo
 from benchmarks.conversations._metrics import aggregate
 from benchmarks.conversations._options import parse_conversation
 from benchmarks.conversations._rerank import RERANK_CHOICES, build_reranker, mode_label
 from benchmarks.conversations._run import ingest, run_questions, shown_turns
 from benchmarks.conversations.generate import FIXTURE
-from benchmarks.longmemeval_prefill import CACHE_DIR as _LME_CACHE
-
-CACHE_DIR = _LME_CACHE.parent / "conversation-embedding-cache"
+from benchmarks.ranker_fit import load_folds
 
 __all__ = ["CACHE_DIR", "main", "table"]
 
@@ -77,6 +80,14 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--rerank-model-dir", type=Path, default=None)
     p.add_argument("--rerank-top-n", type=int, default=20)
     p.add_argument("--budget", type=int, default=None, help="context pack token budget")
+    p.add_argument(
+        "--cross-validate",
+        type=Path,
+        default=None,
+        metavar="TABLE",
+        help="rank each chat with weights fitted on the others' candidates in TABLE "
+        "(written by python -m benchmarks.ranker_fit for the same --fixture)",
+    )
     p.add_argument(
         "--conversation",
         default="on",
@@ -118,19 +129,24 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     index = make_index(args.index, store)
     ingest_service = make_service(store, index, cached, RetrievalMode.RANKED)
     reranker = build_reranker(args.rerank, args.rerank_model_dir, args.rerank_top_n)
-    conversation = parse_conversation(args.conversation)
-    searchers = {
-        mode_label(m, args.rerank): make_service(
-            store,
-            index,
-            model,
-            m,
-            reranker=reranker,
-            rerank_top_n=args.rerank_top_n,
-            conversation=conversation,
-        )
-        for m in modes
-    }
+    options = conversation = parse_conversation(args.conversation)
+
+    def searchers_for(options: ConversationRecall) -> dict[str, MemoryService]:
+        return {
+            mode_label(m, args.rerank): make_service(
+                store,
+                index,
+                model,
+                m,
+                reranker=reranker,
+                rerank_top_n=args.rerank_top_n,
+                conversation=options,
+            )
+            for m in modes
+        }
+
+    searchers = searchers_for(conversation)
+    folds = load_folds(args.cross_validate) if args.cross_validate else None
     records: list[dict[str, Any]] = []
     started = time.perf_counter()
     try:
@@ -140,6 +156,9 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
             turn_of = await ingest(ingest_service, org, conversation, not args.no_speakers)
             asked = [q for q in fixture["questions"] if q["conversation_id"] == cid]
             shown = shown_turns(conversation)
+            if folds is not None:
+                fold = folds.model_without(f"{args.fixture.name}:{cid}")
+                searchers = searchers_for(msgspec.structs.replace(options, model=fold))
             records.extend(
                 await run_questions(org, asked, turn_of, searchers, shown, args.budget)
             )
@@ -159,6 +178,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
         "rerank": args.rerank,
         "rerank_top_n": args.rerank_top_n,
         "conversation": args.conversation,
+        "cross_validated": args.cross_validate is not None,
         "budget": args.budget,
         "code": code_version(),
         "wall_s": round(time.perf_counter() - started, 1),

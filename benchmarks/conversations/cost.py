@@ -35,7 +35,7 @@ from benchmarks._embed_cache import CachedEmbedder, DiskEmbeddingCache
 from benchmarks._lme_run import owner_context
 from benchmarks._stats import code_version, machine_info, summarize
 from benchmarks._wiring import make_embedder, make_index, make_store
-from benchmarks.conversations.__main__ import CACHE_DIR
+from benchmarks.conversations._cache import CACHE_DIR
 from benchmarks.conversations._options import parse_conversation
 from benchmarks.conversations._run import ingest
 from benchmarks.conversations.generate import FIXTURE

@@ -76,6 +76,8 @@ _DAY_MONTH = re.compile(
 )
 _IN_MONTH = re.compile(r"\bin\s+(" + "|".join(m for m in _MONTHS if len(m) > 3) + r")\b")
 _ISO = re.compile(r"\b(\d{4})[/-](\d{1,2})[/-](\d{1,2})\b")
+#: "01.02.2024", "1/2/24", "01-02-2024": day and month in an order the separator hints at
+_NUMERIC = re.compile(r"\b(\d{1,2})([./-])(\d{1,2})\2(\d{4}|\d{2})\b")
 
 
 class DateWindow(msgspec.Struct, frozen=True, kw_only=True):
@@ -113,6 +115,26 @@ def _past(month: int, day: int, today: date) -> date | None:
     return None
 
 
+def _numeric(match: re.Match[str], today: date | None) -> DateWindow | None:
+    """A numeric date. Dots write the day first (as in most of Europe); with slashes or
+    dashes either order is in use, so a number over 12 decides, then the reading that is
+    not after the question; if both remain, month first, with less confidence."""
+    first, sep, second, year_text = int(match[1]), match[2], int(match[3]), match[4]
+    year = int(year_text) + (2000 if len(year_text) == 2 else 0)
+    orders = [(second, first)] if sep == "." else [(first, second), (second, first)]
+    readings: list[date] = []
+    for month, day in orders:
+        try:
+            readings.append(date(year, month, day))
+        except ValueError:
+            continue
+    if today is not None and len(readings) > 1:
+        readings = [d for d in readings if d <= today] or readings
+    if not readings:
+        return None
+    return _window(readings[0], 1, 0.9 if len(set(readings)) == 1 else 0.5)
+
+
 def date_window(question: str, asked_at: datetime | None) -> DateWindow | None:
     """The window a question's date phrase points at, or None when it names none."""
     text = question.lower()
@@ -122,6 +144,8 @@ def date_window(question: str, asked_at: datetime | None) -> DateWindow | None:
         except ValueError:
             return None
         return _window(day, 1, 0.9)
+    if match := _NUMERIC.search(text):
+        return _numeric(match, None if asked_at is None else asked_at.date())
     if asked_at is None:
         return None
     today = asked_at.date()

@@ -8,6 +8,8 @@ from datetime import date
 
 import msgspec
 
+from domain.ranking.aliases import speaker_aliases
+from domain.ranking.candidate import Candidate
 from domain.ranking.dates import DateWindow
 from domain.ranking.features import (
     best_segment,
@@ -16,10 +18,11 @@ from domain.ranking.features import (
     phrase_adjacency,
     weight_of,
 )
+from domain.ranking.learned import RankModel, candidate_features, score_with_model
 from domain.ranking.question import QuestionProfile
 from domain.ranking.text import term_hits, term_prefixes, tokens
 
-__all__ = ["Candidate", "RankWeights", "Ranked", "rank_candidates"]
+__all__ = ["Candidate", "RankModel", "RankWeights", "Ranked", "features_of", "rank_candidates"]
 
 
 class RankWeights(msgspec.Struct, frozen=True, kw_only=True):
@@ -46,17 +49,11 @@ class RankWeights(msgspec.Struct, frozen=True, kw_only=True):
     speaker_names: bool = True
     #: the named speaker's turns get this much (the other speaker may have said it)
     named_speaker: float = 0.1
+    #: a question may name a speaker by what the talk calls them, not only by handle
+    aliases: bool = True
 
 
-class Candidate(msgspec.Struct, frozen=True, kw_only=True):
-    item_id: str
-    episode_id: str
-    text: str
-    fused: float
-    role: str | None = None
-    episode_date: date | None = None
-    speaker: str | None = None
-    turn_index: int | None = None
+_NONE: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
 
 
 class Ranked(msgspec.Struct, frozen=True, kw_only=True):
@@ -89,10 +86,16 @@ def _date_score(window: DateWindow | None, day: date | None, fade: int) -> float
     return window.confidence * max(0.0, 1.0 - distance / max(fade, 1))
 
 
-def _named(profile: QuestionProfile, candidates: Sequence[Candidate]) -> frozenset[str]:
-    """The question's terms that are a candidate speaker's name ("maya" of "Maya's")."""
-    names = {t for c in candidates if c.speaker for t in tokens(c.speaker)}
-    return frozenset(t for t in profile.terms if t in names)
+def _named(
+    profile: QuestionProfile, candidates: Sequence[Candidate], aliases: bool
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The question's terms that name a candidate's speaker ("maya" of "Maya's"), by
+    handle or, with ``aliases``, by a name the talk calls them; and the speakers named."""
+    handles = {t: c.speaker for c in candidates if c.speaker for t in tokens(c.speaker)}
+    if aliases:
+        handles = {**speaker_aliases(candidates), **handles}
+    terms = frozenset(t for t in profile.terms if t in handles)
+    return terms, frozenset(handles[t] for t in terms)
 
 
 def _without(profile: QuestionProfile, named: frozenset[str]) -> QuestionProfile:
@@ -153,18 +156,60 @@ def _stabilise(items: list[_Scored], window: int, margin: float) -> list[_Scored
     return out + pending
 
 
+def _rank_with(
+    model: RankModel,
+    profile: QuestionProfile,
+    candidates: Sequence[Candidate],
+    window: DateWindow | None,
+    speakers: frozenset[str],
+    w: RankWeights,
+) -> list[Ranked]:
+    values = candidate_features(profile, candidates, window, speakers, w.date_fade_days)
+    scored = []
+    for base, (cand, features) in enumerate(zip(candidates, values, strict=True)):
+        if w.reply <= 0:
+            features["reply"] = 0.0
+        score, reasons = score_with_model(model, features, cand.speaker)
+        scored.append(_Scored(item_id=cand.item_id, score=score, reasons=reasons, base=base))
+    scored.sort(key=lambda s: (-s.score, s.base))
+    return [Ranked(item_id=s.item_id, score=s.score, reasons=s.reasons) for s in scored]
+
+
+def features_of(
+    profile: QuestionProfile,
+    candidates: Sequence[Candidate],
+    window: DateWindow | None = None,
+    weights: RankWeights | None = None,
+) -> list[dict[str, float]]:
+    """The learned ranker's features of each candidate, as ``rank_candidates`` reads them."""
+    w = weights or RankWeights()
+    named, speakers = _named(profile, candidates, w.aliases) if w.speaker_names else _NONE
+    bare = _without(profile, named)
+    values = candidate_features(bare, candidates, window, speakers, w.date_fade_days)
+    if w.reply <= 0:
+        for v in values:
+            v["reply"] = 0.0
+    return values
+
+
 def rank_candidates(
     profile: QuestionProfile,
     candidates: Sequence[Candidate],
     window: DateWindow | None = None,
     weights: RankWeights | None = None,
+    model: RankModel | None = None,
 ) -> list[Ranked]:
-    """Candidates in fused order in, best first out, each with the rules that scored it."""
+    """Candidates in fused order in, best first out, each with the rules that scored it.
+
+    ``model``: score with learned weights over ``domain.ranking.learned``'s features
+    instead of the hand-set rules below (``weights`` then only says which rules apply)."""
     w = weights or RankWeights()
     if not candidates:
         return []
-    named = _named(profile, candidates) if w.speaker_names else frozenset()
+    named, speakers = _named(profile, candidates, w.aliases) if w.speaker_names else _NONE
     profile = _without(profile, named)
+    if model is not None:
+        return _rank_with(model, profile, candidates, window, speakers, w)
     # the question's terms are all the rules read of a text (``parts`` are among them)
     question_terms = frozenset(profile.terms)
     prefixes = term_prefixes(question_terms)
@@ -203,7 +248,7 @@ def rank_candidates(
         if wanted is not None and cand.role == wanted:
             score += w.speaker
             reasons.append(f"said by the {wanted}, whom the question asks about")
-        if named and cand.speaker and named & set(tokens(cand.speaker)):
+        if cand.speaker in speakers:
             score += w.named_speaker
             reasons.append(f"said by {cand.speaker}, whom the question names")
         dated = _date_score(window, cand.episode_date, w.date_fade_days)

@@ -58,7 +58,7 @@ def _service(parts: Parts, conversation: ConversationRecall) -> MemoryService:
 
 
 @pytest.mark.parametrize("windows", [False, True])
-async def test_the_reply_comes_right_after_the_question_it_answers(
+async def test_the_reply_ranks_first_and_the_pack_shows_the_question_before_it(
     parts: Parts, windows: bool
 ) -> None:
     await parts.service.remember(_talk(), parts.ctx)
@@ -66,7 +66,12 @@ async def test_the_reply_comes_right_after_the_question_it_answers(
     found = await service.search(SearchRequest(org_id=ORG, query=QUESTION), parts.ctx)
     texts = [h.text for h in found.results]
     reply = texts.index("Yes!! We called him Pixel, he's tiny.")
-    assert reply <= 1 and texts.index(_TALK[2][2]) <= 1
+    assert reply <= 1 and _TALK[2][2] in texts
+    # the pack shows the turn it answers right before it, whatever the ranking
+    pack = await service.context_pack(ContextRequest(org_id=ORG, query=QUESTION), parts.ctx)
+    lines = pack.rendered.splitlines()
+    asked = next(n for n, line in enumerate(lines) if _TALK[2][2] in line)
+    assert "Pixel" in lines[asked + 1]
     hit = found.results[reply]
     assert "reply to a matching turn" in hit.reason and hit.speaker == "Maya"
     assert (hit.signals.window_rank is not None) is windows

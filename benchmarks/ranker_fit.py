@@ -1,0 +1,340 @@
+"""Fit the learned ranker's weights on real conversations, cross-validated, and write them.
+
+    python -m benchmarks.ranker_fit [--realtalk PATH] [--fixture PATH ...] [--write]
+
+Each chat is remembered through the service, as ``benchmarks.conversations``
+does; every question then runs the ranked retrieval path, and the candidates
+handed to the ranker are recorded with their features
+(``domain.ranking.learned``) and whether each is an evidence turn. A linear
+model is fitted on pairs (an evidence turn against another candidate of the
+same question; logistic loss, L2), leave-one-conversation-out: each chat is
+ranked by weights fitted on the others, and recall@10 of the candidates'
+order is printed beside the hand-set rules'. ``--write`` fits on every chat
+and writes ``domain/ranking/learned_weights.py``.
+"""
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from application.embedding import QueryVectorCache
+from application.records import CandidateFilter
+from application.retrieval.options import ConversationRecall
+from application.retrieval.pipeline import RetrievalMode, RetrievalPipeline
+from benchmarks._embed_cache import CachedEmbedder, DiskEmbeddingCache
+from benchmarks._wiring import make_embedder, make_index, make_store
+from benchmarks.conversations._cache import CACHE_DIR
+from benchmarks.conversations._locomo import is_locomo, load_locomo
+from benchmarks.conversations._run import ingest
+from domain.ranking.candidate import Candidate
+from domain.ranking.dates import DateWindow
+from domain.ranking.learned import FEATURES, RankModel
+from domain.ranking.question import QuestionProfile
+from domain.ranking.ranker import RankWeights, features_of, rank_candidates
+
+__all__ = ["Example", "Folds", "cross_validate", "fit", "load_folds", "main"]
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data"
+WEIGHTS_FILE = ROOT / "domain" / "ranking" / "learned_weights.py"
+TABLE = ROOT / "benchmarks" / "out" / "ranker-features.json"
+#: the L2 penalty on the weights (per pair, averaged): keeps a few dozen numbers tame
+L2 = 1e-3
+DECIMALS = 4
+
+
+class Example:
+    """One question's candidates: features (rows, ``FEATURES`` order) and evidence flags."""
+
+    def __init__(
+        self,
+        group: str,
+        rows: list[list[float]],
+        gold: list[bool],
+        hand: list[int],
+        wanted: int,
+    ) -> None:
+        self.group = group
+        self.rows = rows
+        self.gold = gold
+        #: the hand-set rules' order of the candidates (indices)
+        self.hand = hand
+        #: the question's evidence turns, found among the candidates or not
+        self.wanted = wanted
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "group": self.group,
+            "rows": self.rows,
+            "gold": self.gold,
+            "hand": self.hand,
+            "wanted": self.wanted,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "Example":
+        return cls(d["group"], d["rows"], d["gold"], d["hand"], d["wanted"])
+
+
+class _Recorder:
+    def __init__(self) -> None:
+        self.seen: tuple[QuestionProfile, list[Candidate], DateWindow | None] | None = None
+
+    def __call__(
+        self,
+        query: str,
+        profile: QuestionProfile,
+        candidates: Sequence[Candidate],
+        window: DateWindow | None,
+    ) -> None:
+        self.seen = (profile, list(candidates), window)
+
+
+async def collect(fixtures: list[Path]) -> list[Example]:
+    """Every question's candidates, through the ranked path at its defaults."""
+    model = make_embedder()
+    cached = CachedEmbedder(model, DiskEmbeddingCache(CACHE_DIR, model.space))
+    store = make_store("mem://")
+    index = make_index("inprocess", store)
+    from entrypoints.container import make_service
+
+    service = make_service(store, index, cached, RetrievalMode.RANKED)
+    recorder = _Recorder()
+    conversation = ConversationRecall()
+    pipeline = RetrievalPipeline(
+        index=index,
+        query_vector=QueryVectorCache(model).vector_for,
+        mode=RetrievalMode.RANKED,
+        conversation=conversation,
+        observe=recorder,
+    )
+    weights = conversation.rank_weights(RankWeights())
+    examples: list[Example] = []
+    started = time.perf_counter()
+    try:
+        for path in fixtures:
+            data = (
+                load_locomo(path)
+                if is_locomo(path)
+                else json.loads(path.read_text(encoding="utf-8"))
+            )
+            for talk in data["conversations"]:
+                cid = talk["conversation_id"]
+                org = f"fit-{uuid.uuid4().hex[:8]}"
+                turn_of = await ingest(service, org, talk)
+                for q in (q for q in data["questions"] if q["conversation_id"] == cid):
+                    recorder.seen = None
+                    as_of = datetime.fromisoformat(q["asked_at"])
+                    await pipeline.ranked(org, q["question"], 10, CandidateFilter(), as_of)
+                    if recorder.seen is None:  # nothing found: the question still counts
+                        examples.append(Example(f"{path.name}:{cid}", [], [], [], 1))
+                        continue
+                    profile, cands, window = recorder.seen
+                    values = features_of(profile, cands, window, weights)
+                    gold = set(q["evidence"])
+                    flags = [
+                        turn_of.get((c.episode_id, -1 if c.turn_index is None else c.turn_index))
+                        in gold
+                        for c in cands
+                    ]
+                    position = {c.item_id: n for n, c in enumerate(cands)}
+                    by_hand = rank_candidates(profile, cands, window, weights)
+                    hand = [position[r.item_id] for r in by_hand]
+                    rows = [[round(v.get(f, 0.0), 6) for f in FEATURES] for v in values]
+                    examples.append(
+                        Example(f"{path.name}:{cid}", rows, flags, hand, len(gold))
+                    )
+                await service.drop_organization(org)
+                print(
+                    f"{cid}: {time.perf_counter() - started:.0f}s", file=sys.stderr, flush=True
+                )
+    finally:
+        await service.close()
+    return examples
+
+
+def _pairs(examples: Sequence[Example]) -> tuple[np.ndarray, np.ndarray]:
+    """Differences (evidence minus other) of each question's pairs, and each pair's weight
+    (every question counts once, whatever its number of pairs)."""
+    diffs: list[np.ndarray] = []
+    weights: list[np.ndarray] = []
+    for ex in examples:
+        rows = np.asarray(ex.rows, dtype=np.float64)
+        gold = np.asarray(ex.gold, dtype=bool)
+        if not gold.any() or gold.all():
+            continue
+        positives = rows[gold]
+        negatives = rows[~gold]
+        d = (positives[:, None, :] - negatives[None, :, :]).reshape(-1, rows.shape[1])
+        diffs.append(d)
+        weights.append(np.full(len(d), 1.0 / len(d)))
+    return np.vstack(diffs), np.concatenate(weights)
+
+
+#: a feature the training chats never show (no derived memory, no windows) takes the
+#: weight of a signal learned, rather than nothing: a leg that is on in a deployment must
+#: still count. Derived legs read reviewed records, so each counts as much as the meaning
+#: legs together (a turn found by meaning is found by its own and its episode's vector);
+#: windows are where-it-sits evidence, as neighbours are
+_MEANING = ("rank_vector", "rank_episode_vector")
+KIN = {
+    "rank_entity": _MEANING,
+    "rank_entity_vector": _MEANING,
+    "rank_graph": _MEANING,
+    "rank_relation": _MEANING,
+    "rank_window": ("rank_neighbour",),
+}
+
+
+def fit(examples: Sequence[Example]) -> np.ndarray:
+    """Pairwise logistic regression by Newton's method (deterministic, no learning rate);
+    features never seen take their kin's weight (``KIN``)."""
+    w = _fit_pairs(examples)
+    seen = np.zeros(len(FEATURES), dtype=bool)
+    for ex in examples:
+        if ex.rows:
+            seen |= np.asarray(ex.rows).any(axis=0)
+    index = {f: n for n, f in enumerate(FEATURES)}
+    for feature, kin in KIN.items():
+        if not seen[index[feature]]:
+            w[index[feature]] = sum(w[index[k]] for k in kin)
+    return w
+
+
+def _fit_pairs(examples: Sequence[Example]) -> np.ndarray:
+    x, sample = _pairs(examples)
+    sample = sample / sample.sum()
+    w = np.zeros(x.shape[1])
+    for _ in range(50):
+        margin = x @ w
+        p = 1.0 / (1.0 + np.exp(-margin))
+        grad = x.T @ (sample * (p - 1.0)) + L2 * w
+        hess = (x * (sample * p * (1.0 - p))[:, None]).T @ x + L2 * np.eye(len(w))
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if float(np.abs(step).max()) < 1e-9:
+            break
+    return np.round(w, DECIMALS)
+
+
+def _recall(order: Sequence[int], ex: "Example", k: int = 10) -> float:
+    return sum(1 for i in order[:k] if ex.gold[i]) / ex.wanted
+
+
+def _order(ex: Example, w: np.ndarray) -> list[int]:
+    if not ex.rows:
+        return []
+    scores = np.asarray(ex.rows) @ w
+    return sorted(range(len(ex.rows)), key=lambda i: (-scores[i], i))
+
+
+def cross_validate(examples: Sequence[Example]) -> dict[str, dict[str, float]]:
+    """Leave one conversation out: recall@10 of the candidates' order, learned vs hand-set."""
+    groups = sorted({ex.group for ex in examples})
+    out: dict[str, dict[str, float]] = {}
+    for group in groups:
+        train = [ex for ex in examples if ex.group != group]
+        held = [ex for ex in examples if ex.group == group]
+        w = fit(train)
+        out[group] = {
+            "questions": len(held),
+            "learned": float(np.mean([_recall(_order(ex, w), ex) for ex in held])),
+            "hand": float(np.mean([_recall(ex.hand, ex) for ex in held])),
+        }
+    return out
+
+
+def render(weights: np.ndarray, sources: Sequence[str]) -> str:
+    lines = [
+        '"""The learned ranker\'s weights, written by ``python -m benchmarks.ranker_fit --write``.',
+        "",
+        "Fitted on: " + ", ".join(sources) + ".",
+        'Refit with the same command; a test checks that it gives these numbers."""',
+        "",
+        "from domain.ranking.learned import RankModel",
+        "",
+        '__all__ = ["LEARNED"]',
+        "",
+        "LEARNED = RankModel(",
+        "    weights={",
+        *(f'        "{f}": {w!r},' for f, w in zip(FEATURES, weights.tolist(), strict=True) if w),
+        "    }",
+        ")",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def model_of(weights: np.ndarray) -> RankModel:
+    return RankModel(weights={f: float(w) for f, w in zip(FEATURES, weights, strict=True) if w})
+
+
+class Folds:
+    """Leave-one-conversation-out weights over a recorded table."""
+
+    def __init__(self, examples: Sequence[Example]) -> None:
+        self._examples = list(examples)
+
+    def model_without(self, group: str) -> RankModel:
+        if not any(ex.group == group for ex in self._examples):
+            raise ValueError(f"{group} is not in the table: record it with ranker_fit first")
+        return model_of(fit([ex for ex in self._examples if ex.group != group]))
+
+
+def load_examples(table: Path) -> list[Example]:
+    return [Example.from_json(d) for d in json.loads(table.read_text(encoding="utf-8"))]
+
+
+def load_folds(table: Path) -> Folds:
+    return Folds(load_examples(table))
+
+
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.ranker_fit", description=__doc__)
+    p.add_argument(
+        "--realtalk", type=Path, default=DATA / "realtalk" / "realtalk_dev.json.xz"
+    )
+    p.add_argument("--fixture", type=Path, action="append", default=[])
+    p.add_argument("--table", type=Path, default=TABLE, help="the recorded candidates")
+    p.add_argument("--reuse", action="store_true", help="fit on --table as recorded")
+    p.add_argument("--write", action="store_true", help="write the weights into domain/")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parse(argv)
+    sources = [args.realtalk, *args.fixture]
+    if args.reuse and args.table.exists():
+        examples = load_examples(args.table)
+    else:
+        examples = asyncio.run(collect(sources))
+        args.table.parent.mkdir(parents=True, exist_ok=True)
+        args.table.write_text(json.dumps([ex.as_json() for ex in examples]))
+    cv = cross_validate(examples)
+    print("| conversation | questions | hand-set recall@10 | learned recall@10 |")
+    print("|---|---|---|---|")
+    for group, row in cv.items():
+        print(f"| {group} | {row['questions']:.0f} | {row['hand']:.3f} | {row['learned']:.3f} |")
+    total = sum(r["questions"] for r in cv.values())
+    for arm in ("hand", "learned"):
+        mean = sum(r[arm] * r["questions"] for r in cv.values()) / total
+        print(f"{arm}: {mean:.3f} over {total:.0f} questions (candidates' order, no spread)")
+    weights = fit(examples)
+    for f, w in zip(FEATURES, weights.tolist(), strict=True):
+        print(f"  {f:24s} {w:+.4f}")
+    if args.write:
+        WEIGHTS_FILE.write_text(render(weights, [p.name for p in sources]))
+        print(f"wrote {WEIGHTS_FILE.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,211 @@
+"""The learned ranker: one score per candidate, a weighted sum of evidence it can name.
+
+Every feature is a number in [0, 1] computed from the question and the
+candidates alone (which leg found a turn and how high, how much of the
+question's weighted words it and its episode hold, the turn before and after
+it, who said it, when). The weights are fitted on real conversations (see
+``docs/design.md``, "The learned ranker"); the strongest contributions of a
+hit are its reasons, in the words the hand-set rules used.
+"""
+
+from collections.abc import Mapping, Sequence
+
+import msgspec
+
+from domain.ranking.candidate import Candidate
+from domain.ranking.dates import DateWindow
+from domain.ranking.features import (
+    best_segment,
+    coverage,
+    idf_weights,
+    phrase_adjacency,
+    weight_of,
+)
+from domain.ranking.question import QuestionProfile
+from domain.ranking.text import term_hits, term_prefixes, tokens
+
+__all__ = ["FEATURES", "RankModel", "candidate_features", "score_with_model"]
+
+#: ranks of a leg's list that a rank feature spreads over (rank 0 -> 1.0, rank 10 -> 0.5)
+_RANK_SCALE = 10.0
+#: a turn this short (in words) seldom means anything without the turn before it
+_SHORT_TURN = 6
+
+#: the legs whose rank is a feature, as the fusion names them
+LEGS = (
+    "lexical",
+    "vector",
+    "subject_vector",
+    "entity",
+    "entity_vector",
+    "graph",
+    "relation",
+    "neighbour",
+    "window",
+    "episode_lexical",
+    "episode_vector",
+)
+
+#: every feature, in the order a model's weights are listed
+FEATURES: tuple[str, ...] = (
+    "fused",
+    *(f"rank_{leg}" for leg in LEGS),
+    "coverage",
+    "episode_coverage",
+    "phrase",
+    "segment",
+    "previous_coverage",
+    "next_coverage",
+    "reply",
+    "speaker_role",
+    "named_speaker",
+    "named_and_matching",
+    "date",
+    "alternatives",
+    "short_turn",
+    "asks",
+    "episode_first",
+)
+
+
+class RankModel(msgspec.Struct, frozen=True, kw_only=True):
+    """A linear score over ``FEATURES``: ``bias + sum(weights[f] * value[f])``."""
+
+    weights: dict[str, float]
+    bias: float = 0.0
+
+    def __post_init__(self) -> None:
+        unknown = set(self.weights) - set(FEATURES)
+        if unknown:
+            raise ValueError(f"unknown features: {sorted(unknown)}")
+
+    def score(self, values: Mapping[str, float]) -> float:
+        return self.bias + sum(w * values.get(f, 0.0) for f, w in self.weights.items())
+
+
+def _rank(ranks: Mapping[str, int], leg: str) -> float:
+    at = ranks.get(leg)
+    return 0.0 if at is None else _RANK_SCALE / (_RANK_SCALE + at)
+
+
+def _role_wanted(profile: QuestionProfile, role: str | None) -> bool:
+    if role is None:
+        return False
+    if profile.asks_assistant:
+        return role == "assistant"
+    if profile.personal or profile.preference:
+        return role == "user"
+    return False
+
+
+def candidate_features(
+    profile: QuestionProfile,
+    candidates: Sequence[Candidate],
+    window: DateWindow | None,
+    speakers: frozenset[str],
+    date_fade_days: int,
+) -> list[dict[str, float]]:
+    """Each candidate's features (``FEATURES``), in the candidates' order.
+
+    ``speakers``: those the question names (their names already out of ``profile``).
+    """
+    if not candidates:
+        return []
+    question_terms = frozenset(profile.terms)
+    prefixes = term_prefixes(question_terms)
+    texts = [c.text for c in candidates]
+    hits = [term_hits(t, question_terms, prefixes) for t in texts]
+    sets = [frozenset(h) for h in hits]
+    idf = idf_weights(profile.terms, sets)
+    whole = weight_of(profile.terms, idf)
+    episodes = [c.episode_id for c in candidates]
+    episode_terms: dict[str, set[str]] = {}
+    for episode, present in zip(episodes, sets, strict=True):
+        episode_terms.setdefault(episode, set()).update(present)
+    episode_cover = {e: coverage(profile.terms, t, idf, whole) for e, t in episode_terms.items()}
+    own = [coverage(profile.terms, present, idf, whole) for present in sets]
+    at = {
+        (c.episode_id, c.turn_index): n
+        for n, c in enumerate(candidates)
+        if c.turn_index is not None
+    }
+    high = max(max(c.fused for c in candidates), 1e-12)
+    out: list[dict[str, float]] = []
+    earlier: dict[str, int] = {}
+    for n, cand in enumerate(candidates):
+        values = {"fused": cand.fused / high}
+        for leg in LEGS:
+            values[f"rank_{leg}"] = _rank(cand.ranks, leg)
+        values["coverage"] = own[n]
+        values["episode_coverage"] = episode_cover[episodes[n]]
+        if own[n] > 0:
+            values["phrase"] = phrase_adjacency(profile.bigrams, hits[n])
+            values["segment"] = best_segment(profile.terms, hits[n], idf, whole)
+        if cand.turn_index is not None:
+            before = at.get((cand.episode_id, cand.turn_index - 1))
+            after = at.get((cand.episode_id, cand.turn_index + 1))
+            if before is not None:
+                values["previous_coverage"] = own[before]
+                asking = candidates[before]
+                other = (asking.speaker or asking.role) != (cand.speaker or cand.role)
+                if other and "?" in texts[before]:
+                    values["reply"] = max(0.0, own[before] - own[n])
+            if after is not None:
+                values["next_coverage"] = own[after]
+        values["speaker_role"] = float(_role_wanted(profile, cand.role))
+        values["named_speaker"] = float(cand.speaker in speakers)
+        # said by the person named, and about the question (or answering a turn that is)
+        values["named_and_matching"] = values["named_speaker"] * max(
+            own[n], values.get("previous_coverage", 0.0)
+        )
+        if window is not None and cand.episode_date is not None:
+            distance = window.distance_days(cand.episode_date)
+            values["date"] = window.confidence * max(0.0, 1.0 - distance / max(date_fade_days, 1))
+        if profile.parts:
+            values["alternatives"] = max(coverage(part, sets[n], idf) for part in profile.parts)
+        values["short_turn"] = float(len(tokens(texts[n])) < _SHORT_TURN)
+        values["asks"] = float("?" in texts[n])
+        # how many turns of its episode the fused order placed before it: how crowded
+        # the top would be with this talk (the model weighs it, no fixed cap)
+        before_it = earlier.get(cand.episode_id, 0)
+        values["episode_first"] = 1.0 / (1.0 + before_it)
+        earlier[cand.episode_id] = before_it + 1
+        out.append(values)
+    return out
+
+
+#: a contribution smaller than this is not worth naming
+_REASON_FLOOR = 0.05
+
+
+def _reason(feature: str, values: Mapping[str, float], speaker: str | None) -> str | None:
+    """A strong contribution in the words the hand-set rules use (the surfaces render
+    them); the legs that found a hit are named by ``domain.explain`` from its ranks."""
+    if feature == "coverage" and values.get("coverage", 0.0) >= 0.5:
+        return f"holds {values['coverage']:.0%} of the question's weighted words"
+    if feature == "phrase":
+        return "has the question's words side by side"
+    if feature in ("named_speaker", "named_and_matching") and speaker:
+        return f"said by {speaker}, whom the question names"
+    if feature == "date":
+        return "happened when the question says"
+    if feature == "alternatives" and values.get("alternatives", 0.0) >= 0.99:
+        return "matches one of the events the question compares"
+    if feature in ("reply", "previous_coverage"):
+        return "reply to a matching turn"
+    return None
+
+
+def score_with_model(
+    model: RankModel, values: Mapping[str, float], speaker: str | None = None
+) -> tuple[float, list[str]]:
+    """The score and the reasons: the strongest contributions that have words, first."""
+    parts = sorted(((w * values.get(f, 0.0), f) for f, w in model.weights.items()), reverse=True)
+    reasons: list[str] = []
+    for part, feature in parts:
+        if part < _REASON_FLOOR:
+            break
+        said = _reason(feature, values, speaker)
+        if said is not None and said not in reasons:
+            reasons.append(said)
+    return model.score(values), reasons
