@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from application.embedding import QueryVectorCache
-from application.records import CandidateFilter
+from application.enrichment.embedding import QueryVectorCache
+from application.ports.records import CandidateFilter
 from application.retrieval.options import ConversationRecall
 from application.retrieval.pipeline import RetrievalMode, RetrievalPipeline
 from benchmarks._embed_cache import CachedEmbedder, DiskEmbeddingCache

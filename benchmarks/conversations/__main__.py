@@ -28,7 +28,7 @@ from typing import Any
 
 import msgspec
 
-from application.memory_service import MemoryService
+from application.memory.service import MemoryService
 from application.retrieval.options import ConversationRecall
 from application.retrieval.pipeline import RetrievalMode
 from benchmarks._embed_cache import CachedEmbedder, DiskEmbeddingCache
