@@ -73,7 +73,9 @@ async def test_the_reply_ranks_first_and_the_pack_shows_the_question_before_it(
     asked = next(n for n, line in enumerate(lines) if _TALK[2][2] in line)
     assert "Pixel" in lines[asked + 1]
     hit = found.results[reply]
-    assert "reply to a matching turn" in hit.reason and hit.speaker == "Maya"
+    # why: it answers a matching turn (the learned weights name the neighbour it sits by)
+    whys = ("reply to a matching turn", "next to a strongly matching turn")
+    assert hit.speaker == "Maya" and any(why in hit.reason for why in whys)
     assert (hit.signals.window_rank is not None) is windows
     assert ("inside a window of turns that matched" in hit.reason) is windows
 
