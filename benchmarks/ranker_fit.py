@@ -2,6 +2,9 @@
 
     python -m benchmarks.ranker_fit [--realtalk PATH] [--fixture PATH ...] [--write]
 
+The default training data: REALTALK's development chats and the made-up
+fixture's development split (``benchmarks/conversations/fixture.json``).
+
 Each chat is remembered through the service, as ``benchmarks.conversations``
 does; every question then runs the ranked retrieval path, and the candidates
 handed to the ranker are recorded with their features
@@ -47,6 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 WEIGHTS_FILE = ROOT / "domain" / "ranking" / "learned_weights.py"
 TABLE = ROOT / "benchmarks" / "out" / "ranker-features.json"
+FIXTURE = ROOT / "benchmarks" / "conversations" / "fixture.json"
 #: the L2 penalty on the weights (per pair, averaged): keeps a few dozen numbers tame
 L2 = 1e-3
 DECIMALS = 4
@@ -324,7 +328,13 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--realtalk", type=Path, default=DATA / "realtalk" / "realtalk_dev.json.xz"
     )
-    p.add_argument("--fixture", type=Path, action="append", default=[])
+    p.add_argument(
+        "--fixture",
+        type=Path,
+        action="append",
+        default=None,
+        help="more chats to learn from (default: the fixture's development split)",
+    )
     p.add_argument("--table", type=Path, default=TABLE, help="the recorded candidates")
     p.add_argument("--reuse", action="store_true", help="fit on --table as recorded")
     p.add_argument("--write", action="store_true", help="write the weights into domain/")
@@ -333,7 +343,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = _parse(argv)
-    sources = [args.realtalk, *args.fixture]
+    sources = [args.realtalk, *(args.fixture if args.fixture is not None else [FIXTURE])]
     if args.reuse and args.table.exists():
         examples = load_examples(args.table)
     else:

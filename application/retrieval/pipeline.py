@@ -37,6 +37,7 @@ from domain.fusion import FusedHit, fuse_with_episodes, rrf_merge
 from domain.models import Chunk
 from domain.query_terms import meaningful_query
 from domain.ranking.dates import DateWindow, date_window
+from domain.ranking.learned import is_talk
 from domain.ranking.learned_weights import LEARNED
 from domain.ranking.question import QuestionProfile, profile_question, subject_phrase
 from domain.ranking.ranker import Candidate, RankModel, RankWeights, rank_candidates
@@ -291,16 +292,18 @@ class RetrievalPipeline:
             episode_weight=1.0 if whole_talk else self._conversation.episode_weight,
             context=_CONTEXT_SIGNALS if pooled else None,
         )
+        learned = False
         if self._mode is RetrievalMode.HYBRID:
             found = [Found(chunk_id=h.item_id, score=h.score, ranks=h.ranks) for h in fused]
         else:
-            found = self._rank(query, as_of, fused, chunks)
+            found, learned = self._rank(query, as_of, fused, chunks)
         # a question whose answer spans episodes ("how many", "which first") gets one
         # turn per episode first, so the list shows as many of them as it can
         listing = shape.listing and self._conversation.list_spread and self._ranks
         by_runs = self._conversation.run_spread
         per_turns = self._conversation.spread_runs if by_runs else _TURNS_BEFORE_SPREAD
-        capped = self._conversation.episode_cap or self._model is None
+        # the cap stays for the baselines and the hand-set rules
+        capped = self._conversation.episode_cap or not learned
         per_episode = 1 if shape.multi_episode or listing else per_turns if capped else 0
         spread = (
             spread_turns(
@@ -419,7 +422,8 @@ class RetrievalPipeline:
         as_of: datetime | None,
         fused: Sequence[FusedHit],
         chunks: dict[str, IndexedText],
-    ) -> list[Found]:
+    ) -> tuple[list[Found], bool]:
+        """The ranked candidates, and whether the learned weights ranked them."""
         by_id = {h.item_id: h for h in fused}
         candidates = [
             Candidate(
@@ -438,13 +442,14 @@ class RetrievalPipeline:
         profile, window = profile_question(query), date_window(query, as_of)
         if self._observe is not None:
             self._observe(query, profile, candidates, window)
-        ranked = rank_candidates(profile, candidates, window, self._weights, self._model)
+        model = self._model if self._model is not None and is_talk(candidates) else None
+        ranked = rank_candidates(profile, candidates, window, self._weights, model)
         return [
             Found(
                 chunk_id=r.item_id, score=r.score, ranks=by_id[r.item_id].ranks, reasons=r.reasons
             )
             for r in ranked
-        ]
+        ], model is not None
 
 
 def _day(moment: datetime | None) -> date | None:

@@ -12,7 +12,7 @@ from datetime import date, datetime, timedelta
 
 import msgspec
 
-__all__ = ["DateWindow", "date_window"]
+__all__ = ["DateWindow", "date_score", "date_window"]
 
 _NUMBERS = {
     "a": 1,
@@ -93,6 +93,14 @@ class DateWindow(msgspec.Struct, frozen=True, kw_only=True):
         if day > self.end:
             return (day - self.end).days
         return 0
+
+
+def date_score(window: DateWindow | None, day: date | None, fade: int) -> float:
+    """How far inside the question's window a day is: its confidence inside, fading to
+    nothing over ``fade`` days outside; 0 without a window or a day."""
+    if window is None or day is None:
+        return 0.0
+    return window.confidence * max(0.0, 1.0 - window.distance_days(day) / max(fade, 1))
 
 
 def _window(center: date, slack: int, confidence: float) -> DateWindow:

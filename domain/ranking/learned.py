@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import msgspec
 
 from domain.ranking.candidate import Candidate
-from domain.ranking.dates import DateWindow
+from domain.ranking.dates import DateWindow, date_score
 from domain.ranking.features import (
     best_segment,
     coverage,
@@ -24,7 +24,14 @@ from domain.ranking.features import (
 from domain.ranking.question import QuestionProfile
 from domain.ranking.text import term_hits, term_prefixes, tokens
 
-__all__ = ["FEATURES", "RankModel", "candidate_features", "score_with_model"]
+__all__ = [
+    "FEATURES",
+    "RankModel",
+    "candidate_features",
+    "is_talk",
+    "score_with_model",
+    "wanted_role",
+]
 
 #: ranks of a leg's list that a rank feature spreads over (rank 0 -> 1.0, rank 10 -> 0.5)
 _RANK_SCALE = 10.0
@@ -45,6 +52,9 @@ LEGS = (
     "episode_lexical",
     "episode_vector",
 )
+
+#: fused candidates that decide whether a question is over conversation turns
+_TALK_HEAD = 20
 
 #: every feature, in the order a model's weights are listed
 FEATURES: tuple[str, ...] = (
@@ -83,19 +93,29 @@ class RankModel(msgspec.Struct, frozen=True, kw_only=True):
         return self.bias + sum(w * values.get(f, 0.0) for f, w in self.weights.items())
 
 
+def is_talk(candidates: Sequence[Candidate]) -> bool:
+    """Whether most of the first fused candidates are turns of a conversation: the weights
+    were fitted on conversations, so notes and documents keep the hand-set rules (a
+    rare word the question names counts more there than meaning)."""
+    head = candidates[:_TALK_HEAD]
+    return bool(head) and 2 * sum(c.turn_index is not None for c in head) >= len(head)
+
+
 def _rank(ranks: Mapping[str, int], leg: str) -> float:
     at = ranks.get(leg)
     return 0.0 if at is None else _RANK_SCALE / (_RANK_SCALE + at)
 
 
-def _role_wanted(profile: QuestionProfile, role: str | None) -> bool:
+def wanted_role(profile: QuestionProfile, role: str | None) -> str | None:
+    """The role whose turns the question asks about: what the assistant said, or what
+    the person said of themselves (their preferences); None: either."""
     if role is None:
-        return False
+        return None
     if profile.asks_assistant:
-        return role == "assistant"
+        return "assistant"
     if profile.personal or profile.preference:
-        return role == "user"
-    return False
+        return "user"
+    return None
 
 
 def candidate_features(
@@ -152,15 +172,15 @@ def candidate_features(
                     values["reply"] = max(0.0, own[before] - own[n])
             if after is not None:
                 values["next_coverage"] = own[after]
-        values["speaker_role"] = float(_role_wanted(profile, cand.role))
+        values["speaker_role"] = float(
+            cand.role is not None and cand.role == wanted_role(profile, cand.role)
+        )
         values["named_speaker"] = float(cand.speaker in speakers)
         # said by the person named, and about the question (or answering a turn that is)
         values["named_and_matching"] = values["named_speaker"] * max(
             own[n], values.get("previous_coverage", 0.0)
         )
-        if window is not None and cand.episode_date is not None:
-            distance = window.distance_days(cand.episode_date)
-            values["date"] = window.confidence * max(0.0, 1.0 - distance / max(date_fade_days, 1))
+        values["date"] = date_score(window, cand.episode_date, date_fade_days)
         if profile.parts:
             values["alternatives"] = max(coverage(part, sets[n], idf) for part in profile.parts)
         values["short_turn"] = float(len(tokens(texts[n])) < _SHORT_TURN)

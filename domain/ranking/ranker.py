@@ -4,13 +4,12 @@ Why it is built this way: docs/decisions/internals.md#domainrankingrankerpy.
 """
 
 from collections.abc import Sequence
-from datetime import date
 
 import msgspec
 
 from domain.ranking.aliases import speaker_aliases
 from domain.ranking.candidate import Candidate
-from domain.ranking.dates import DateWindow
+from domain.ranking.dates import DateWindow, date_score
 from domain.ranking.features import (
     best_segment,
     coverage,
@@ -18,7 +17,12 @@ from domain.ranking.features import (
     phrase_adjacency,
     weight_of,
 )
-from domain.ranking.learned import RankModel, candidate_features, score_with_model
+from domain.ranking.learned import (
+    RankModel,
+    candidate_features,
+    score_with_model,
+    wanted_role,
+)
 from domain.ranking.question import QuestionProfile
 from domain.ranking.text import term_hits, term_prefixes, tokens
 
@@ -67,23 +71,6 @@ class _Scored(msgspec.Struct, kw_only=True):
     score: float
     reasons: list[str]
     base: int
-
-
-def _speaker(profile: QuestionProfile, role: str | None) -> str | None:
-    if role is None:
-        return None
-    if profile.asks_assistant:
-        return "assistant"
-    if profile.personal or profile.preference:
-        return "user"
-    return None
-
-
-def _date_score(window: DateWindow | None, day: date | None, fade: int) -> float:
-    if window is None or day is None:
-        return 0.0
-    distance = window.distance_days(day)
-    return window.confidence * max(0.0, 1.0 - distance / max(fade, 1))
 
 
 def _named(
@@ -244,14 +231,14 @@ def rank_candidates(
             score += words * (w.phrase * phrase + w.segment * segment)
         if phrase > 0:
             reasons.append("has the question's words side by side")
-        wanted = _speaker(profile, cand.role)
+        wanted = wanted_role(profile, cand.role)
         if wanted is not None and cand.role == wanted:
             score += w.speaker
             reasons.append(f"said by the {wanted}, whom the question asks about")
         if cand.speaker in speakers:
             score += w.named_speaker
             reasons.append(f"said by {cand.speaker}, whom the question names")
-        dated = _date_score(window, cand.episode_date, w.date_fade_days)
+        dated = date_score(window, cand.episode_date, w.date_fade_days)
         if dated > 0:
             score += w.date * dated
             reasons.append("happened when the question says")

@@ -1,16 +1,17 @@
 """The shipped ranker weights are what the refit command gives on the development chats.
 
-``python -m benchmarks.ranker_fit --write`` records every REALTALK development
-question's candidates through the ranked path and fits the weights; this test
-does the same and compares (to 0.01: the embedding runtime may differ in the last
-digits between machines). Skipped, saying why, where the data is absent.
+``python -m benchmarks.ranker_fit --write`` records every question's candidates
+through the ranked path (REALTALK's development chats and the fixture's
+development split) and fits the weights; this test does the same and compares
+(to 0.01: the embedding runtime may differ in the last digits between machines).
+Skipped, saying why, where the data is absent.
 """
 
 from pathlib import Path
 
 import pytest
 
-from benchmarks.ranker_fit import DATA, collect, fit, model_of
+from benchmarks.ranker_fit import DATA, FIXTURE, collect, fit, model_of
 from domain.ranking.learned_weights import LEARNED
 
 REALTALK = DATA / "realtalk" / "realtalk_dev.json.xz"
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.skipif(
 
 
 async def test_the_shipped_weights_are_what_the_refit_command_gives() -> None:
-    examples = await collect([Path(REALTALK)])
+    examples = await collect([Path(REALTALK), FIXTURE])
     refit = model_of(fit(examples)).weights
     assert set(refit) == set(LEARNED.weights)
     apart = {f: (refit[f], LEARNED.weights[f]) for f in refit}

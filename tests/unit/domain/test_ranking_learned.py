@@ -7,7 +7,7 @@ import pytest
 from domain.ranking.aliases import speaker_aliases
 from domain.ranking.candidate import Candidate
 from domain.ranking.dates import date_window
-from domain.ranking.learned import FEATURES, RankModel, candidate_features
+from domain.ranking.learned import FEATURES, RankModel, candidate_features, is_talk
 from domain.ranking.learned_weights import LEARNED
 from domain.ranking.question import profile_question
 from domain.ranking.ranker import RankWeights, features_of, rank_candidates
@@ -120,3 +120,9 @@ def test_a_version_number_or_an_impossible_date_is_no_date() -> None:
     asked = datetime(2024, 4, 1)
     assert date_window("Is 1.5.2 the release?", asked) is None
     assert date_window("What happened on 31.02.2024?", asked) is None
+
+
+def test_the_learned_weights_rank_conversations_and_the_rules_rank_notes() -> None:
+    note = Candidate(item_id="n1", episode_id="n1", text="The ledger keeps entries.", fused=0.5)
+    assert is_talk(_CHAT) and not is_talk([note, note, *_CHAT[:1]])
+    assert is_talk([*_CHAT[:2], note, note]) and not is_talk([])
