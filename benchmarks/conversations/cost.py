@@ -1,6 +1,6 @@
 """What conversation-aware recall costs at ~10k turns: ingest, index memory, search latency.
 
-    python -m benchmarks.conversations.cost [--copies 8] [--fixture PATH]
+    python -m benchmarks.conversations.cost [--copies 8] [--fixture PATH] [--off SPEC] [--on SPEC]
 
 One process, one embedded SurrealDB (``mem://``) and in-process index; each
 arm (``--conversation off``, as before; ``on``) gets its own organisation
@@ -29,7 +29,6 @@ from typing import Any
 
 from application.memory.commands import SearchRequest
 from application.memory.service import MemoryService
-from application.retrieval.options import ConversationRecall
 from application.retrieval.pipeline import RetrievalMode
 from benchmarks._embed_cache import CachedEmbedder, DiskEmbeddingCache
 from benchmarks._lme_run import owner_context
@@ -50,6 +49,11 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--copies", type=int, default=8, help="copies of each conversation per arm")
     p.add_argument("--cache-dir", type=Path, default=CACHE_DIR)
     p.add_argument("--on", default="on", help="the 'on' arm: on, or on with NAME=VALUE overrides")
+    p.add_argument(
+        "--off",
+        default="off",
+        help="the other arm: off (as before conversation-aware recall), or on with overrides",
+    )
     return p.parse_args(argv)
 
 
@@ -106,7 +110,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     from entrypoints.container import make_service
 
     fixture = json.loads(args.fixture.read_text(encoding="utf-8"))
-    arms = {"off": ConversationRecall.off(), "on": parse_conversation(args.on)}
+    arms = {"off": parse_conversation(args.off), "on": parse_conversation(args.on)}
     model = make_embedder()
     cached = CachedEmbedder(model, DiskEmbeddingCache(args.cache_dir, model.space))
     store = make_store("mem://")
