@@ -3,9 +3,9 @@
 Every feature is a number in [0, 1] computed from the question and the
 candidates alone (which leg found a turn and how high, how much of the
 question's weighted words it and its episode hold, the turn before and after
-it, who said it, when). The weights are fitted on real conversations (see
-``docs/design.md``, "The learned ranker"); the strongest contributions of a
-hit are its reasons, in the words the hand-set rules used.
+it, who said it, when). The weights are fitted on real conversations
+(docs/design.md#the-learned-ranker); the strongest contributions of a hit are
+its reasons, in the words the hand-set rules used.
 """
 
 from collections.abc import Mapping, Sequence
