@@ -7,12 +7,14 @@ in-process), with the CLI's key.
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from domain.policy import OrgRole, SpaceRole
 from domain.scopes import MemoryScope
-from entrypoints.backends import Backend
 from entrypoints.paths import path_segment
+
+if TYPE_CHECKING:
+    from entrypoints.backends import Backend
 
 __all__ = ["add_admin_parser", "run_admin"]
 
@@ -106,7 +108,7 @@ def _org_params(args: argparse.Namespace) -> dict[str, Any]:
     return {"org": args.org} if args.org else {}
 
 
-async def _call(backend: Backend, args: argparse.Namespace) -> Any:
+async def _call(backend: "Backend", args: argparse.Namespace) -> Any:
     noun, verb = args.noun, args.verb
     if noun == "org" and verb == "drop":
         org = path_segment(args.name)
@@ -152,7 +154,7 @@ async def _call(backend: Backend, args: argparse.Namespace) -> Any:
     return await backend.call("GET", "/api/admin/spaces", params=_org_params(args))
 
 
-async def run_admin(backend: Backend, args: argparse.Namespace) -> int:
+async def run_admin(backend: "Backend", args: argparse.Namespace) -> int:
     result = await _call(backend, args)
     if args.noun == "key" and args.verb == "create":
         print(f"Created key {result['key_id']} for principal {result['principal_id']}.")

@@ -8,10 +8,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from domain.scopes import MemoryScope
-from entrypoints.backends import Backend
+
+if TYPE_CHECKING:
+    from entrypoints.backends import Backend
 
 __all__ = ["add_bulk_parsers", "run_bulk"]
 
@@ -52,7 +54,7 @@ def _selector(args: argparse.Namespace) -> dict[str, Any]:
     return body
 
 
-async def _export(backend: Backend, args: argparse.Namespace) -> int:
+async def _export(backend: "Backend", args: argparse.Namespace) -> int:
     if args.preview:
         print(json.dumps(await backend.call("POST", "/api/memory/export/preview")))
         return 0
@@ -65,7 +67,7 @@ async def _export(backend: Backend, args: argparse.Namespace) -> int:
     return 0
 
 
-async def _delete(backend: Backend, args: argparse.Namespace) -> int:
+async def _delete(backend: "Backend", args: argparse.Namespace) -> int:
     body = _selector(args)
     preview = await backend.call("POST", "/api/memory/delete/preview", body)
     if not args.apply:
@@ -85,5 +87,5 @@ async def _delete(backend: Backend, args: argparse.Namespace) -> int:
     return 0
 
 
-async def run_bulk(backend: Backend, args: argparse.Namespace) -> int:
+async def run_bulk(backend: "Backend", args: argparse.Namespace) -> int:
     return await (_export if args.command == "export" else _delete)(backend, args)

@@ -6,17 +6,14 @@ other failure.
 """
 
 import argparse
-import asyncio
 import json
-import logging
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from application.memory.limits import DEFAULT_PACK_BUDGET, DEFAULT_SEARCH_LIMIT
 from domain.errors import TesseraError
-from domain.relevance_gate import NOTHING_RELEVANT, nothing_relevant_words, weak_pack_words
 from domain.scopes import MemoryScope, SourceType
 from entrypoints.admin_cli import add_admin_parser, run_admin
 from entrypoints.bulk_cli import add_bulk_parsers, run_bulk
@@ -27,10 +24,12 @@ from entrypoints.import_cli import add_import_parser, run_import
 from entrypoints.paths import path_segment
 from entrypoints.reembed_cli import add_reembed_parser, run_reembed
 from entrypoints.reflection_cli import add_reflection_parsers, run_candidates, run_reflect
-from entrypoints.settings import Settings, SettingsError, load_settings
 from entrypoints.share_cli import add_share_parser, run_share
 from entrypoints.synthesis_cli import add_synthesis_parser, run_synthesis
 from entrypoints.wake_cli import add_wake_parser, run_wake
+
+if TYPE_CHECKING:
+    from entrypoints.settings import Settings
 
 __all__ = ["MCP_PORT", "main", "run_and_exit"]
 
@@ -107,6 +106,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _print_search(result: dict[str, Any]) -> None:
+    from domain.relevance_gate import NOTHING_RELEVANT, nothing_relevant_words
+
     hits = result["results"]
     if result.get("reason") == NOTHING_RELEVANT:
         print(nothing_relevant_words(result["below_floor"]))
@@ -125,6 +126,8 @@ def _print_search(result: dict[str, Any]) -> None:
 
 
 def _print_context(pack: dict[str, Any]) -> None:
+    from domain.relevance_gate import NOTHING_RELEVANT, weak_pack_words
+
     print(
         f"Context pack: {pack['token_count']}/{pack['token_budget']} tokens "
         f"({pack['encoding']}), {len(pack['items'])} items, {pack['omitted']} left out"
@@ -137,7 +140,7 @@ def _print_context(pack: dict[str, Any]) -> None:
         print(said + item["text"].strip())
 
 
-async def _run_client(args: argparse.Namespace, settings: Settings) -> int:
+async def _run_client(args: argparse.Namespace, settings: "Settings") -> int:
     from entrypoints.backends import choose_backend
 
     backend = await choose_backend(settings)
@@ -210,6 +213,12 @@ async def _run_client(args: argparse.Namespace, settings: Settings) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    # only a command that runs needs these: ``--help`` and a usage error stop before them
+    import asyncio
+    import logging
+
+    from entrypoints.settings import SettingsError, load_settings
+
     try:
         settings = load_settings()
         logging.basicConfig(
@@ -251,8 +260,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _closed_pipe()
 
 
-def _owner_only(settings: Settings) -> None:
+def _owner_only(settings: "Settings") -> None:
     """Everything Tessera writes is for its owner: 0700 directories, 0600 files."""
+    import logging
+
     os.umask(0o077)
     try:
         settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -271,8 +282,12 @@ def _closed_pipe() -> int:
     return 141
 
 
-def _run_mcp(args: argparse.Namespace, settings: Settings) -> int:
+def _run_mcp(args: argparse.Namespace, settings: "Settings") -> int:
+    import asyncio
+    import logging
+
     from entrypoints.mcp.run import serve_http, serve_stdio
+    from entrypoints.settings import SettingsError
 
     if not args.http:
         # stdout carries the protocol; the per-call audit lines would only be noise on stderr
@@ -286,7 +301,7 @@ def _run_mcp(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _replace(settings: Settings, overrides: dict[str, Any]) -> Settings:
+def _replace(settings: "Settings", overrides: dict[str, Any]) -> "Settings":
     import msgspec
 
     return msgspec.structs.replace(settings, **overrides)
@@ -302,6 +317,8 @@ def run_and_exit() -> NoReturn:
     so skipping finalization loses nothing and keeps the exit code honest.
     """
     code = main()
+    import logging
+
     logging.shutdown()
     try:
         sys.stdout.flush()

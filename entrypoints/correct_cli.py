@@ -7,11 +7,13 @@ follows the same two steps (and the same reason codes) as every surface.
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from domain.lifecycle import CorrectionAction
-from entrypoints.backends import Backend
+
+if TYPE_CHECKING:
+    from entrypoints.backends import Backend
 
 __all__ = ["add_correct_parser", "run_correct"]
 
@@ -76,7 +78,7 @@ def _print_preview(preview: dict[str, Any]) -> None:
         )
 
 
-async def run_correct(backend: Backend, args: argparse.Namespace) -> int:
+async def run_correct(backend: "Backend", args: argparse.Namespace) -> int:
     path = f"/api/memory/inspect/{quote(args.source_id, safe='')}/corrections"
     body = _body(args)
     preview = await backend.call("POST", path + "/preview", body)

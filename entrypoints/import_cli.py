@@ -12,7 +12,6 @@ by path.
 """
 
 import argparse
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -22,10 +21,10 @@ from urllib.parse import quote
 from domain.errors import UpstreamError
 from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope
-from entrypoints.settings import Settings
 
 if TYPE_CHECKING:
     from entrypoints.backends import Backend
+    from entrypoints.settings import Settings
 
 __all__ = ["ADAPTERS", "add_import_parser", "run_import"]
 
@@ -116,6 +115,8 @@ class _Bar:
 async def _follow(
     backend: "Backend", record: dict[str, Any], as_json: bool, total: int | None
 ) -> int:
+    import asyncio
+
     path = f"{_BASE}/{quote(record['id'], safe='')}"
     bar = None if as_json else _Bar(total, record["counters"]["read"])
     try:
@@ -151,12 +152,14 @@ def _archive(args: argparse.Namespace) -> Path:
 
 
 async def _total(adapter: str, path: Path) -> int | None:
+    import asyncio
+
     from adapters.sources.estimate import estimate_items
 
     return await asyncio.to_thread(estimate_items, adapter, path)
 
 
-async def run_import(backend: "Backend", args: argparse.Namespace, settings: Settings) -> int:
+async def run_import(backend: "Backend", args: argparse.Namespace, settings: "Settings") -> int:
     command = args.import_command
     if command == "list":
         records = await backend.call("GET", _BASE)

@@ -7,12 +7,12 @@ run lasts as long as the command does (interrupted, the next run resumes).
 """
 
 import argparse
-import asyncio
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from entrypoints.backends import Backend
+if TYPE_CHECKING:
+    from entrypoints.backends import Backend
 
 __all__ = ["add_reembed_parser", "run_reembed"]
 
@@ -52,7 +52,9 @@ def _line(status: dict[str, Any]) -> str:
     )
 
 
-async def run_reembed(backend: Backend, args: argparse.Namespace) -> int:
+async def run_reembed(backend: "Backend", args: argparse.Namespace) -> int:
+    import asyncio
+
     if args.status:
         status = await backend.call("GET", _ROUTE)
     else:

@@ -9,14 +9,16 @@ so the same HTTP routes, policy and audit) as the other commands.
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from domain.errors import InvalidInputError
 from domain.reasons import ReasonCode
 from domain.reflection.candidates import ReviewState
 from domain.scopes import MemoryScope
-from entrypoints.backends import Backend
 from entrypoints.paths import path_segment
+
+if TYPE_CHECKING:
+    from entrypoints.backends import Backend
 
 __all__ = ["add_reflection_parsers", "run_candidates", "run_reflect"]
 
@@ -50,7 +52,7 @@ def _print_candidates(items: list[dict[str, Any]]) -> None:
         print("   " + " ".join(c["text"].split())[:200])
 
 
-async def run_reflect(backend: Backend, args: argparse.Namespace) -> int:
+async def run_reflect(backend: "Backend", args: argparse.Namespace) -> int:
     body: dict[str, Any] = {"extractor": args.extractor}
     if args.space:
         body["space"] = args.space
@@ -67,7 +69,7 @@ async def run_reflect(backend: Backend, args: argparse.Namespace) -> int:
     return 0
 
 
-async def run_candidates(backend: Backend, args: argparse.Namespace) -> int:
+async def run_candidates(backend: "Backend", args: argparse.Namespace) -> int:
     if args.action == "list":
         params = f"?limit={args.limit}" + (f"&state={args.state}" if args.state else "")
         result = await backend.call("GET", "/api/memory/candidates" + params)

@@ -8,9 +8,10 @@ preview's token, through the same HTTP use case as every surface.
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from entrypoints.backends import Backend
+if TYPE_CHECKING:
+    from entrypoints.backends import Backend
 
 __all__ = ["add_share_parser", "run_share"]
 
@@ -61,7 +62,7 @@ def _print_preview(preview: dict[str, Any]) -> None:
     )
 
 
-async def run_share(backend: Backend, args: argparse.Namespace) -> int:
+async def run_share(backend: "Backend", args: argparse.Namespace) -> int:
     body = _body(args)
     preview = await backend.call("POST", "/api/memory/share/preview", body)
     if not args.apply or not preview["allowed"]:

@@ -11,12 +11,14 @@ through the same backend (and so the same HTTP routes) as the other commands.
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from domain.errors import InvalidInputError
 from domain.reasons import ReasonCode
 from domain.synthesis.outline import OutputType
-from entrypoints.backends import Backend
+
+if TYPE_CHECKING:
+    from entrypoints.backends import Backend
 
 __all__ = ["add_synthesis_parser", "run_synthesis"]
 
@@ -81,7 +83,7 @@ def _print_left_out(draft: dict[str, Any]) -> None:
             )
 
 
-async def run_synthesis(backend: Backend, args: argparse.Namespace) -> int:
+async def run_synthesis(backend: "Backend", args: argparse.Namespace) -> int:
     words: list[str] = args.words
     if words[0] in _STAGES and len(words) == 2:
         stage, value = words

@@ -6,10 +6,12 @@ other commands.
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from domain.wake import DEFAULT_WAKE_BUDGET
-from entrypoints.backends import Backend
+
+if TYPE_CHECKING:
+    from entrypoints.backends import Backend
 
 __all__ = ["add_wake_parser", "run_wake"]
 
@@ -21,7 +23,7 @@ def add_wake_parser(sub: Any) -> None:
     wake.add_argument("--json", action="store_true", help="print JSON")
 
 
-async def run_wake(backend: Backend, args: argparse.Namespace) -> int:
+async def run_wake(backend: "Backend", args: argparse.Namespace) -> int:
     body: dict[str, Any] = {"token_budget": args.budget}
     if args.space:
         body["space"] = args.space

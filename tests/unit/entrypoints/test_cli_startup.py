@@ -1,0 +1,60 @@
+"""``tessera --help`` starts fast: importing the CLI loads no client, server or model stack.
+
+Each command imports what it uses when it runs; the parser needs only argparse
+and the domain's enums for its choices.
+"""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+
+#: none of these is needed to build the parser or print help
+HEAVY = (
+    "asyncio",
+    "httpx",
+    "rich",
+    "click",
+    "logging",
+    "litestar",
+    "starlette",
+    "surrealdb",
+    "surrealdb_embedded",
+    "onnxruntime",
+    "numpy",
+    "tiktoken",
+    "openai",
+    "google.genai",
+    "mcp",
+    "dependency_injector",
+    "jinja2",
+    "entrypoints.backends",
+    "entrypoints.container",
+    "entrypoints.settings",
+)
+
+
+def _loaded_by(code: str) -> set[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", f"import sys\n{code}\nprint(*sys.modules, file=sys.stderr)"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return set(out.stderr.split())
+
+
+def test_importing_the_cli_loads_nothing_heavy() -> None:
+    loaded = _loaded_by("import entrypoints.cli")
+    assert sorted(m for m in HEAVY if m in loaded) == []
+
+
+def test_help_loads_nothing_heavy() -> None:
+    loaded = _loaded_by(
+        "import contextlib, entrypoints.cli\n"
+        "with contextlib.suppress(SystemExit):\n"
+        "    entrypoints.cli.main(['--help'])"
+    )
+    assert sorted(m for m in HEAVY if m in loaded) == []
