@@ -1,7 +1,7 @@
 """Define an adapter's tables in an organisation's namespace once per process, lazily.
 
 Why lazily rather than as a numbered migration: the tables (derived memory,
-reflection candidates, synthesis runs, the audit log) belong to one adapter
+reflection candidates, synthesis runs, the audit log, imports) belong to one adapter
 each and every statement is ``IF NOT EXISTS``; an organisation prepared by an
 older release gets them on first use. Reads of an organisation with no
 namespace answer from ``INFO FOR ROOT`` without creating it (a ``USE NS``
