@@ -24,7 +24,6 @@ lists are ordered by id. The uniqueness/isolation half of the suite lives in
 from datetime import UTC, datetime, timedelta
 
 import msgspec
-import pytest
 
 from application.trust.ports import ControlStore
 from contracts.control_samples import (
@@ -205,6 +204,8 @@ class ControlStoreContract(ControlStoreRulesContract):
         assert await store.memberships_of(ORG_A, "u1") == [promoted]
 
     async def test_naive_datetimes_are_refused(self, store: ControlStore) -> None:
+        import pytest  # here, not at the top: importing the suite needs no pytest
+
         naive = datetime(2026, 3, 1, 12, 0)  # no tzinfo: the point of the test
         with pytest.raises(InvalidInputError):
             await store.add_key(key("k1", revoked_at=naive))

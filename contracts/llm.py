@@ -20,7 +20,6 @@ same adapter whose provider fails every call)::
 """
 
 import msgspec
-import pytest
 
 from application.ports.llm import LanguageModel, LLMRequest, generate_structured
 from domain.errors import UpstreamError
@@ -88,6 +87,8 @@ class LLMContract:
     async def test_failure_is_upstream_error_without_the_prompt(
         self, failing_llm: LanguageModel
     ) -> None:
+        import pytest  # here, not at the top: importing the suite needs no pytest
+
         with pytest.raises(UpstreamError) as info:
             await failing_llm.generate(LLMRequest(prompt=f"Summarise: {SECRET}"))
         error = info.value

@@ -2,20 +2,22 @@
 
 from collections.abc import Mapping
 
+from domain.signals import Signal
+
 __all__ = ["SIGNAL_LABELS", "inclusion_reason"]
 
 SIGNAL_LABELS: Mapping[str, str] = {
-    "lexical": "matched the query's words",
-    "vector": "close in meaning to the query",
-    "episode_lexical": "its conversation matched the query's words",
-    "episode_vector": "its conversation is close in meaning to the query",
-    "neighbour": "next to a strongly matching turn",
-    "subject_vector": "close in meaning to what the question counts",
-    "entity": "supports a promoted record (decision, task, person ...) matching the query",
-    "window": "inside a window of turns that matched",
-    "graph": "reached from a matching promoted record through a relationship",
-    "relation": "supports a promoted relationship whose fact matches the query",
-    "entity_vector": "supports a promoted record that matched the query by meaning",
+    Signal.LEXICAL: "matched the query's words",
+    Signal.VECTOR: "close in meaning to the query",
+    Signal.EPISODE_LEXICAL: "its conversation matched the query's words",
+    Signal.EPISODE_VECTOR: "its conversation is close in meaning to the query",
+    Signal.NEIGHBOUR: "next to a strongly matching turn",
+    Signal.SUBJECT_VECTOR: "close in meaning to what the question counts",
+    Signal.ENTITY: "supports a promoted record (decision, task, person ...) matching the query",
+    Signal.WINDOW: "inside a window of turns that matched",
+    Signal.GRAPH: "reached from a matching promoted record through a relationship",
+    Signal.RELATION: "supports a promoted relationship whose fact matches the query",
+    Signal.ENTITY_VECTOR: "supports a promoted record that matched the query by meaning",
 }
 
 

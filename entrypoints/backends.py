@@ -17,6 +17,7 @@ import httpx
 
 from domain.errors import (
     AuthenticationError,
+    ConflictError,
     InvalidInputError,
     NotFoundError,
     PolicyDeniedError,
@@ -40,6 +41,7 @@ _ERRORS: dict[int, type[TesseraError]] = {
     401: AuthenticationError,
     403: PolicyDeniedError,
     404: NotFoundError,
+    409: ConflictError,
     503: StoreUnavailableError,
 }
 

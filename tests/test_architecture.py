@@ -26,3 +26,28 @@ def test_importing_the_cli_loads_no_model_runtime_and_reads_no_settings() -> Non
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == ""
+
+
+def test_the_wheel_installs_the_layers_and_contracts_but_not_tests_or_benchmarks() -> None:
+    import tomllib
+
+    from setuptools import find_packages
+
+    found = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    found = found["packages"]["find"]
+    packages = find_packages(str(ROOT), include=found["include"], exclude=found["exclude"])
+    tops = {name.split(".")[0] for name in packages}
+    assert tops == {"domain", "application", "adapters", "entrypoints", "contracts"}
+
+
+def test_the_suites_without_fixtures_import_without_pytest() -> None:
+    """Adapter authors may import these to read or type-check against them; pytest is
+    loaded when one of their tests runs. (Suites that declare a fixture or parametrize
+    a test need pytest when their class is defined.)"""
+    probe = (
+        "import sys\n"
+        "sys.modules['pytest'] = None\n"  # any import of pytest fails
+        "import contracts, contracts.embedder, contracts.llm, contracts.graph_store,"
+        " contracts.reranker, contracts.candidate_store, contracts.synthesis_runs\n"
+    )
+    subprocess.run([sys.executable, "-c", probe], cwd=ROOT, check=True)

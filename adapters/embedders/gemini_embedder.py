@@ -32,11 +32,14 @@ DEFAULT_DIMENSIONS = 768
 MAX_BATCH = 100
 
 
-class GeminiEmbedder(RemoteEmbedder):
-    """Creates its SDK client on first use, so constructing one is free."""
+class GeminiEmbedder(RemoteEmbedder["Client"]):
+    """Options as ``RemoteEmbedder``'s, with ``output_dimensionality`` (the API's name)
+    for ``dimensions``."""
 
     provider = "gemini embed_content"
     max_batch = MAX_BATCH
+    default_model = DEFAULT_MODEL
+    default_dimensions = DEFAULT_DIMENSIONS
 
     def __init__(
         self,
@@ -58,17 +61,19 @@ class GeminiEmbedder(RemoteEmbedder):
             max_retries=max_retries,
             batch_size=batch_size,
         )
-        self._client: Client | None = None
 
-    def _get_client(self) -> "Client":
-        if self._client is None:
-            self._client = gemini_client(
-                api_key=self._api_key,
-                base_url=self._base_url,
-                timeout=self._timeout,
-                max_retries=self._max_retries,
-            )
-        return self._client
+    def _open_client(self) -> "Client":
+        return gemini_client(
+            api_key=self._api_key,
+            base_url=self._base_url,
+            timeout=self._timeout,
+            max_retries=self._max_retries,
+        )
+
+    async def _close_client(self, client: "Client") -> None:
+        """Both of the SDK's HTTP clients: the blocking one and the asynchronous one."""
+        client.close()
+        await client.aio.aclose()
 
     async def _embed_batch(self, batch: list[str]) -> list[Vector]:
         from google.genai import types
@@ -90,10 +95,3 @@ class GeminiEmbedder(RemoteEmbedder):
         if len(embeddings) != expected:
             raise self._failure(f"expected {expected} vectors, got {len(embeddings)}")
         return [self._unit(item.values) for item in embeddings]
-
-    async def aclose(self) -> None:
-        """Close the SDK's HTTP clients, if they were opened."""
-        if self._client is not None:
-            client, self._client = self._client, None
-            client.close()
-            await client.aio.aclose()

@@ -30,43 +30,25 @@ DEFAULT_DIMENSIONS = 1536
 MAX_BATCH = 256
 
 
-class OpenAIEmbedder(RemoteEmbedder):
-    """Creates its HTTP client on first use, so constructing one is free."""
+class OpenAIEmbedder(RemoteEmbedder["AsyncOpenAI"]):
+    """Options: ``api_key``, ``model``, ``dimensions``, ``base_url``, ``timeout`` (seconds),
+    ``max_retries`` and ``batch_size`` (see ``RemoteEmbedder``)."""
 
     provider = "openai embeddings"
     max_batch = MAX_BATCH
+    default_model = DEFAULT_MODEL
+    default_dimensions = DEFAULT_DIMENSIONS
 
-    def __init__(
-        self,
-        *,
-        api_key: str,
-        model: str = DEFAULT_MODEL,
-        dimensions: int = DEFAULT_DIMENSIONS,
-        base_url: str | None = None,
-        timeout: float = 30.0,
-        max_retries: int = 2,
-        batch_size: int = MAX_BATCH,
-    ) -> None:
-        super().__init__(
-            api_key=api_key,
-            model=model,
-            dimensions=dimensions,
-            base_url=base_url,
-            timeout=timeout,
-            max_retries=max_retries,
-            batch_size=batch_size,
+    def _open_client(self) -> "AsyncOpenAI":
+        return openai_client(
+            api_key=self._api_key,
+            base_url=self._base_url,
+            timeout=self._timeout,
+            max_retries=self._max_retries,
         )
-        self._client: AsyncOpenAI | None = None
 
-    def _get_client(self) -> "AsyncOpenAI":
-        if self._client is None:
-            self._client = openai_client(
-                api_key=self._api_key,
-                base_url=self._base_url,
-                timeout=self._timeout,
-                max_retries=self._max_retries,
-            )
-        return self._client
+    async def _close_client(self, client: "AsyncOpenAI") -> None:
+        await client.close()
 
     async def _embed_batch(self, batch: list[str]) -> list[Vector]:
         import openai
@@ -91,9 +73,3 @@ class OpenAIEmbedder(RemoteEmbedder):
             return [self._unit(item.embedding) for item in data]
         except (AttributeError, TypeError, ValueError) as exc:
             raise self._failure(f"malformed response ({type(exc).__name__})") from None
-
-    async def aclose(self) -> None:
-        """Close the HTTP client, if one was opened."""
-        if self._client is not None:
-            client, self._client = self._client, None
-            await client.close()

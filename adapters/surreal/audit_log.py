@@ -6,7 +6,8 @@ receipts must go with it; no query for one organisation can read another's.
 Why reads look before they enter: a ``USE NS`` creates the namespace as a side
 effect, so ``recent`` for an organisation with no namespace answers ``[]``
 from ``INFO FOR ROOT`` without touching it (as ``SurrealMemoryStore.space_of``
-does). The table is defined lazily, once per namespace and connection.
+does). The table is defined lazily, once per namespace and connection
+(``namespace_tables.TableDefiner``).
 
 A batch is written one transaction per organisation, in INSERT statements of
 at most ``INSERT_BATCH`` rows; a receipt id already taken in the organisation
@@ -14,7 +15,6 @@ is refused with ``ConflictError(already_exists)`` and nothing of that
 organisation's part of the batch is written.
 """
 
-import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +23,7 @@ from adapters.surreal.connection import SurrealConnection
 from adapters.surreal.control_codec import as_conflict, from_row, require_aware, to_row
 from adapters.surreal.control_schema import AUDIT_SCHEMA
 from adapters.surreal.memory_store import INSERT_BATCH
+from adapters.surreal.namespace_tables import TableDefiner
 from application.trust.records import AuditReceipt
 from domain.errors import UpstreamError
 
@@ -40,19 +41,7 @@ class SurrealAuditLog:
 
     def __init__(self, connection: SurrealConnection) -> None:
         self._conn = connection
-        #: namespaces whose ``audit_receipt`` table this connection has defined
-        self._defined: set[str] = set()
-        self._defining = asyncio.Lock()
-
-    async def _ensure_table(self, namespace: str) -> None:
-        if namespace in self._defined:
-            return
-        async with self._defining:
-            if namespace not in self._defined:
-                await self._conn.query(
-                    namespace, AUDIT_SCHEMA, operation="defining the audit log", write=True
-                )
-                self._defined.add(namespace)
+        self._tables = TableDefiner(connection, AUDIT_SCHEMA, "defining the audit log")
 
     async def record(self, receipts: Sequence[AuditReceipt]) -> None:
         by_org: dict[str, list[dict[str, Any]]] = {}
@@ -65,7 +54,7 @@ class SurrealAuditLog:
             await self._write(namespace_for(org_id), rows)
 
     async def _write(self, namespace: str, rows: list[dict[str, Any]]) -> None:
-        await self._ensure_table(namespace)
+        await self._tables.ensure(namespace)
         variables: dict[str, Any] = {}
         statements = ["BEGIN TRANSACTION;"]
         for n, start in enumerate(range(0, len(rows), INSERT_BATCH)):
@@ -99,11 +88,8 @@ class SurrealAuditLog:
         if variables["limit"] < 1:
             return []
         namespace = namespace_for(org_id)
-        (root,) = await self._conn.query(None, "INFO FOR ROOT;", operation="listing namespaces")
-        if namespace not in (root or {}).get("namespaces", {}):
-            self._defined.discard(namespace)
+        if not await self._tables.present(namespace):
             return []
-        await self._ensure_table(namespace)
         (rows,) = await self._conn.query(
             namespace, sql, variables, operation="reading audit receipts"
         )

@@ -14,7 +14,7 @@ from surrealdb import RecordID
 
 from adapters.surreal.codec import namespace_for
 from adapters.surreal.connection import SurrealConnection
-from adapters.surreal.derived_tables import TableDefiner
+from adapters.surreal.namespace_tables import TableDefiner
 from domain.reflection.candidates import ReflectionCandidate, ReviewState
 
 __all__ = ["SurrealCandidateStore"]

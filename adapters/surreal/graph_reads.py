@@ -20,9 +20,9 @@ from surrealdb import RecordID
 
 from adapters.surreal import codec
 from adapters.surreal.connection import SurrealConnection
-from adapters.surreal.derived_tables import TableDefiner
 from adapters.surreal.held_tables import HeldTables
 from adapters.surreal.lexical_cache import LexicalIndex, LexicalRow
+from adapters.surreal.namespace_tables import TableDefiner
 from adapters.surreal.store_base import AS_RECORDS
 from application.ports.records import ScoredId
 from application.ports.reflection_records import (

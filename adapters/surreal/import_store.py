@@ -14,7 +14,6 @@ Like the audit log, reads of an organisation without a namespace answer
 empty without creating it, and the tables are defined once per namespace.
 """
 
-import asyncio
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
@@ -27,6 +26,7 @@ from adapters.surreal.codec import namespace_for, space_code
 from adapters.surreal.connection import SurrealConnection
 from adapters.surreal.control_codec import to_value
 from adapters.surreal.memory_store import INSERT_BATCH
+from adapters.surreal.namespace_tables import TableDefiner
 from application.imports.jobs import ImportJob
 from domain.errors import UpstreamError
 from domain.reasons import ReasonCode
@@ -64,32 +64,16 @@ _METADATA = msgspec.json.Decoder(dict[str, Any])
 class SurrealImportStore:
     def __init__(self, connection: SurrealConnection) -> None:
         self._conn = connection
-        self._defined: set[str] = set()
-        self._defining = asyncio.Lock()
-
-    async def _ensure(self, namespace: str) -> None:
-        if namespace in self._defined:
-            return
-        async with self._defining:
-            if namespace not in self._defined:
-                await self._conn.query(
-                    namespace, _SCHEMA, operation="defining the import tables", write=True
-                )
-                self._defined.add(namespace)
+        self._tables = TableDefiner(connection, _SCHEMA, "defining the import tables")
 
     async def _readable(self, org_id: str) -> str | None:
         """The namespace to read, or None when the organisation has none yet."""
         namespace = namespace_for(org_id)
-        if namespace not in self._defined:
-            (root,) = await self._conn.query(None, "INFO FOR ROOT;", operation="listing namespaces")
-            if namespace not in (root or {}).get("namespaces", {}):
-                return None
-            await self._ensure(namespace)
-        return namespace
+        return namespace if await self._tables.exists(namespace) else None
 
     async def save_job(self, job: ImportJob) -> None:
         namespace = namespace_for(job.org_id)
-        await self._ensure(namespace)
+        await self._tables.ensure(namespace)
         row = {
             "import_id": job.import_id,
             "created_at": to_value(job.created_at),
@@ -162,7 +146,7 @@ class SurrealImportStore:
         if not rows:
             return
         namespace = namespace_for(org_id)
-        await self._ensure(namespace)
+        await self._tables.ensure(namespace)
         for start in range(0, len(rows), INSERT_BATCH):
             await self._conn.query(
                 namespace,

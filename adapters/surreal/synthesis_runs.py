@@ -9,7 +9,6 @@ Reads of an organisation with no namespace answer from ``INFO FOR ROOT``
 without creating it, as the audit log does.
 """
 
-import asyncio
 from datetime import UTC
 
 import msgspec
@@ -17,6 +16,7 @@ from surrealdb import RecordID
 
 from adapters.surreal.codec import namespace_for
 from adapters.surreal.connection import SurrealConnection
+from adapters.surreal.namespace_tables import TableDefiner
 from application.synthesis.records import SynthesisRun
 
 __all__ = ["SurrealSynthesisRuns"]
@@ -48,29 +48,11 @@ _OF_ACTOR = (
 class SurrealSynthesisRuns:
     def __init__(self, connection: SurrealConnection) -> None:
         self._conn = connection
-        self._defined: set[str] = set()
-        self._defining = asyncio.Lock()
-
-    async def _ensure_table(self, namespace: str) -> None:
-        if namespace in self._defined:
-            return
-        async with self._defining:
-            if namespace not in self._defined:
-                await self._conn.query(
-                    namespace, _SCHEMA, operation="defining synthesis runs", write=True
-                )
-                self._defined.add(namespace)
-
-    async def _exists(self, namespace: str) -> bool:
-        (root,) = await self._conn.query(None, "INFO FOR ROOT;", operation="listing namespaces")
-        if namespace in (root or {}).get("namespaces", {}):
-            return True
-        self._defined.discard(namespace)
-        return False
+        self._tables = TableDefiner(connection, _SCHEMA, "defining synthesis runs")
 
     async def save_run(self, run: SynthesisRun) -> None:
         namespace = namespace_for(run.org_id)
-        await self._ensure_table(namespace)
+        await self._tables.ensure(namespace)
         row = {
             "run_id": run.run_id,
             # RFC 3339 in UTC sorts as text
@@ -90,9 +72,8 @@ class SurrealSynthesisRuns:
 
     async def get_run(self, org_id: str, run_id: str) -> SynthesisRun | None:
         namespace = namespace_for(org_id)
-        if not await self._exists(namespace):
+        if not await self._tables.present(namespace):
             return None
-        await self._ensure_table(namespace)
         (rows,) = await self._conn.query(
             namespace,
             "SELECT body FROM $id;",
@@ -105,9 +86,8 @@ class SurrealSynthesisRuns:
 
     async def runs_citing(self, org_id: str, source_id: str) -> list[SynthesisRun]:
         namespace = namespace_for(org_id)
-        if not await self._exists(namespace):
+        if not await self._tables.present(namespace):
             return []
-        await self._ensure_table(namespace)
         (rows,) = await self._conn.query(
             namespace, _CITING, {"sid": source_id}, operation="finding citing artifacts"
         )
@@ -115,9 +95,8 @@ class SurrealSynthesisRuns:
 
     async def runs_of(self, org_id: str, actor_id: str, limit: int) -> list[SynthesisRun]:
         namespace = namespace_for(org_id)
-        if not await self._exists(namespace):
+        if not await self._tables.present(namespace):
             return []
-        await self._ensure_table(namespace)
         (rows,) = await self._conn.query(
             namespace,
             _OF_ACTOR,
@@ -128,9 +107,8 @@ class SurrealSynthesisRuns:
 
     async def drop_runs(self, org_id: str) -> None:
         namespace = namespace_for(org_id)
-        if not await self._exists(namespace):
+        if not await self._tables.present(namespace):
             return
-        await self._ensure_table(namespace)
         await self._conn.query(
             namespace,
             "DELETE synthesis_run RETURN NONE;",

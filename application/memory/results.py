@@ -30,6 +30,9 @@ class RememberResult(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Signals(msgspec.Struct, frozen=True, kw_only=True):
+    """A hit's rank in each retrieval signal that found it: one ``<signal>_rank`` field
+    per ``domain.signals.Signal``, ``None`` where that signal did not find it."""
+
     lexical_rank: int | None = None
     vector_rank: int | None = None
     #: rank of the item's episode (conversation) by words and by meaning

@@ -48,6 +48,7 @@ from domain.models import Chunk
 from domain.policy import MemoryPolicyContext
 from domain.relevance_gate import NOTHING_RELEVANT
 from domain.search_filters import SearchFilters
+from domain.signals import Signal
 
 __all__ = ["MemoryService"]
 
@@ -348,17 +349,17 @@ async def _beside(started: asyncio.Future[int], work: Awaitable[_T]) -> _T:
 
 def _signals(ranks: Mapping[str, int]) -> Signals:
     return Signals(
-        lexical_rank=ranks.get("lexical"),
-        vector_rank=ranks.get("vector"),
-        episode_lexical_rank=ranks.get("episode_lexical"),
-        episode_vector_rank=ranks.get("episode_vector"),
-        neighbour_rank=ranks.get("neighbour"),
-        subject_vector_rank=ranks.get("subject_vector"),
-        entity_rank=ranks.get("entity"),
-        window_rank=ranks.get("window"),
-        graph_rank=ranks.get("graph"),
-        relation_rank=ranks.get("relation"),
-        entity_vector_rank=ranks.get("entity_vector"),
+        lexical_rank=ranks.get(Signal.LEXICAL),
+        vector_rank=ranks.get(Signal.VECTOR),
+        episode_lexical_rank=ranks.get(Signal.EPISODE_LEXICAL),
+        episode_vector_rank=ranks.get(Signal.EPISODE_VECTOR),
+        neighbour_rank=ranks.get(Signal.NEIGHBOUR),
+        subject_vector_rank=ranks.get(Signal.SUBJECT_VECTOR),
+        entity_rank=ranks.get(Signal.ENTITY),
+        window_rank=ranks.get(Signal.WINDOW),
+        graph_rank=ranks.get(Signal.GRAPH),
+        relation_rank=ranks.get(Signal.RELATION),
+        entity_vector_rank=ranks.get(Signal.ENTITY_VECTOR),
     )
 
 

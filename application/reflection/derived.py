@@ -36,6 +36,7 @@ from application.reflection.vectors import DerivedVectors
 from application.trust.reading import all_readable
 from domain.policy import MemoryPolicyContext, readable_spaces
 from domain.query_terms import meaningful_query
+from domain.signals import Signal
 
 __all__ = ["DerivedRecall", "chunk_list"]
 
@@ -105,7 +106,7 @@ class DerivedRecall:
                 self.signals(org_id, query, policy, meaning=meaning),
                 self.relation_list(org_id, query, policy, meaning=meaning),
             )
-            return apart, {**of_hits, "relation": of_facts}
+            return apart, {**of_hits, Signal.RELATION: of_facts}
         self._resume(org_id)
         visible = readable_spaces(policy)
         meaning = meaning if self._by_meaning else None
@@ -116,7 +117,7 @@ class DerivedRecall:
         )
         ids = fused_order(words, near) if words or near else []
         if not ids and not fact_ids:
-            return [], {"relation": []}
+            return [], {Signal.RELATION: []}
         expansion = self._expansion
         start = expansion.start(ids)
         read = await self._graph.matched(org_id, ids, fact_ids, start, expansion.fan_out, visible)
@@ -131,7 +132,7 @@ class DerivedRecall:
         hits, signals = await self._gated(
             org_id, policy, (words, near), found, read.mentions, read.links, first, readable
         )
-        return hits, {**signals, "relation": relation}
+        return hits, {**signals, Signal.RELATION: relation}
 
     async def signals(
         self,
@@ -220,11 +221,11 @@ class DerivedRecall:
             for rank, e in enumerate(ordered, start=1)
         ]
         if not self._separate:
-            return hits, {"entity": chunk_list(hits), "graph": graph}
+            return hits, {Signal.ENTITY: chunk_list(hits), Signal.GRAPH: graph}
         return hits, {
-            "entity": chunk_list(h for h in hits if h.entity_id in by_words),
-            "entity_vector": chunk_list(h for h in hits if h.by_meaning),
-            "graph": graph,
+            Signal.ENTITY: chunk_list(h for h in hits if h.entity_id in by_words),
+            Signal.ENTITY_VECTOR: chunk_list(h for h in hits if h.by_meaning),
+            Signal.GRAPH: graph,
         }
 
     async def _readable(

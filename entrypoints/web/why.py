@@ -17,21 +17,23 @@ import msgspec
 
 from application.memory.results import Signals
 from domain.explain import inclusion_reason
+from domain.signals import Signal
 
 __all__ = ["Why", "why", "why_of"]
 
 #: each retrieval signal, shortly; signals that say the same thing share words
-_SIGNALS = {
-    "lexical": "your words",
-    "vector": "similar meaning",
-    "episode_lexical": "its {whole} matches",
-    "episode_vector": "its {whole} matches",
-    "neighbour": "next to a match",
-    "subject_vector": "about what you count",
-    "entity": "backs a matching record",
-    "window": "in a matching stretch of talk",
-    "graph": "linked to a matching record",
-    "relation": "backs a matching relationship",
+_SIGNALS: dict[str, str] = {
+    Signal.LEXICAL: "your words",
+    Signal.VECTOR: "similar meaning",
+    Signal.EPISODE_LEXICAL: "its {whole} matches",
+    Signal.EPISODE_VECTOR: "its {whole} matches",
+    Signal.NEIGHBOUR: "next to a match",
+    Signal.SUBJECT_VECTOR: "about what you count",
+    Signal.ENTITY: "backs a matching record",
+    Signal.WINDOW: "in a matching stretch of talk",
+    Signal.GRAPH: "linked to a matching record",
+    Signal.RELATION: "backs a matching relationship",
+    Signal.ENTITY_VECTOR: "backs a matching record",
 }
 
 

@@ -26,7 +26,7 @@ def test_reflect_list_accept_and_reject(tmp_path: Path) -> None:
     assert f"Candidate {decision} is accepted" in out.stdout and "entity" in out.stdout
     assert "rejected" in _run(tmp_path, "candidates", "reject", task).stdout
     again = _run(tmp_path, "candidates", "defer", task)
-    assert again.returncode != 0 and "transition_not_allowed" in again.stderr
+    assert again.returncode == 1 and "transition_not_allowed" in again.stderr
     crossing = _run(tmp_path, "candidates", "accept")
     assert crossing.returncode == 2 and "invalid_request" in crossing.stderr
     empty = _run(tmp_path, "reflect", sid, "")  # the store's 502 before; now the request's

@@ -51,7 +51,7 @@ def test_the_cli_previews_drops_and_compacts(tmp_path: Path) -> None:
     assert (preview["sources"], preview["principals"], preview["keys"]) == (3, 1, 1)
     assert f"--token {preview['token']}" in shown
     stale = _run(tmp_path, "admin", "org", "drop", "acme", "--token", "x" * 32)
-    assert stale.returncode != 0 and "preview_stale" in stale.stderr + stale.stdout
+    assert stale.returncode == 1 and "preview_stale" in stale.stderr + stale.stdout
     dropped = json.loads(_ok(tmp_path, "admin", "org", "drop", "acme", "--token", preview["token"]))
     assert dropped["compacted"] is True
     assert 0 < dropped["bytes_after"] < dropped["bytes_before"]

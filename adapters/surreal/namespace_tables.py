@@ -1,10 +1,11 @@
-"""Define the derived-memory tables of a namespace once per process, lazily.
+"""Define an adapter's tables in an organisation's namespace once per process, lazily.
 
-Why lazily rather than as a numbered migration: the tables belong to the
-reflection adapters alone and every statement is ``IF NOT EXISTS``, as the
-synthesis runs do; an organisation prepared by an older release gets them
-on first use. Reads of an organisation with no namespace answer from
-``INFO FOR ROOT`` without creating it.
+Why lazily rather than as a numbered migration: the tables (derived memory,
+reflection candidates, synthesis runs, the audit log, imports) belong to one adapter
+each and every statement is ``IF NOT EXISTS``; an organisation prepared by an
+older release gets them on first use. Reads of an organisation with no
+namespace answer from ``INFO FOR ROOT`` without creating it (a ``USE NS``
+would create it as a side effect).
 """
 
 import asyncio
@@ -50,6 +51,17 @@ class TableDefiner:
             return True
         self._defined.discard(namespace)
         return False
+
+    async def present(self, namespace: str) -> bool:
+        """Whether the namespace exists, asked of the root every time, so a namespace
+        dropped since is never created again by a read; its tables are defined when it
+        does exist."""
+        (root,) = await self._conn.query(None, "INFO FOR ROOT;", operation="listing namespaces")
+        if namespace not in (root or {}).get("namespaces", {}):
+            self._defined.discard(namespace)
+            return False
+        await self.ensure(namespace)
+        return True
 
     async def read(
         self, namespace: str, sql: str, variables: dict[str, Any], operation: str
