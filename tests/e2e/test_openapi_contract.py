@@ -110,6 +110,21 @@ def _describe(recorder: Any, case_id: str, failure: Any) -> str:
     return f"{failure.title}: {str(failure.message)[:400]}\n    {sent}\n    -> {answer}"
 
 
+#: what uvicorn answers, before any route runs, to a request line it cannot parse (a path
+#: holding raw control characters): the HTTP server's protocol, not the API's contract
+_UNPARSABLE = b"Invalid HTTP request received."
+
+
+def _refused_by_http_server(recorder: Any, case_id: str) -> bool:
+    interaction = recorder.interactions.get(case_id)
+    response = None if interaction is None else interaction.response
+    return (
+        response is not None
+        and response.status_code == 400
+        and response.content.strip() == _UNPARSABLE
+    )
+
+
 def test_every_operation_under_every_check(tmp_path: Path) -> None:
     with _serving(tmp_path) as (base_url, key):
         _run_and_check(base_url, key)
@@ -133,7 +148,9 @@ def _run_and_check(base_url: str, key: str) -> None:
             tested.add(event.recorder.label)
             for case_id, nodes in event.recorder.checks.items():
                 for node in nodes:
-                    if node.failure_info is None:
+                    if node.failure_info is None or _refused_by_http_server(
+                        event.recorder, case_id
+                    ):
                         continue
                     kind = f"{event.recorder.label} [{node.name}]"
                     failures[kind] += 1
