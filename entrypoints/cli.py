@@ -22,6 +22,7 @@ from entrypoints.errors import exit_code_for
 from entrypoints.filter_cli import add_filter_arguments, filters_body
 from entrypoints.import_cli import add_import_parser, run_import
 from entrypoints.paths import path_segment
+from entrypoints.recall_output import print_context, print_search, print_source
 from entrypoints.reembed_cli import add_reembed_parser, run_reembed
 from entrypoints.reflection_cli import add_reflection_parsers, run_candidates, run_reflect
 from entrypoints.share_cli import add_share_parser, run_share
@@ -89,6 +90,7 @@ def _parser() -> argparse.ArgumentParser:
 
     inspect = sub.add_parser("inspect", help="what a source is and why you can see it")
     inspect.add_argument("source_id")
+    inspect.add_argument("--json", action="store_true", help="print JSON (every field)")
 
     status = sub.add_parser("status", help="operator diagnostics (the install's owner)")
     status.add_argument("--json", action="store_true", help="print JSON")
@@ -103,41 +105,6 @@ def _parser() -> argparse.ArgumentParser:
     add_reembed_parser(sub)
     add_share_parser(sub)
     return parser
-
-
-def _print_search(result: dict[str, Any]) -> None:
-    from domain.relevance_gate import NOTHING_RELEVANT, nothing_relevant_words
-
-    hits = result["results"]
-    if result.get("reason") == NOTHING_RELEVANT:
-        print(nothing_relevant_words(result["below_floor"]))
-    elif not hits:
-        print("No memories matched.")
-    for n, hit in enumerate(hits, start=1):
-        signals = hit["signals"]
-        ranks = ", ".join(
-            f"{name} #{signals[key]}"
-            for name, key in (("words", "lexical_rank"), ("meaning", "vector_rank"))
-            if signals.get(key) is not None
-        )
-        print(f"{n}. [{hit['score']:.4f}] source {hit['source_id']} ({ranks})")
-        said = f"{hit['speaker']}: " if hit.get("speaker") else ""
-        print("   " + said + " ".join(hit["text"].split())[:300])
-
-
-def _print_context(pack: dict[str, Any]) -> None:
-    from domain.relevance_gate import NOTHING_RELEVANT, weak_pack_words
-
-    print(
-        f"Context pack: {pack['token_count']}/{pack['token_budget']} tokens "
-        f"({pack['encoding']}), {len(pack['items'])} items, {pack['omitted']} left out"
-    )
-    if pack.get("reason") == NOTHING_RELEVANT:
-        print(weak_pack_words(len(pack["items"]), pack["below_floor"]))
-    for item in pack["items"]:
-        print(f"\n[source {item['source_id']}] {item['reason']}")
-        said = f"{item['speaker']}: " if item.get("speaker") else ""
-        print(said + item["text"].strip())
 
 
 async def _run_client(args: argparse.Namespace, settings: "Settings") -> int:
@@ -173,7 +140,7 @@ async def _run_client(args: argparse.Namespace, settings: "Settings") -> int:
         if args.command == "inspect":
             source = path_segment(args.source_id)
             result = await backend.call("GET", f"/api/memory/sources/{source}")
-            print(json.dumps(result, indent=2))
+            print(json.dumps(result, indent=2)) if args.json else print_source(result)
         elif args.command == "remember":
             text = sys.stdin.read() if args.text == "-" else args.text
             body: dict[str, Any] = {
@@ -199,13 +166,13 @@ async def _run_client(args: argparse.Namespace, settings: "Settings") -> int:
             if (filters := filters_body(args)) is not None:
                 body["filters"] = filters
             result = await backend.call("POST", "/api/search", body)
-            print(json.dumps(result)) if args.json else _print_search(result)
+            print(json.dumps(result)) if args.json else print_search(result, args.query)
         else:
             body = {"query": args.query, "token_budget": args.budget}
             if (filters := filters_body(args)) is not None:
                 body["filters"] = filters
             result = await backend.call("POST", "/api/context/pack", body)
-            print(json.dumps(result)) if args.json else _print_context(result)
+            print(json.dumps(result)) if args.json else print_context(result)
     finally:
         await backend.close()
     return 0
@@ -221,8 +188,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         settings = load_settings()
+        # a command's own output is what a person reads; the service's progress lines are
+        # for `serve` and for whoever asks for them with TESSERA_LOG_LEVEL
+        quiet = args.command not in ("serve", "mcp") and "TESSERA_LOG_LEVEL" not in os.environ
         logging.basicConfig(
-            level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+            level="WARNING" if quiet else settings.log_level,
+            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         )
         _owner_only(settings)
         if args.command == "serve":

@@ -83,6 +83,42 @@ def _print_left_out(draft: dict[str, Any]) -> None:
             )
 
 
+def _print_plan(plan: dict[str, Any]) -> None:
+    sections = plan["outline"]
+    print(
+        f"Run {plan['run_id']}: {plan['output_type']} of “{plan['query']}”, "
+        f"{len(sections)} section(s)"
+    )
+    for n, section in enumerate(sections, start=1):
+        found = len(section["expected_source_ids"])
+        print(f"{n:>2}. {section['title']}: {section['needs']} ({found} source(s) found)")
+    print(f"Next: tessera synthesize sections {plan['run_id']}")
+
+
+def _print_sections(packs: dict[str, Any]) -> None:
+    print(f"Run {packs['run_id']}: evidence for {len(packs['sections'])} section(s)")
+    for section in packs["sections"]:
+        held = section["hidden_count"] + section["denied_count"]
+        withheld = f", {held} withheld" if held else ""
+        stale = f", {len(section['stale_source_ids'])} stale" if section["stale_source_ids"] else ""
+        print(f"\n{section['title']}: {len(section['snippets'])} snippet(s){withheld}{stale}")
+        for snippet in section["snippets"]:
+            words = " ".join(snippet["text"].split())
+            print(f"  - {words[:160]}{'…' if len(words) > 160 else ''}")
+            print(f"    source {snippet['source_id']}")
+    print(f"\nNext: tessera synthesize draft {packs['run_id']}")
+
+
+def _print_remembered(artifact: dict[str, Any]) -> None:
+    print(
+        f"Remembered the document of run {artifact['run_id']} as source "
+        f"{artifact['source_id']} (verification: {artifact['status']})"
+    )
+
+
+_STAGE_PRINTERS = {"plan": _print_plan, "sections": _print_sections, "remember": _print_remembered}
+
+
 async def run_synthesis(backend: "Backend", args: argparse.Namespace) -> int:
     words: list[str] = args.words
     if words[0] in _STAGES and len(words) == 2:
@@ -102,7 +138,7 @@ async def run_synthesis(backend: "Backend", args: argparse.Namespace) -> int:
         elif stage == "verify":
             _print_verification(result)
         else:
-            print(json.dumps(result, indent=2))
+            _STAGE_PRINTERS[stage](result)
         return 0
     if words[0] in _STAGES and len(words) > 2:
         raise InvalidInputError(ReasonCode.INVALID_REQUEST, f"{words[0]} takes one argument")

@@ -79,6 +79,9 @@ class SearchHit(msgspec.Struct, frozen=True, kw_only=True):
 
 class SearchResults(msgspec.Struct, frozen=True, kw_only=True):
     results: list[SearchHit]
+    #: relevant hits the caller may not have (hidden, redacted, another's sensitive
+    #: memory): counted, never shown
+    withheld: int = 0
     #: redacted sources of the caller's spaces whose summary matches the query: counted, never
     #: shown (``application.retrieval.withheld``)
     withheld_redacted: int = 0

@@ -207,6 +207,7 @@ class MemoryService:
                 )
                 for r in found
             ],
+            withheld=withheld,
             withheld_redacted=await redacted,
             derived=derived,
             below_floor=below_floor,

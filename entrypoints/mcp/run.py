@@ -22,6 +22,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from domain.policy import Surface
 from entrypoints.backends import Credentials, choose_backend
+from entrypoints.credentials import read_key
 from entrypoints.headers import AGENT_HEADER, bearer_key
 from entrypoints.mcp.server import build_server
 from entrypoints.proxies import proxy_options
@@ -35,13 +36,19 @@ MCP_PATH = "/mcp"
 
 
 async def serve_stdio(settings: Settings) -> None:
-    """Serve one client on stdin/stdout as the key in ``TESSERA_API_KEY``."""
-    if not settings.api_key:
+    """Serve one client on stdin/stdout as ``TESSERA_API_KEY``, else the saved owner key.
+
+    The same key the other commands use, so a desktop agent configured with
+    only ``tessera mcp`` works on the machine that runs Tessera.
+    """
+    key = read_key(settings)
+    if key is None:
         raise SettingsError(
-            "tessera mcp needs TESSERA_API_KEY: the agent's or user's API key "
-            "(create one with: tessera admin key create --principal NAME)"
+            "tessera mcp needs an API key: set TESSERA_API_KEY to the agent's or user's key "
+            "(create one with: tessera admin key create --principal NAME), or start "
+            "tessera serve once so the owner's key is saved on this machine"
         )
-    who = Credentials(settings.api_key, settings.agent)
+    who = Credentials(key, settings.agent)
     backend = await choose_backend(settings, Surface.MCP)
     _close_and_exit_on_sigterm(backend.close)
     try:

@@ -40,7 +40,10 @@ def test_remember_recall_context_without_a_server(tmp_path: Path) -> None:
     assert json.loads(out.stdout)["results"][0]["source_id"] == source_id
 
     out = _run(tmp_path, "recall", "who has the spare key")
-    assert out.returncode == 0 and "Okafor" in out.stdout and out.stdout.startswith("1. [")
+    assert out.returncode == 0 and "Okafor" in out.stdout
+    assert "for “who has the spare key”" in out.stdout.splitlines()[0]
+    assert "\n 1. The spare house key is with Mrs. Okafor" in out.stdout
+    assert "[2." not in out.stdout  # scores stay in --json: lifecycle reorders, they would not
 
     out = _run(tmp_path, "context", "spare key", "--budget", "50")
     assert out.returncode == 0 and "Context pack:" in out.stdout and "Okafor" in out.stdout
@@ -64,7 +67,7 @@ def test_recall_and_context_say_plainly_when_nothing_is_relevant(tmp_path: Path)
     out = _run(tmp_path, "context", "xylophone quantum banana")
     assert out.returncode == 0 and "Nothing relevant:" in out.stdout
     out = _run(tmp_path, "recall", "who has the spare key")
-    assert out.stdout.startswith("1. [") and "Okafor" in out.stdout
+    assert " for “who has the spare key”" in out.stdout and "Okafor" in out.stdout
 
 
 def test_recall_and_context_take_filter_flags(tmp_path: Path) -> None:
@@ -222,6 +225,10 @@ def test_correct_previews_and_applies_only_with_apply(tmp_path: Path) -> None:
     assert json.loads(out.stdout)["results"][0]["source_id"] == source_id
     out = _run(tmp_path, "correct", source_id, "hide", "--apply")
     assert out.returncode == 0 and "is now hidden" in out.stdout, out.stderr
+    out = _run(tmp_path, "inspect", source_id)  # for a person: state, history, no JSON
+    assert out.returncode == 0 and "State: HIDDEN" in out.stdout, out.stderr
+    assert "Corrections, newest first:" in out.stdout and ": hide\n" in out.stdout
+    assert "tessera inspect --json" in out.stdout and not out.stdout.startswith("{")
     out = _run(tmp_path, "recall", "alarm code", "--json")
     assert json.loads(out.stdout)["results"] == []
     out = _run(tmp_path, "correct", source_id, "supersede")
@@ -241,7 +248,7 @@ def test_correct_redacts_a_span_and_its_summary_stands_in_for_it_alone(tmp_path:
     assert "heron" not in out.stdout and "front desk" not in out.stdout
     out = _run(tmp_path, *redact, "--apply")
     assert out.returncode == 0 and "is now redacted" in out.stdout, out.stderr
-    shown = json.loads(_run(tmp_path, "inspect", source_id).stdout)
+    shown = json.loads(_run(tmp_path, "inspect", source_id, "--json").stdout)
     assert shown["content"] == (
         "Guest network for visitors: [redacted: a wifi password], ask Ola at the front desk"
     )

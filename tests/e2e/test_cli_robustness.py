@@ -39,7 +39,7 @@ def test_a_closed_pipe_ends_the_command_quietly(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     source_id = json.loads(out.stdout)["source_id"]
     proc = subprocess.run(
-        f"{' '.join(TESSERA)} inspect {source_id} | head -c 10",
+        f"{' '.join(TESSERA)} inspect --json {source_id} | head -c 10",
         shell=True,
         env=tessera_env(tmp_path),
         capture_output=True,

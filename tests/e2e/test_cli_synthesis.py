@@ -34,6 +34,11 @@ def test_synthesize_all_stages_and_one_stage(tmp_path: Path) -> None:
     out = _run(tmp_path, "synthesize", "plan", "the storage engine", "--json")
     assert out.returncode == 0, out.stderr
     run_id = json.loads(out.stdout)["run_id"]
+    out = _run(tmp_path, "synthesize", "plan", "the storage engine")  # for a person
+    assert out.returncode == 0 and out.stdout.startswith("Run "), out.stderr
+    assert " 1. Summary: " in out.stdout and "Next: tessera synthesize sections" in out.stdout
+    out = _run(tmp_path, "synthesize", "sections", run_id)
+    assert out.returncode == 0 and "snippet(s)" in out.stdout and "{" not in out.stdout
     out = _run(tmp_path, "synthesize", "verify", run_id)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("Verification: ")

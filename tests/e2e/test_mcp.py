@@ -1,7 +1,7 @@
 """``tessera mcp`` as agents run it: a real process driven by the official MCP client.
 
-Over stdio (key from TESSERA_API_KEY) and over streamable HTTP (bearer key
-per request), on the real embedded store with the offline embedder: the
+Over stdio (key from TESSERA_API_KEY, else the saved owner key) and over
+streamable HTTP (bearer key per request), on the real embedded store with the offline embedder: the
 tools and their schemas, remember, recall (nothing relevant said in words),
 context, inspect, a refused call with its reason code, and a key of another
 organisation that sees nothing.
@@ -214,10 +214,16 @@ async def test_stdio_server_as_the_key_in_the_environment(site: Site) -> None:
         assert _error(await client.call_tool("recall", {"query": "canoe"})) == "invalid_api_key"
 
 
-def test_stdio_without_a_key_exits_with_the_reason(site: Site) -> None:
+async def test_stdio_without_a_key_serves_as_the_saved_owner_key(site: Site) -> None:
+    async with _stdio(site, None) as client:  # as every other command: the owner on this machine
+        spaces = await client.call_tool("list_spaces", {})
+        assert not spaces.is_error, spaces.content
+
+
+def test_stdio_with_no_key_anywhere_exits_with_the_reason(tmp_path: Path) -> None:
     out = subprocess.run(
         [*TESSERA, "mcp"],
-        env=tessera_env(site.data_dir),
+        env=tessera_env(tmp_path),  # a fresh data directory: no owner key saved yet
         input="",
         capture_output=True,
         text=True,
