@@ -6,6 +6,7 @@ use cases are wired once, in ``entrypoints.bootstrap``; this record only holds
 them, and starts and stops what runs in the background.
 """
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -141,17 +142,26 @@ class Services:
         )
         return caller, ctx
 
-    async def open(self, surface: Surface) -> IssuedKey | None:
+    async def open(self, surface: Surface, *, load_model: bool = False) -> IssuedKey | None:
         """Prepare the home organisation; on a fresh install also create its owner and key.
 
+        ``load_model``: a long-running service loads the embedder's model (in its own
+        thread) while the store opens and the index restores, so its first search does
+        not wait for it; a one-shot command loads it only if it embeds.
         Safe to call again: only the call that bootstrapped returns the key.
         """
-        issued = await self.control.bootstrap(surface)
-        if issued is not None:
-            self._running.bootstrap_key = issued
-        await self.memory.open(self.home_org_id)
-        if self.imports is not None:
-            await self.imports.open()  # uploads left by ended or abandoned imports go
+        loading = asyncio.create_task(self.memory.preload() if load_model else asyncio.sleep(0))
+        try:
+            issued = await self.control.bootstrap(surface)
+            if issued is not None:
+                self._running.bootstrap_key = issued
+            await self.memory.open(self.home_org_id)
+            if self.imports is not None:
+                await self.imports.open()  # uploads left by ended or abandoned imports go
+        except BaseException:
+            loading.cancel()  # the store's failure is the one to report, at once
+            raise
+        await loading
         return issued
 
     async def close(self) -> None:

@@ -63,6 +63,8 @@ class ReasonCode(StrEnum):
     SYNTHESIS_BLOCKED = "synthesis_blocked"
     STORE_LOCKED = "store_locked"
     STORE_UNAVAILABLE = "store_unavailable"
+    #: the service listens but its store and model are still opening
+    STARTING = "starting"
     STORE_FAILED = "store_failed"
     SERVICE_UNREACHABLE = "service_unreachable"
     INTERNAL_ERROR = "internal_error"

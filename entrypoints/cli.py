@@ -21,6 +21,7 @@ from entrypoints.correct_cli import add_correct_parser, run_correct
 from entrypoints.errors import exit_code_for
 from entrypoints.filter_cli import add_filter_arguments, filters_body
 from entrypoints.import_cli import add_import_parser, run_import
+from entrypoints.lean_imports import skip_unused_imports
 from entrypoints.paths import path_segment
 from entrypoints.recall_output import print_context, print_search, print_source
 from entrypoints.reembed_cli import add_reembed_parser, run_reembed
@@ -180,6 +181,7 @@ async def _run_client(args: argparse.Namespace, settings: "Settings") -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    skip_unused_imports()
     # only a command that runs needs these: ``--help`` and a usage error stop before them
     import asyncio
     import logging

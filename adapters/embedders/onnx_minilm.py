@@ -104,29 +104,48 @@ class OnnxEmbedder:
             return default_model_files()
         return self._model_path, self._tokenizer_path
 
+    def _load_tokenizer(self) -> None:
+        """The tokenizer (under the lock): documents and queries share it."""
+        if self._tokenizer is not None:
+            return
+        from tokenizers import Tokenizer
+
+        _, tokenizer_file = self._model_files()
+        tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # noqa: S106 - a token, not a secret
+        self._tokenizer = tokenizer
+
     def _load(self) -> None:
         with self._lock:
             if self._session is not None:
                 return
-            from tokenizers import Tokenizer
-
-            model, tokenizer_file = self._model_files()
-            tokenizer = Tokenizer.from_file(str(tokenizer_file))
-            tokenizer.enable_truncation(max_length=MAX_TOKENS)
-            tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # noqa: S106 - a token, not a secret
+            self._load_tokenizer()
+            model, _ = self._model_files()
             session = _session(str(model), self._threads)
             self._input_names = frozenset(i.name for i in session.get_inputs())
-            self._tokenizer = tokenizer
             self._batch_runs = _shrinking_runs()
             self._session = session
 
     def _load_query_session(self) -> None:
-        if self._session is None:
-            self._load()
+        """The query session alone: a search needs neither the float32 session nor its
+        arena options, so the first search after a start does not wait for them."""
         with self._lock:
-            if self._query_session is None:
-                int8 = self._int8_session() if self._query_int8 else None
-                self._query_session = int8 or self._session
+            if self._query_session is not None:
+                return
+            int8 = self._int8_session() if self._query_int8 else None
+            if int8 is not None:
+                self._load_tokenizer()
+                self._input_names = frozenset(i.name for i in int8.get_inputs())
+                self._query_session = int8
+                return
+        self._load()
+        with self._lock:
+            self._query_session = self._query_session or self._session
+
+    async def preload(self) -> None:
+        """Load the query session and run it once (its first run sizes its arena)."""
+        await asyncio.to_thread(self.embed_queries_sync, ["a first query"])
 
     def _int8_session(self) -> Any:
         """The int8-arithmetic session, or None (queries then run in float32): a model

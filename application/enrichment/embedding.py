@@ -8,13 +8,26 @@ vectors are cached in process only: queries are not memory and are not kept.
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 
-from application.ports import Embedder, MemoryStore, QueryEmbedder
+from application.ports import Embedder, MemoryStore, PreloadingEmbedder, QueryEmbedder
 from application.ports.records import Vector
 from domain.errors import TesseraError, UpstreamError
 from domain.hashing import content_hash
 from domain.reasons import ReasonCode
 
-__all__ = ["QueryVectorCache", "embed_for_memory", "embed_queries", "embed_texts"]
+__all__ = [
+    "QueryVectorCache",
+    "embed_for_memory",
+    "embed_queries",
+    "embed_texts",
+    "preload",
+]
+
+
+async def preload(embedder: Embedder) -> None:
+    """Load what a query needs now where the embedder can (``PreloadingEmbedder``);
+    a hosted embedder has nothing to load and is not called."""
+    if isinstance(embedder, PreloadingEmbedder):
+        await embedder.preload()
 
 
 async def embed_queries(embedder: Embedder, texts: Sequence[str]) -> list[Vector]:

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime
 from typing import TypeVar
 
+from application.enrichment.embedding import preload
 from application.enrichment.lane import EmbeddingLane
 from application.memory.commands import ContextRequest, RememberRequest, SearchRequest
 from application.memory.remembering import Remembering
@@ -115,6 +116,10 @@ class MemoryService:
         """Prepare an organisation ahead of traffic (migrations, index warm-up), and let the
         embedding lane pick up the chunks a previous process left pending."""
         await self._ready(org_id)
+
+    async def preload(self) -> None:
+        """Load the embedder's model now where it runs here (see ``PreloadingEmbedder``)."""
+        await preload(self._embedder)
 
     async def _ready(self, org_id: str) -> None:
         await self._readiness.ensure(org_id)

@@ -29,6 +29,7 @@ __all__ = [
     "Embedder",
     "IdGenerator",
     "MemoryStore",
+    "PreloadingEmbedder",
     "QueryEmbedder",
     "RetrievalIndex",
     "TokenCounter",
@@ -79,6 +80,17 @@ class QueryEmbedder(Protocol):
     """
 
     async def embed_queries(self, texts: Sequence[str]) -> list[Vector]: ...
+
+
+@runtime_checkable
+class PreloadingEmbedder(Protocol):
+    """An embedder whose model loads on this machine (optional capability).
+
+    ``preload`` loads what a search query needs ahead of the first one, so a
+    start pays for it while the store opens instead of inside the first search.
+    """
+
+    async def preload(self) -> None: ...
 
 
 @runtime_checkable

@@ -212,12 +212,14 @@ def create_app(
     services: NamedDependency[Services],
     surface: Surface = Surface.API,
     on_shutdown: Sequence[Callable[[], Awaitable[None] | None]] = (),
+    open_on_startup: bool = True,
     **litestar_options: Any,
 ) -> Litestar:
-    """Build the app around opened services (``Services.open`` ran before it listens)."""
+    """Build the app around the services; its startup opens them unless the caller opens
+    them itself (``tessera serve``, beside the app's own start: ``open_on_startup=False``)."""
 
     async def _open() -> None:
-        # usually done already (serve opens before listening); idempotent
+        # idempotent: services opened already are not opened again
         await services.open(surface)
 
     async def _close() -> None:
@@ -268,7 +270,7 @@ def create_app(
         request_max_body_size=_MAX_BODY_BYTES,
         openapi_config=openapi_config(_tessera_version()),
         plugins=[StrictStructSchemas()],
-        on_startup=[_open],
+        on_startup=[_open] if open_on_startup else [],
         # the caller's hooks first: they may still need the service
         on_shutdown=[*on_shutdown, _close],
         logging_config=None,  # logging is configured once, by the CLI

@@ -111,7 +111,7 @@ _DESCRIPTIONS = {
         " unknown_embedder, ..."
     ),
     502: "embedder_failed / llm_failed / store_failed: a model or the store failed",
-    503: "store_locked / store_unavailable",
+    503: "store_locked / store_unavailable / starting",
 }
 
 

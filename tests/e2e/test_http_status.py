@@ -1,8 +1,10 @@
-"""Operator diagnostics: GET /api/status and ``tessera status``."""
+"""Operator diagnostics: GET /api/status, `tessera status`, and health while the service starts."""
 
 import asyncio
 import logging
 import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +13,7 @@ from litestar.testing import TestClient
 from domain.policy import Surface
 from entrypoints.http.app import create_app
 from entrypoints.http.slow_log import SlowRequestLog
+from entrypoints.http.start_gate import StartGate
 from tests.e2e.conftest import TESSERA, services_over_fakes, tessera_env
 
 
@@ -86,3 +89,31 @@ def test_a_slow_request_is_logged_by_its_shape_and_shows_in_status() -> None:
     assert any(m.startswith("slow request: POST /api/search -> 200 in ") for m in slow), slow
     assert any("GET /api/memory/sources/{source_id:str} -> 404" in m for m in slow), slow
     assert not any("ledger" in m or "some-id" in m for m in slow)
+
+
+def test_while_starting_health_says_so_and_a_search_waits_for_the_open() -> None:
+    services = services_over_fakes()
+    gate = StartGate()
+    app = create_app(services, middleware=[gate], open_on_startup=False)
+    with TestClient(app=app) as client, client.portal() as portal:
+        starting = client.get("/api/health")
+        assert starting.status_code == 503 and starting.json() == {"status": "starting"}
+        assert starting.headers["retry-after"] == "1"
+        issued = portal.call(services.open, Surface.API)  # opens while the app listens
+        assert issued is not None
+        client.headers["authorization"] = f"Bearer {issued.key}"
+        gate.wait_s = 0.05  # a request held past its wait is told why, never failed blind
+        held = client.post("/api/search", json={"query": "anything"})
+        assert held.status_code == 503 and held.json()["error"]["reason"] == "starting"
+        gate.wait_s = 30
+        with ThreadPoolExecutor(1) as pool:
+            waiting = pool.submit(client.post, "/api/search", json={"query": "anything"})
+            time.sleep(0.2)
+            assert not waiting.done()  # held at the gate, not failed
+            portal.call(_open_gate, gate)
+            assert waiting.result(timeout=30).status_code == 200
+        assert client.get("/api/health").json()["status"] == "ok"
+
+
+async def _open_gate(gate: StartGate) -> None:
+    gate.open()  # on the app's own loop, as serve does

@@ -11,7 +11,7 @@ and the lane embeds them again.
 
 from collections.abc import Sequence
 
-from application.enrichment.embedding import embed_queries
+from application.enrichment.embedding import embed_queries, preload
 from application.ports import Embedder
 from application.ports.records import EmbeddingSpace, Vector
 
@@ -36,6 +36,9 @@ class SwitchableEmbedder:
     async def embed_queries(self, texts: Sequence[str]) -> list[Vector]:
         """The current embedder's query run where it has one, else ``embed``."""
         return await embed_queries(self._current, texts)
+
+    async def preload(self) -> None:
+        await preload(self._current)
 
     def switch_to(self, embedder: Embedder) -> None:
         """From now on, embed with ``embedder`` (no await: atomic for the event loop)."""

@@ -58,3 +58,15 @@ def test_help_loads_nothing_heavy() -> None:
         "    entrypoints.cli.main(['--help'])"
     )
     assert sorted(m for m in HEAVY if m in loaded) == []
+
+
+def test_a_command_that_calls_the_service_loads_no_unused_client_stack() -> None:
+    # what `tessera recall` imports on its way to the service: httpx, without httpx's own CLI
+    loaded = _loaded_by(
+        "import entrypoints.cli\n"
+        "from entrypoints.lean_imports import skip_unused_imports\n"
+        "skip_unused_imports()\n"
+        "import entrypoints.backends, entrypoints.recall_output"
+    )
+    assert "httpx" in loaded
+    assert sorted(m for m in ("rich", "click", "pygments") if m in loaded) == []
