@@ -224,7 +224,13 @@ async def choose_backend(settings: Settings, surface: Surface = Surface.CLI) -> 
     running service records its own (``api``).
     """
     url = running_server(settings)
-    if url is not None and not await _answers(url):
+    if url is not None:
+        # one client for the check and the calls: the check's connection is reused. The
+        # URL is plain HTTP on this machine (serve writes it), so no TLS context is built
+        client = httpx.AsyncClient(base_url=url, timeout=60.0, verify=False)  # noqa: S501
+        if await _answers(client):
+            return HttpBackend(client, f"service at {url}", _own(settings))
+        await client.aclose()
         # a crash left server.json behind and its pid now belongs to someone else
         _log.warning(
             "no Tessera service answers at %s: removing the stale %s",
@@ -233,19 +239,14 @@ async def choose_backend(settings: Settings, surface: Surface = Surface.CLI) -> 
         )
         with contextlib.suppress(FileNotFoundError):
             settings.server_file.unlink()
-        url = None
-    if url is not None:
-        client = httpx.AsyncClient(base_url=url, timeout=60.0)
-        return HttpBackend(client, f"service at {url}", _own(settings))
     return await _local(settings, surface)
 
 
-async def _answers(url: str) -> bool:
-    """False only when nothing accepts a connection there; a slow service still answers."""
-    timeout = httpx.Timeout(30.0, connect=3.0)
+async def _answers(client: httpx.AsyncClient) -> bool:
+    """False only when nothing accepts a connection there; a slow service still answers
+    (one that is still starting answers 503 at once: the calls then wait for it)."""
     try:
-        async with httpx.AsyncClient(base_url=url, timeout=timeout) as client:
-            await client.get("/api/health")
+        await client.get("/api/health", timeout=httpx.Timeout(30.0, connect=3.0))
     except (httpx.ConnectError, httpx.ConnectTimeout):
         return False
     except httpx.HTTPError:
