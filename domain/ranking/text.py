@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from domain.query_terms import FUNCTION_WORDS
 
-__all__ = ["content_terms", "stem", "term_hits", "term_prefixes", "tokens"]
+__all__ = ["content_terms", "stem", "term_hits", "term_prefixes", "tokens", "word_count"]
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "ed", "es", "s")
@@ -84,6 +84,12 @@ def _words(lowered: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     1,024 texts of at most ~1,000 characters: ~7 MB."""
     words = tuple(_WORD.findall(lowered))
     return words, tuple(sorted(set(words)))
+
+
+def word_count(text: str) -> int:
+    """How many words ``tokens(text)`` has, without stemming them: a turn's length is a
+    feature of every candidate, and its words are split (and cached) once for ``term_hits``."""
+    return len(_words(text.lower())[0])
 
 
 def term_hits(
