@@ -219,13 +219,16 @@ def _reason(feature: str, values: Mapping[str, float], speaker: str | None) -> s
 def score_with_model(
     model: RankModel, values: Mapping[str, float], speaker: str | None = None
 ) -> tuple[float, list[str]]:
-    """The score and the reasons: the strongest contributions that have words, first."""
-    parts = sorted(((w * values.get(f, 0.0), f) for f, w in model.weights.items()), reverse=True)
+    """The score and the reasons: the strongest contributions that have words, first.
+
+    Each contribution is computed once, for the score (summed in the weights' order, as
+    ``RankModel.score``) and the reasons; only those worth naming are sorted: every
+    candidate of every search is scored, and sorting all ~30 per candidate was most of it."""
+    parts = [(w * values.get(f, 0.0), f) for f, w in model.weights.items()]
+    score = model.bias + sum(part for part, _ in parts)
     reasons: list[str] = []
-    for part, feature in parts:
-        if part < _REASON_FLOOR:
-            break
+    for _, feature in sorted((p for p in parts if p[0] >= _REASON_FLOOR), reverse=True):
         said = _reason(feature, values, speaker)
         if said is not None and said not in reasons:
             reasons.append(said)
-    return model.score(values), reasons
+    return score, reasons
