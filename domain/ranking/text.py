@@ -103,7 +103,7 @@ def term_hits(
     word of every candidate (~12k words) was the ranker's largest cost (benchmarks/RESULTS.md).
     Here only the text's distinct words that start like a term
     (``_stem_prefix``: a necessary condition) are stemmed, found by bisecting the sorted
-    words (``_words``), and positions are taken in one pass over the words.
+    words (``_words``), and only their places are looked up.
     ``prefixes``: ``term_prefixes(terms)``.
     """
     if not terms:
@@ -125,10 +125,20 @@ def term_hits(
             at += 1
     if not matched:
         return {}
+    # each matched word's places by ``tuple.index`` (a scan in C) rather than a pass over
+    # every word in Python: a question's few words are most of a text's matches
     out: dict[str, list[int]] = {}
-    for i in [i for i, w in enumerate(words) if w in matched]:
-        out.setdefault(matched[words[i]], []).append(i)
-    return out
+    for word, base in matched.items():
+        places = out.setdefault(base, [])
+        at = -1
+        for _ in range(words.count(word)):
+            at = words.index(word, at + 1)
+            places.append(at)
+    if len(out) < len(matched):  # several words of one stem: their places interleave
+        for places in out.values():
+            places.sort()
+    # in the order the terms first occur, as a pass over the words gives them
+    return dict(sorted(out.items(), key=lambda item: item[1][0]))
 
 
 def content_terms(text: str) -> list[str]:
