@@ -74,14 +74,16 @@ def term_prefixes(terms: Collection[str]) -> tuple[str, ...]:
     return tuple({_stem_prefix(t) for t in terms})
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=4096)
 def _words(lowered: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A lowercased text's words in order, and its distinct words sorted.
 
     Sorted, so the words starting with a prefix are one ``bisect`` away rather than a
     pass over every word; cached, so the texts a search reads twice (the ranker's, then
-    the relevance gate's evidence) and the turns many questions share are split once.
-    1,024 texts of at most ~1,000 characters: ~7 MB."""
+    the relevance gate's evidence) and the turns many questions share are split once
+    (10k chunks, 200 questions: about half the ranker's texts found here). 4,096 texts
+    of at most ~1,000 characters: ~28 MB, the bound ``tokens`` has (which no longer
+    holds candidate texts)."""
     words = tuple(_WORD.findall(lowered))
     return words, tuple(sorted(set(words)))
 
