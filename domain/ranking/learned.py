@@ -22,7 +22,7 @@ from domain.ranking.features import (
     weight_of,
 )
 from domain.ranking.question import QuestionProfile
-from domain.ranking.text import term_hits, term_prefixes, word_count
+from domain.ranking.text import fewer_words_than, term_hits, term_prefixes
 
 __all__ = [
     "FEATURES",
@@ -183,7 +183,7 @@ def candidate_features(
         values["date"] = date_score(window, cand.episode_date, date_fade_days)
         if profile.parts:
             values["alternatives"] = max(coverage(part, sets[n], idf) for part in profile.parts)
-        values["short_turn"] = float(word_count(texts[n]) < _SHORT_TURN)
+        values["short_turn"] = float(fewer_words_than(texts[n], _SHORT_TURN))
         values["asks"] = float("?" in texts[n])
         # how many turns of its episode the fused order placed before it: how crowded
         # the top would be with this talk (the model weighs it, no fixed cap)

@@ -9,10 +9,11 @@ import re
 from bisect import bisect_left
 from collections.abc import Collection
 from functools import lru_cache
+from itertools import islice
 
 from domain.query_terms import FUNCTION_WORDS
 
-__all__ = ["content_terms", "stem", "term_hits", "term_prefixes", "tokens", "word_count"]
+__all__ = ["content_terms", "fewer_words_than", "stem", "term_hits", "term_prefixes", "tokens"]
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "ed", "es", "s")
@@ -88,10 +89,10 @@ def _words(lowered: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return words, tuple(sorted(set(words)))
 
 
-def word_count(text: str) -> int:
-    """How many words ``tokens(text)`` has, without stemming them: a turn's length is a
-    feature of every candidate, and its words are split (and cached) once for ``term_hits``."""
-    return len(_words(text.lower())[0])
+def fewer_words_than(text: str, count: int) -> bool:
+    """Whether ``tokens(text)`` has fewer than ``count`` words, reading only as far as the
+    ``count``-th: a turn's shortness is a feature of every candidate, most of them long."""
+    return sum(1 for _ in islice(_WORD.finditer(text.lower()), count)) < count
 
 
 def term_hits(
