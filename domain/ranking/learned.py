@@ -53,6 +53,9 @@ LEGS = (
     "episode_vector",
 )
 
+#: each leg and the name of its rank feature, named once rather than per candidate
+_RANK_FEATURES = tuple((leg, f"rank_{leg}") for leg in LEGS)
+
 #: fused candidates that decide whether a question is over conversation turns
 _TALK_HEAD = 20
 
@@ -154,8 +157,8 @@ def candidate_features(
     earlier: dict[str, int] = {}
     for n, cand in enumerate(candidates):
         values = {"fused": cand.fused / high}
-        for leg in LEGS:
-            values[f"rank_{leg}"] = _rank(cand.ranks, leg)
+        for leg, name in _RANK_FEATURES:
+            values[name] = _rank(cand.ranks, leg)
         values["coverage"] = own[n]
         values["episode_coverage"] = episode_cover[episodes[n]]
         if own[n] > 0:
