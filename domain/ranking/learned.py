@@ -141,6 +141,8 @@ def candidate_features(
     sets = [frozenset(h) for h in hits]
     idf = idf_weights(profile.terms, sets)
     whole = weight_of(profile.terms, idf)
+    # each compared event's weight, once a question rather than once a candidate
+    parts = [(part, weight_of(part, idf)) for part in profile.parts]
     episodes = [c.episode_id for c in candidates]
     episode_terms: dict[str, set[str]] = {}
     for episode, present in zip(episodes, sets, strict=True):
@@ -184,8 +186,8 @@ def candidate_features(
             own[n], values.get("previous_coverage", 0.0)
         )
         values["date"] = date_score(window, cand.episode_date, date_fade_days)
-        if profile.parts:
-            values["alternatives"] = max(coverage(part, sets[n], idf) for part in profile.parts)
+        if parts:
+            values["alternatives"] = max(coverage(p, sets[n], idf, t) for p, t in parts)
         values["short_turn"] = float(fewer_words_than(texts[n], _SHORT_TURN))
         values["asks"] = float("?" in texts[n])
         # how many turns of its episode the fused order placed before it: how crowded
