@@ -296,7 +296,7 @@ class RetrievalPipeline:
         if self._mode is RetrievalMode.HYBRID:
             found = [Found(chunk_id=h.item_id, score=h.score, ranks=h.ranks) for h in fused]
         else:
-            found, learned = self._rank(query, as_of, fused, chunks)
+            found, learned = self._rank(query, shape, as_of, fused, chunks)
         # a question whose answer spans episodes ("how many", "which first") gets one
         # turn per episode first, so the list shows as many of them as it can
         listing = shape.listing and self._conversation.list_spread and self._ranks
@@ -419,27 +419,30 @@ class RetrievalPipeline:
     def _rank(
         self,
         query: str,
+        profile: QuestionProfile,
         as_of: datetime | None,
         fused: Sequence[FusedHit],
         chunks: dict[str, IndexedText],
     ) -> tuple[list[Found], bool]:
-        """The ranked candidates, and whether the learned weights ranked them."""
+        """The ranked candidates, and whether the learned weights ranked them; ``profile``:
+        the question's (``profile_question``), made once a search."""
         by_id = {h.item_id: h for h in fused}
         candidates = [
             Candidate(
                 item_id=h.item_id,
-                episode_id=chunks[h.item_id].source_id,
-                text=chunks[h.item_id].text,
+                episode_id=c.source_id,
+                text=c.text,
                 fused=h.score,
-                role=chunks[h.item_id].role,
-                episode_date=_day(chunks[h.item_id].occurred_at),
-                speaker=chunks[h.item_id].speaker,
-                turn_index=chunks[h.item_id].turn_index,
+                role=c.role,
+                episode_date=_day(c.occurred_at),
+                speaker=c.speaker,
+                turn_index=c.turn_index,
                 ranks=h.ranks,
             )
             for h in fused
+            for c in (chunks[h.item_id],)
         ]
-        profile, window = profile_question(query), date_window(query, as_of)
+        window = date_window(query, as_of)
         if self._observe is not None:
             self._observe(query, profile, candidates, window)
         model = self._model if self._model is not None and is_talk(candidates) else None

@@ -22,7 +22,7 @@ from domain.ranking.features import (
     weight_of,
 )
 from domain.ranking.question import QuestionProfile
-from domain.ranking.text import term_hits, term_prefixes, tokens
+from domain.ranking.text import fewer_words_than, term_hits, term_prefixes
 
 __all__ = [
     "FEATURES",
@@ -52,6 +52,9 @@ LEGS = (
     "episode_lexical",
     "episode_vector",
 )
+
+#: each leg and the name of its rank feature, named once rather than per candidate
+_RANK_FEATURES = tuple((leg, f"rank_{leg}") for leg in LEGS)
 
 #: fused candidates that decide whether a question is over conversation turns
 _TALK_HEAD = 20
@@ -138,6 +141,8 @@ def candidate_features(
     sets = [frozenset(h) for h in hits]
     idf = idf_weights(profile.terms, sets)
     whole = weight_of(profile.terms, idf)
+    # each compared event's weight, once a question rather than once a candidate
+    parts = [(part, weight_of(part, idf)) for part in profile.parts]
     episodes = [c.episode_id for c in candidates]
     episode_terms: dict[str, set[str]] = {}
     for episode, present in zip(episodes, sets, strict=True):
@@ -154,8 +159,8 @@ def candidate_features(
     earlier: dict[str, int] = {}
     for n, cand in enumerate(candidates):
         values = {"fused": cand.fused / high}
-        for leg in LEGS:
-            values[f"rank_{leg}"] = _rank(cand.ranks, leg)
+        for leg, name in _RANK_FEATURES:
+            values[name] = _rank(cand.ranks, leg)
         values["coverage"] = own[n]
         values["episode_coverage"] = episode_cover[episodes[n]]
         if own[n] > 0:
@@ -181,9 +186,9 @@ def candidate_features(
             own[n], values.get("previous_coverage", 0.0)
         )
         values["date"] = date_score(window, cand.episode_date, date_fade_days)
-        if profile.parts:
-            values["alternatives"] = max(coverage(part, sets[n], idf) for part in profile.parts)
-        values["short_turn"] = float(len(tokens(texts[n])) < _SHORT_TURN)
+        if parts:
+            values["alternatives"] = max(coverage(p, sets[n], idf, t) for p, t in parts)
+        values["short_turn"] = float(fewer_words_than(texts[n], _SHORT_TURN))
         values["asks"] = float("?" in texts[n])
         # how many turns of its episode the fused order placed before it: how crowded
         # the top would be with this talk (the model weighs it, no fixed cap)
@@ -219,13 +224,16 @@ def _reason(feature: str, values: Mapping[str, float], speaker: str | None) -> s
 def score_with_model(
     model: RankModel, values: Mapping[str, float], speaker: str | None = None
 ) -> tuple[float, list[str]]:
-    """The score and the reasons: the strongest contributions that have words, first."""
-    parts = sorted(((w * values.get(f, 0.0), f) for f, w in model.weights.items()), reverse=True)
+    """The score and the reasons: the strongest contributions that have words, first.
+
+    Each contribution is computed once, for the score (summed in the weights' order, as
+    ``RankModel.score``) and the reasons; only those worth naming are sorted: every
+    candidate of every search is scored, and sorting all ~30 per candidate was most of it."""
+    parts = [(w * values.get(f, 0.0), f) for f, w in model.weights.items()]
+    score = model.bias + sum(part for part, _ in parts)
     reasons: list[str] = []
-    for part, feature in parts:
-        if part < _REASON_FLOOR:
-            break
+    for _, feature in sorted((p for p in parts if p[0] >= _REASON_FLOOR), reverse=True):
         said = _reason(feature, values, speaker)
         if said is not None and said not in reasons:
             reasons.append(said)
-    return model.score(values), reasons
+    return score, reasons

@@ -205,6 +205,8 @@ def rank_candidates(
     idf = idf_weights(profile.terms, sets)
     # the question's weight, once: every coverage below divides by it
     whole = weight_of(profile.terms, idf)
+    # each compared event's weight, once a question rather than once a candidate
+    parts = [(part, weight_of(part, idf)) for part in profile.parts]
     episode_terms: dict[str, set[str]] = {}
     for cand, present in zip(candidates, sets, strict=True):
         episode_terms.setdefault(cand.episode_id, set()).update(present)
@@ -242,8 +244,8 @@ def rank_candidates(
         if dated > 0:
             score += w.date * dated
             reasons.append("happened when the question says")
-        if profile.parts:
-            best_part = max(coverage(part, present, idf) for part in profile.parts)
+        if parts:
+            best_part = max(coverage(p, present, idf, t) for p, t in parts)
             score += w.alternatives * best_part
             if best_part >= 0.99:
                 reasons.append("matches one of the events the question compares")

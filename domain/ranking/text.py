@@ -6,12 +6,14 @@ candidates, so a small, predictable suffix rule is enough.
 """
 
 import re
+from bisect import bisect_left
 from collections.abc import Collection
 from functools import lru_cache
+from itertools import islice
 
 from domain.query_terms import FUNCTION_WORDS
 
-__all__ = ["content_terms", "stem", "term_hits", "term_prefixes", "tokens"]
+__all__ = ["content_terms", "fewer_words_than", "stem", "term_hits", "term_prefixes", "tokens"]
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "ed", "es", "s")
@@ -73,6 +75,26 @@ def term_prefixes(terms: Collection[str]) -> tuple[str, ...]:
     return tuple({_stem_prefix(t) for t in terms})
 
 
+@lru_cache(maxsize=4096)
+def _words(lowered: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A lowercased text's words in order, and its distinct words sorted.
+
+    Sorted, so the words starting with a prefix are one ``bisect`` away rather than a
+    pass over every word; cached, so the texts a search reads twice (the ranker's, then
+    the relevance gate's evidence) and the turns many questions share are split once
+    (10k chunks, 200 questions: about half the ranker's texts found here). 4,096 texts
+    of at most ~1,000 characters: ~28 MB, the bound ``tokens`` has (which no longer
+    holds candidate texts)."""
+    words = tuple(_WORD.findall(lowered))
+    return words, tuple(sorted(set(words)))
+
+
+def fewer_words_than(text: str, count: int) -> bool:
+    """Whether ``tokens(text)`` has fewer than ``count`` words, reading only as far as the
+    ``count``-th: a turn's shortness is a feature of every candidate, most of them long."""
+    return sum(1 for _ in islice(_WORD.finditer(text.lower()), count)) < count
+
+
 def term_hits(
     text: str, terms: Collection[str], prefixes: tuple[str, ...] | None = None
 ) -> dict[str, list[int]]:
@@ -83,8 +105,9 @@ def term_hits(
     its ~115 candidates a search are rarely in the tokens cache, so stemming every
     word of every candidate (~12k words) was the ranker's largest cost (benchmarks/RESULTS.md).
     Here only the text's distinct words that start like a term
-    (``_stem_prefix``: a necessary condition) are stemmed, and positions are taken
-    in one pass over the words, only if a term is there. ``prefixes``: ``term_prefixes(terms)``.
+    (``_stem_prefix``: a necessary condition) are stemmed, found by bisecting the sorted
+    words (``_words``), and only their places are looked up.
+    ``prefixes``: ``term_prefixes(terms)``.
     """
     if not terms:
         return {}
@@ -94,15 +117,31 @@ def term_hits(
     # vector leg's candidate) is answered without splitting it into words
     if not any(p in lowered for p in prefixes):
         return {}
-    words = _WORD.findall(lowered)
+    words, vocabulary = _words(lowered)
     wanted = terms if isinstance(terms, (set, frozenset)) else set(terms)
-    matched = {w: s for w in set(words) if w.startswith(prefixes) and (s := stem(w)) in wanted}
+    matched: dict[str, str] = {}
+    for prefix in prefixes:
+        at = bisect_left(vocabulary, prefix)
+        while at < len(vocabulary) and (word := vocabulary[at]).startswith(prefix):
+            if (base := stem(word)) in wanted:
+                matched[word] = base
+            at += 1
     if not matched:
         return {}
+    # each matched word's places by ``tuple.index`` (a scan in C) rather than a pass over
+    # every word in Python: a question's few words are most of a text's matches
     out: dict[str, list[int]] = {}
-    for i in [i for i, w in enumerate(words) if w in matched]:
-        out.setdefault(matched[words[i]], []).append(i)
-    return out
+    for word, base in matched.items():
+        places = out.setdefault(base, [])
+        at = -1
+        for _ in range(words.count(word)):
+            at = words.index(word, at + 1)
+            places.append(at)
+    if len(out) < len(matched):  # several words of one stem: their places interleave
+        for places in out.values():
+            places.sort()
+    # in the order the terms first occur, as a pass over the words gives them
+    return dict(sorted(out.items(), key=lambda item: item[1][0]))
 
 
 def content_terms(text: str) -> list[str]:

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.ranking.features import term_positions
-from domain.ranking.text import stem, term_hits, term_prefixes, tokens
+from domain.ranking.text import fewer_words_than, stem, term_hits, term_prefixes, tokens
 
 #: words on every branch of ``stem``: suffixes, "ies"/"ied", doubled letters, kept "s",
 #: "ed" after "e", final "e", apostrophes, short words, digits, capitals
@@ -107,3 +107,10 @@ def test_term_hits_finds_inflected_forms_at_their_token_positions() -> None:
     }
     assert term_hits(text, {"absent"}) == {}
     assert term_hits(text, set()) == {}
+
+
+@given(texts)
+@settings(max_examples=200, deadline=None)
+def test_fewer_words_than_counts_tokens(text: str) -> None:
+    for count in (0, 1, 6, 40):
+        assert fewer_words_than(text, count) == (len(tokens(text)) < count)
