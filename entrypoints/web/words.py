@@ -7,9 +7,18 @@ way, and a space is chosen from one select whose values parse in one place.
 from domain.errors import InvalidInputError
 from domain.lifecycle import CorrectionAction
 from domain.reasons import ReasonCode
-from domain.scopes import MemoryScope
+from domain.scopes import MemoryScope, SourceType
 
-__all__ = ["ACTION_LABELS", "ACTION_WORDS", "SCOPE_WORDS", "parse_space", "space_value"]
+__all__ = [
+    "ACTION_LABELS",
+    "ACTION_WORDS",
+    "BADGE_TONES",
+    "DESTRUCTIVE",
+    "KIND_WORDS",
+    "SCOPE_WORDS",
+    "parse_space",
+    "space_value",
+]
 
 ACTION_LABELS = {
     CorrectionAction.MARK_WRONG: "Mark as wrong",
@@ -34,6 +43,37 @@ ACTION_WORDS = {
     CorrectionAction.REDACT: "Its text is removed for good; a summary may stand in.",
     CorrectionAction.RESTORE: "It is recalled again as before.",
     CorrectionAction.DELETE: "Its text and chunks are removed for good; a tombstone stays.",
+}
+
+#: corrections that remove text for good: their buttons wear the danger style
+DESTRUCTIVE = frozenset({CorrectionAction.REDACT, CorrectionAction.DELETE})
+
+#: a source's kind as a title line names it
+KIND_WORDS = {
+    SourceType.NOTE: "Note",
+    SourceType.CONVERSATION: "Conversation",
+    SourceType.TURN: "Conversation turn",
+    SourceType.EMAIL: "Mail",
+    SourceType.DOCUMENT: "Document",
+    SourceType.WEB: "Web page",
+    SourceType.FILE: "File",
+}
+
+#: a state's badge colour role: done is calm green, paused or superseded a caution,
+#: removed or failed the danger colour, hidden and withdrawn plain grey
+BADGE_TONES = {
+    "completed": "ok",
+    "running": "info",
+    "pending": "info",
+    "paused": "warn",
+    "failed": "danger",
+    "cancelled": "quiet",
+    "superseded": "warn",
+    "duplicate": "quiet",
+    "hidden": "quiet",
+    "redacted": "danger",
+    "deleted": "danger",
+    "stale": "warn",
 }
 
 
