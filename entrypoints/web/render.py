@@ -18,7 +18,15 @@ from litestar.template.config import TemplateConfig
 from domain.scopes import MemoryScope
 from entrypoints.web.viewer import Viewer
 from entrypoints.web.why import why
-from entrypoints.web.words import BADGE_TONES, DESTRUCTIVE, KIND_WORDS, SCOPE_WORDS
+from entrypoints.web.words import (
+    BADGE_TONES,
+    DESTRUCTIVE,
+    KIND_WORDS,
+    REASON_WORDS,
+    SCOPE_WORDS,
+    SURFACE_WORDS,
+    reason_words,
+)
 
 __all__ = ["NAV", "TEMPLATES", "day", "page", "template_config", "when"]
 
@@ -74,6 +82,9 @@ def environment() -> Environment:
     env.globals["kind_words"] = KIND_WORDS
     env.globals["badge_tone"] = BADGE_TONES
     env.globals["destructive"] = DESTRUCTIVE
+    env.globals["reason_words"] = reason_words
+    env.globals["surface_words"] = SURFACE_WORDS
+    env.globals["reason_sentences"] = REASON_WORDS
     env.globals["space_label"] = _space_words(None)
     env.globals["nav"] = NAV
     env.globals["why"] = why
