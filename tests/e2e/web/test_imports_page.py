@@ -51,7 +51,7 @@ def test_an_uploaded_mailbox_is_imported_and_its_skips_are_shown(
 ) -> None:
     csrf = site.sign_in()
     listing = site.client.get("/memory/imports").text
-    assert "At most 0.3 MB" in listing
+    assert "At most 293 KiB" in listing
     mbox = archives.build_mbox(tmp_path).path
     answer = _upload(site, csrf, mbox)
     assert answer.status_code == 303, answer.text  # type: ignore[attr-defined]
