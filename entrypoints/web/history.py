@@ -22,7 +22,7 @@ _READS = {
     "remember": "Remembered",
     "inspect": "Opened",
     "search": "Found by a search",
-    "context": "Put in an agent's context pack",
+    "context": "Put in a context pack",
     "workspace_activity": "Listed among recent captures",
     "reflect": "Read to suggest records for review",
     "synthesize": "Read for a draft",
@@ -34,6 +34,9 @@ _READS = {
 
 #: a correction and its receipt are written moments apart: within this, they are one event
 _SAME = timedelta(minutes=1)
+
+
+_READ_WORDS = tuple(_READS.values())
 
 
 class Receipt(NamedTuple):
@@ -87,10 +90,21 @@ def history(corrections: Iterable[CorrectionRecord], receipts: Iterable[Receipt]
             said.append((c.at, text + (f" ({c.reason})" if c.reason else "")))
     said.sort(key=lambda pair: pair[0], reverse=True)
     events: list[Event] = []
+    reads: dict[str, int] = {}  # a read's words -> its event's place
     for at, text in said:
-        if events and events[-1].text == text:
-            last = events[-1]
-            events[-1] = last._replace(times=last.times + 1, since=at)
-        else:
+        # reads (searches, opens, packs) interleave: each kind is one line wherever it falls;
+        # a correction repeats only when it follows itself (hide, restore, hide stays three)
+        place = reads.get(text) if _is_read(text) else None
+        if place is None and events and events[-1].text == text:
+            place = len(events) - 1
+        if place is None:
+            if _is_read(text):
+                reads[text] = len(events)
             events.append(Event(text=text, at=at))
+        else:
+            events[place] = events[place]._replace(times=events[place].times + 1, since=at)
     return events
+
+
+def _is_read(text: str) -> bool:
+    return text.startswith(_READ_WORDS) and " refused " not in text

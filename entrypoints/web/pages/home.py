@@ -47,15 +47,16 @@ class Recalls(NamedTuple):
 
 
 def _runs(recalls: list[RecentRecall]) -> list[Recalls]:
-    """Ten identical "search via api: 3 returned" lines read as one, with its count."""
-    runs: list[Recalls] = []
-    for r in recalls:
-        same = runs and (runs[-1].last.action, runs[-1].last.surface) == (r.action, r.surface)
-        if same and (runs[-1].last.returned, runs[-1].last.withheld) == (r.returned, r.withheld):
-            runs[-1] = runs[-1]._replace(times=runs[-1].times + 1)
-        else:
-            runs.append(Recalls(last=r, times=1))
-    return runs
+    """Ten identical "search via api: 3 returned" lines read as one, with its count; the
+    newest of each kind first (the search page's search and pack interleave)."""
+    runs: dict[tuple[object, ...], Recalls] = {}
+    for r in recalls:  # newest first
+        key = (r.action, r.surface, r.returned, r.withheld)
+        found = runs.get(key)
+        runs[key] = (
+            Recalls(last=r, times=1) if found is None else found._replace(times=found.times + 1)
+        )
+    return list(runs.values())
 
 
 def _note_space(chosen: str, writable: list[str]) -> str:

@@ -53,3 +53,23 @@ def test_corrections_are_said_once_and_refusals_say_why() -> None:
         "Some new thing by an agent",
         "Corrected: Mark as stale (old)",
     ]
+
+
+def test_interleaved_reads_are_one_line_each_and_corrections_keep_their_order() -> None:
+    receipts = [
+        Receipt("context", "web", True, "allowed", _at(9)),
+        Receipt("search", "web", True, "allowed", _at(9)),
+        Receipt("hide", "web", True, "allowed", _at(8)),
+        Receipt("restore", "web", True, "allowed", _at(7)),
+        Receipt("hide", "web", True, "allowed", _at(6)),
+        Receipt("context", "web", True, "allowed", _at(5)),
+        Receipt("search", "web", True, "allowed", _at(5)),
+    ]
+    events = history([], receipts)
+    assert [(e.text, e.times) for e in events] == [
+        ("Put in a context pack in the workspace", 2),
+        ("Found by a search in the workspace", 2),
+        ("Corrected: Hide in the workspace", 1),
+        ("Corrected: Restore in the workspace", 1),
+        ("Corrected: Hide in the workspace", 1),
+    ]
