@@ -47,11 +47,11 @@ class Recalls(NamedTuple):
 
 
 def _runs(recalls: list[RecentRecall]) -> list[Recalls]:
-    """Ten identical "search via api: 3 returned" lines read as one, with its count; the
-    newest of each kind first (the search page's search and pack interleave)."""
+    """Ten identical "search via api: 3 returned" lines read as one, with its count and the
+    newest's result; the newest kind first (the search page's search and pack interleave)."""
     runs: dict[tuple[object, ...], Recalls] = {}
     for r in recalls:  # newest first
-        key = (r.action, r.surface, r.returned, r.withheld)
+        key = (r.action, r.surface)
         found = runs.get(key)
         runs[key] = (
             Recalls(last=r, times=1) if found is None else found._replace(times=found.times + 1)
@@ -62,7 +62,8 @@ def _runs(recalls: list[RecentRecall]) -> list[Recalls]:
 def _note_space(chosen: str, writable: list[str]) -> str:
     """Where "Remember a note" keeps it: the space the home is narrowed to, when one is
     chosen and writable, else the viewer's private memory."""
-    return chosen if chosen in writable else "private"
+    own = next((value for value in writable if value.startswith("private")), "private")
+    return chosen if chosen in writable else own
 
 
 def _choice(value: str) -> SpaceChoice | None:
