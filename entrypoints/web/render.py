@@ -22,7 +22,6 @@ from entrypoints.web.words import (
     BADGE_TONES,
     DESTRUCTIVE,
     KIND_WORDS,
-    REASON_WORDS,
     SCOPE_WORDS,
     SURFACE_WORDS,
     reason_words,
@@ -84,7 +83,6 @@ def environment() -> Environment:
     env.globals["destructive"] = DESTRUCTIVE
     env.globals["reason_words"] = reason_words
     env.globals["surface_words"] = SURFACE_WORDS
-    env.globals["reason_sentences"] = REASON_WORDS
     env.globals["space_label"] = _space_words(None)
     env.globals["nav"] = NAV
     env.globals["why"] = why
