@@ -53,6 +53,8 @@ def test_hits_show_a_count_a_title_and_a_short_marked_snippet(owner: Person) -> 
     assert owner.page.locator("details.why[open]").count() == 0
     assert owner.page.locator("details.pack-items").count() == 1
     assert not owner.page.is_visible("details.pack-items ol.pack")
+    # the navigation marks where you are
+    assert owner.page.get_attribute("nav a[aria-current=page]", "href") == "/memory/search"
     assert owner.serious_accessibility_findings() == []
     owner.screenshot("search-layout")
 
