@@ -33,8 +33,16 @@ from domain.models import Chunk, CorrectionRecord, MetadataValue, PrincipalKind
 from domain.policy import MemoryPolicyContext, SpaceRole, authorize_read
 from domain.reasons import ReasonCode
 from domain.scopes import LifecycleState, MemoryScope, ScopeRef, SourceType
+from domain.source_titles import source_author, source_title
 
-__all__ = ["AccessPreview", "DerivedChunk", "MemoryInspector", "SourceView", "SpaceView"]
+__all__ = [
+    "AccessPreview",
+    "DerivedChunk",
+    "MemoryInspector",
+    "SourceHeading",
+    "SourceView",
+    "SpaceView",
+]
 
 #: an access preview looks at no more than this many sources of a space
 PREVIEW_LIMIT = 10_000
@@ -93,6 +101,20 @@ class SourceView(msgspec.Struct, frozen=True, kw_only=True):
     visibility: Visibility | None = None
     #: recent audit receipts naming it or its chunks (to its owner and correctors only)
     receipts: list[AuditReceipt] = msgspec.field(default_factory=list)
+    #: the source in words (``domain.source_titles``): empty when its text is withheld
+    title: str = ""
+    author: str | None = None
+
+
+class SourceHeading(msgspec.Struct, frozen=True, kw_only=True):
+    """A source as a result list names it: kind, title, who and when."""
+
+    source_id: str
+    source_type: SourceType
+    title: str
+    author: str | None
+    occurred_at: datetime | None
+    created_at: datetime
 
 
 class AccessPreview(msgspec.Struct, frozen=True, kw_only=True):
@@ -192,6 +214,8 @@ class MemoryInspector:
             actions=available_actions(source, may_correct),
             visibility=visibility(source),
             receipts=receipts,
+            title=source_title(source.content, source.metadata) if text else "",
+            author=source_author(source.metadata) if shown is Exposure.TEXT else None,
             derived=[
                 DerivedChunk(
                     chunk_id=c.chunk_id,
@@ -206,6 +230,26 @@ class MemoryInspector:
             ],
         )
         return await self._with_citations(ctx, view)
+
+    async def headings(
+        self, ctx: MemoryPolicyContext, source_ids: list[str]
+    ) -> dict[str, SourceHeading]:
+        """The sources of a result list in words, read in one batch; a source the caller
+        may not read now has no heading. No receipt: the search that listed them left one."""
+        require_org(ctx, ctx.org_id)
+        found = await self._store.get_sources(ctx.org_id, list(dict.fromkeys(source_ids)))
+        return {
+            source_id: SourceHeading(
+                source_id=source_id,
+                source_type=source.source_type,
+                title=source_title(source.content, source.metadata),
+                author=source_author(source.metadata),
+                occurred_at=source.occurred_at,
+                created_at=source.created_at,
+            )
+            for source_id, source in found.items()
+            if may_read(ctx, source)
+        }
 
     async def _with_citations(self, ctx: MemoryPolicyContext, view: SourceView) -> SourceView:
         """Add the readable artifacts that cite the source (synthesis provenance)."""

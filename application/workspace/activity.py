@@ -20,6 +20,7 @@ from application.trust.records import AuditReceipt
 from application.workspace.space_choice import SpaceChoice
 from domain.policy import MemoryPolicyContext, Surface
 from domain.scopes import LifecycleState, MemoryScope, SourceType
+from domain.source_titles import source_title
 
 __all__ = [
     "Activity",
@@ -46,6 +47,8 @@ class RecentCapture(msgspec.Struct, frozen=True, kw_only=True):
     created_at: datetime
     excerpt: str
     lifecycle: LifecycleState
+    #: its title, subject or first line (``domain.source_titles``)
+    title: str = ""
 
 
 class RecentRecall(msgspec.Struct, frozen=True, kw_only=True):
@@ -143,6 +146,7 @@ class ActivityFeed:
                     created_at=source.created_at,
                     excerpt=excerpt(source.content),
                     lifecycle=source.lifecycle,
+                    title=source_title(source.content, source.metadata),
                 )
             )
             if len(shown) == SHOWN:

@@ -18,9 +18,16 @@ from litestar.template.config import TemplateConfig
 from domain.scopes import MemoryScope
 from entrypoints.web.viewer import Viewer
 from entrypoints.web.why import why
-from entrypoints.web.words import SCOPE_WORDS
+from entrypoints.web.words import (
+    BADGE_TONES,
+    DESTRUCTIVE,
+    KIND_WORDS,
+    SCOPE_WORDS,
+    SURFACE_WORDS,
+    reason_words,
+)
 
-__all__ = ["NAV", "TEMPLATES", "page", "template_config", "when"]
+__all__ = ["NAV", "TEMPLATES", "day", "page", "template_config", "when"]
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 #: (label, path) of the top navigation, in order
@@ -37,6 +44,11 @@ NAV = (
 def when(moment: datetime | None) -> str:
     """A time as a person reads it: minutes, UTC."""
     return "" if moment is None else moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def day(moment: datetime | None) -> str:
+    """A date as a result line says it: ``3 Mar 2024``."""
+    return "" if moment is None else f"{moment.day} {moment:%b %Y}"
 
 
 def _space_words(viewer: Viewer | None) -> Callable[[object, object], str]:
@@ -65,6 +77,12 @@ def environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters["when"] = when
+    env.filters["day"] = day
+    env.globals["kind_words"] = KIND_WORDS
+    env.globals["badge_tone"] = BADGE_TONES
+    env.globals["destructive"] = DESTRUCTIVE
+    env.globals["reason_words"] = reason_words
+    env.globals["surface_words"] = SURFACE_WORDS
     env.globals["space_label"] = _space_words(None)
     env.globals["nav"] = NAV
     env.globals["why"] = why

@@ -6,10 +6,27 @@ way, and a space is chosen from one select whose values parse in one place.
 
 from domain.errors import InvalidInputError
 from domain.lifecycle import CorrectionAction
+from domain.models import MetadataValue
 from domain.reasons import ReasonCode
-from domain.scopes import MemoryScope
+from domain.scopes import MemoryScope, SourceType
+from domain.source_titles import metadata_words
 
-__all__ = ["ACTION_LABELS", "ACTION_WORDS", "SCOPE_WORDS", "parse_space", "space_value"]
+__all__ = [
+    "ACTION_LABELS",
+    "ACTION_WORDS",
+    "BADGE_TONES",
+    "DESTRUCTIVE",
+    "KIND_WORDS",
+    "REASON_WORDS",
+    "SCOPE_WORDS",
+    "SURFACE_WORDS",
+    "guess_format",
+    "metadata_facts",
+    "parse_space",
+    "reason_words",
+    "size_words",
+    "space_value",
+]
 
 ACTION_LABELS = {
     CorrectionAction.MARK_WRONG: "Mark as wrong",
@@ -36,6 +53,37 @@ ACTION_WORDS = {
     CorrectionAction.DELETE: "Its text and chunks are removed for good; a tombstone stays.",
 }
 
+#: corrections that remove text for good: their buttons wear the danger style
+DESTRUCTIVE = frozenset({CorrectionAction.REDACT, CorrectionAction.DELETE})
+
+#: a source's kind as a title line names it
+KIND_WORDS = {
+    SourceType.NOTE: "Note",
+    SourceType.CONVERSATION: "Conversation",
+    SourceType.TURN: "Conversation turn",
+    SourceType.EMAIL: "Mail",
+    SourceType.DOCUMENT: "Document",
+    SourceType.WEB: "Web page",
+    SourceType.FILE: "File",
+}
+
+#: a state's badge colour role: done is calm green, paused or superseded a caution,
+#: removed or failed the danger colour, hidden and withdrawn plain grey
+BADGE_TONES = {
+    "completed": "ok",
+    "running": "info",
+    "pending": "info",
+    "paused": "warn",
+    "failed": "danger",
+    "cancelled": "quiet",
+    "superseded": "warn",
+    "duplicate": "quiet",
+    "hidden": "quiet",
+    "redacted": "danger",
+    "deleted": "danger",
+    "stale": "warn",
+}
+
 
 #: a scope as a choice over every space of it (the home's switcher, the search filter)
 SCOPE_WORDS = {
@@ -55,12 +103,150 @@ def space_value(scope: MemoryScope | str, key: str | None) -> str:
 
 
 def parse_space(value: str | None) -> tuple[MemoryScope | None, str | None]:
-    """A select value back into scope and key; '' means any space."""
+    """A select value back into scope and key; '' means any space. The rest of the
+    service writes a space ``project/apollo``: a typed or linked address may too."""
     if not value:
         return None, None
-    scope_raw, _, key = value.partition(":")
+    scope_raw, _, key = value.replace("/", ":", 1).partition(":")
     try:
         scope = MemoryScope(scope_raw)
     except ValueError:
         raise InvalidInputError(ReasonCode.INVALID_REQUEST, "unknown space") from None
     return scope, key or None
+
+
+#: a reason code as a sentence a person reads (the code itself stays in a details block)
+REASON_WORDS: dict[str, str] = {
+    ReasonCode.NOT_FOUND: "There is nothing here, or nothing you may see.",
+    ReasonCode.INVALID_REQUEST: "The request was not understood.",
+    ReasonCode.INVALID_FILTER: "One of the filters is not one this page knows.",
+    ReasonCode.INVALID_SCOPE_KEY: "That space's name is not one memory can hold.",
+    ReasonCode.MISSING_SCOPE_KEY: "That kind of space needs a name too.",
+    ReasonCode.CONTENT_TOO_LARGE: "It is larger than this service accepts.",
+    ReasonCode.EMPTY_CONTENT: "There is no text to remember.",
+    ReasonCode.UNVERIFIED_MEMBERSHIP: "You are not a member of that space.",
+    ReasonCode.SCOPE_DISABLED: "That kind of space is turned off here.",
+    ReasonCode.DELEGATION_REQUIRED: "An agent reads this only while a delegation is live.",
+    ReasonCode.DELEGATION_EXPIRED: "The delegation that allowed this has ended.",
+    ReasonCode.HIDDEN_SOURCE: "it is hidden",
+    ReasonCode.REDACTED_SOURCE: "its text was redacted",
+    ReasonCode.SOURCE_DELETED: "it was deleted for good; only a tombstone stays",
+    ReasonCode.SENSITIVE_SOURCE: "it is marked sensitive and only its owner reads it",
+    ReasonCode.SOURCE_MARKED_WRONG: "it is marked as wrong",
+    ReasonCode.INSUFFICIENT_ROLE: "Your role in that space does not allow this.",
+    ReasonCode.ADMIN_REQUIRED: "Only an organisation admin or the space's owner may do this.",
+    ReasonCode.ORG_OWNER_REQUIRED: "Only the organisation's owner may see this.",
+    ReasonCode.SPACE_OWNER_REQUIRED: "Only the space's owner may do this.",
+    ReasonCode.KEY_NOT_YOURS: "That key is not yours to change.",
+    ReasonCode.DELEGATION_NOT_YOURS: "That delegation is not yours to change.",
+    ReasonCode.TRANSITION_NOT_ALLOWED: "That correction does not apply to the source as it is now.",
+    ReasonCode.SOURCE_CHANGED: "the source changed since the preview",
+    ReasonCode.PREVIEW_STALE: "what the preview showed has changed since",
+    ReasonCode.PREVIEW_REQUIRED: "Preview it first.",
+    ReasonCode.PREVIEW_INVALID: "The preview is no longer valid; preview again.",
+    ReasonCode.REPLACEMENT_NOT_VISIBLE: "You may not read the replacement source.",
+    ReasonCode.SOURCE_NOT_ACTIVE: "The source is no longer active.",
+    ReasonCode.LAST_OWNER_KEY: "It is the owner's last key; make another first.",
+    ReasonCode.ALREADY_EXISTS: "It exists already.",
+    ReasonCode.STORE_UNAVAILABLE: "Memory cannot be reached just now; try again shortly.",
+    ReasonCode.STORE_LOCKED: "Memory is busy with another process; try again shortly.",
+    ReasonCode.INTERNAL_ERROR: "Something failed on our side; nothing you did.",
+    ReasonCode.LLM_NOT_CONFIGURED: "No language model is set up for this service.",
+    ReasonCode.UNKNOWN_ADAPTER: "That format is not one the importer knows.",
+    ReasonCode.UNSUPPORTED_ARCHIVE: "That archive's format is not one the importer reads.",
+}
+
+
+def reason_words(code: str | None) -> str:
+    """A reason code in words; a code without words yet reads as its words ("no_x": "no x")."""
+    if not code:
+        return ""
+    return REASON_WORDS.get(code, code.replace("_", " "))
+
+
+#: metadata a person reads, under its label; the rest are ids and hashes for a details block
+_METADATA_LABELS = {
+    "from": "From",
+    "to": "To",
+    "cc": "Cc",
+    "labels": "Labels",
+    "attachment_names": "Attachments",
+}
+_METADATA_IDS = frozenset(
+    {
+        "import_id",
+        "import_key",
+        "message_id",
+        "in_reply_to",
+        "thread_id",
+        "references",
+        "attachment_types",
+        "attachment_sizes",
+        "attachment_sha256",
+    }
+)
+
+
+def metadata_facts(
+    metadata: dict[str, MetadataValue],
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(facts, ids): each as (label, words), lists said as comma-separated items; the
+    title is the page's heading, so it is neither."""
+    facts, ids = [], []
+    for key, value in metadata.items():
+        if key == "title" or value in (None, "", []):
+            continue
+        if key in _METADATA_IDS:
+            ids.append((key.replace("_", " "), metadata_words(value)))
+        else:
+            label = _METADATA_LABELS.get(key, key.replace("_", " ").capitalize())
+            facts.append((label, metadata_words(value)))
+    return facts, ids
+
+
+def size_words(size: int) -> str:
+    """A byte count as a person reads it, in binary units: ``256 MiB``, ``293 KiB``."""
+    value = float(size)
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{round(value, 1):g} {unit}"
+        value /= 1024
+    raise AssertionError("unreachable")
+
+
+#: an archive's name -> the format that reads it, when the name says so (compression
+#: suffixes are read through: ``mail.mbox.gz`` is a mailbox)
+_FORMAT_HINTS = (
+    ("chatgpt", "chatgpt"),
+    ("conversations", "chatgpt"),
+    ("maildir", "maildir"),
+    (".mbox", "mbox"),
+    (".mbx", "mbox"),
+    (".jsonl", "jsonl"),
+    (".ndjson", "jsonl"),
+    (".md", "markdown"),
+    (".markdown", "markdown"),
+    ("notes", "markdown"),
+)
+_COMPRESSED = (".gz", ".xz", ".bz2", ".zst", ".zip", ".tar", ".tgz")
+
+
+def guess_format(filename: str, known: list[str]) -> str | None:
+    """The import format an archive's name points at, among ``known``; None if it does not say."""
+    name = filename.lower()
+    while name.endswith(_COMPRESSED):
+        name = name[: name.rfind(".")]
+    for hint, adapter in _FORMAT_HINTS:
+        found = name.endswith(hint) if hint.startswith(".") else hint in name
+        if found and adapter in known:
+            return adapter
+    return None
+
+
+#: where something was done, as the end of a sentence
+SURFACE_WORDS = {
+    "web": "in the workspace",
+    "api": "through the API",
+    "mcp": "by an agent",
+    "cli": "from the command line",
+}

@@ -2,7 +2,8 @@
 
 A small ``html.parser`` walk (no browser): each ``li.hit`` / ``li.item`` is one
 search hit / pack item; its ``a.open`` link names its own source, other
-``/memory/sources/<id>`` links the sources it names (superseded by ...); ``.space``
+``/memory/sources/<id>`` links the sources it names (superseded by ...); a source page's
+facts begin at ``.source-head`` (or its ``#source-id``); ``.space``
 names the space in ``data-scope`` / ``data-key`` (its text is the words a person
 reads); ``.text`` and ``pre.content`` hold the memory text.
 """
@@ -48,8 +49,9 @@ class _Walk(HTMLParser):
         ident = found.get("id")
         if tag == "li" and classes & {"hit", "item"}:
             self.current = Item("hit" if "hit" in classes else "item")
+        if "source-head" in classes or (tag == "span" and ident == "source-id"):
+            self.page.source = self.page.source or Item("source")
         if tag == "span" and ident == "source-id":
-            self.page.source = Item("source")
             self._start("source-id")
         href = found.get("href") or ""
         if tag == "a" and href.startswith(_PREFIX) and self.current is not None:

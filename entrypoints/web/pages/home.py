@@ -13,7 +13,8 @@ own ``within`` where they take one, and carries into the quick search. It
 only narrows what the policy already let the viewer read.
 """
 
-from typing import Any
+from pathlib import Path
+from typing import Any, NamedTuple
 
 from litestar import Request, Response, get, post
 from litestar.datastructures import State
@@ -21,6 +22,7 @@ from litestar.response import Redirect, Template
 
 from application.memory.commands import RememberRequest
 from application.ports.writes import WaitFor
+from application.workspace.activity import RecentRecall
 from application.workspace.space_choice import SpaceChoice
 from domain.reflection.candidates import ReviewState
 from domain.scopes import MemoryScope
@@ -37,16 +39,49 @@ _SHOWN = 5
 _SCANNED = 50
 
 
+class Recalls(NamedTuple):
+    """A run of the same recall (what, through which surface, with what result) as one line."""
+
+    last: RecentRecall
+    times: int
+
+
+def _runs(recalls: list[RecentRecall]) -> list[Recalls]:
+    """Ten identical "search via api: 3 returned" lines read as one, with its count and the
+    newest's result; the newest kind first (the search page's search and pack interleave)."""
+    runs: dict[tuple[object, ...], Recalls] = {}
+    for r in recalls:  # newest first
+        key = (r.action, r.surface)
+        found = runs.get(key)
+        runs[key] = (
+            Recalls(last=r, times=1) if found is None else found._replace(times=found.times + 1)
+        )
+    return list(runs.values())
+
+
+def _note_space(chosen: str, writable: list[str]) -> str:
+    """Where "Remember a note" keeps it: the space the home is narrowed to, when one is
+    chosen and writable, else the viewer's private memory."""
+    own = next((value for value in writable if value.startswith("private")), "private")
+    return chosen if chosen in writable else own
+
+
 def _choice(value: str) -> SpaceChoice | None:
     scope, key = parse_space(value)
     return None if scope is None else SpaceChoice(scope=scope, scope_key=key)
+
+
+def _chosen(value: str) -> str:
+    """The switcher's value as the select writes it (``project/apollo`` -> ``project:apollo``)."""
+    scope, key = parse_space(value)
+    return "" if scope is None else space_value(scope, key)
 
 
 @get("/", name="web_home")
 async def home(request: Request[Any, Any, State]) -> Template:
     viewer = await signed_in(request)
     services = viewer.services
-    chosen = request.query_params.get("space") or ""
+    chosen = _chosen(request.query_params.get("space") or "")
     within = _choice(chosen)
     activity = await services.activity.recent(viewer.ctx, within)
     spaces = await services.inspector.visible_spaces(await viewer.context())
@@ -72,12 +107,16 @@ async def home(request: Request[Any, Any, State]) -> Template:
         viewer,
         title="Memory",
         activity=activity,
-        imports=imports[:_SHOWN],
+        recalls=_runs(activity.recalls),
+        imports=[(j, Path(j.path).name) for j in imports[:_SHOWN]],
         candidates=candidates[:_SHOWN],
         follow_up=follow_up,
         chosen=chosen,
         spaces=[(space_value(s.scope, s.scope_key), s) for s in spaces],
         keyed_spaces=[(space_value(s.scope, s.scope_key), s) for s in spaces if s.scope_key],
+        note_space=_note_space(
+            chosen, [space_value(s.scope, s.scope_key) for s in spaces if s.writes_enabled]
+        ),
         done=request.query_params.get("done"),
     )
 

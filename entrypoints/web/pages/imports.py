@@ -26,7 +26,7 @@ from entrypoints.http.uploads import keep_upload, too_large
 from entrypoints.web.forms import posted
 from entrypoints.web.render import page
 from entrypoints.web.viewer import Viewer, signed_in
-from entrypoints.web.words import parse_space, space_value
+from entrypoints.web.words import guess_format, parse_space, size_words, space_value
 
 __all__ = ["ROUTES"]
 
@@ -77,8 +77,7 @@ async def imports(request: Request[Any, Any, State]) -> Template:
         title="Imports",
         imports=[_shown(v) for v in listed],
         adapters=jobs.adapters,
-        # the setting is in MB of 1,048,576 bytes: say it as it was set
-        limit_mb=f"{round(jobs.max_upload_bytes / 1024 / 1024, 1):g}",
+        limit=size_words(jobs.max_upload_bytes),
         spaces=[(space_value(s.scope, s.scope_key), s) for s in spaces],
     )
 
@@ -94,11 +93,16 @@ async def _start(request: Request[Any, Any, State], viewer: Viewer, jobs: Import
     if not isinstance(upload, UploadFile) or not upload.filename:
         raise InvalidInputError(ReasonCode.INVALID_REQUEST, "choose an archive to upload")
     scope, key = parse_space(form.get("space"))
+    adapter = form.optional("adapter") or guess_format(upload.filename, jobs.adapters)
+    if adapter is None:
+        raise InvalidInputError(
+            ReasonCode.UNKNOWN_ADAPTER, "the file's name does not say its format: choose one"
+        )
     path = await keep_upload(jobs, viewer.ctx, viewer.services.audit.new_id(), upload)
     started = await jobs.start_upload(
         viewer.ctx,
         key_id=viewer.caller.key_id,
-        adapter=form.get("adapter"),
+        adapter=adapter,
         archive=path,
         scope=scope or MemoryScope.PRIVATE,
         scope_key=key,

@@ -6,8 +6,13 @@ each re-checked by the policy, with the ranker's reason and lifecycle) and
 count, and how many were withheld). A question nothing in memory is about
 is answered in words ("Nothing relevant: ..."), not with a list. Filters are
 the API's own ``FiltersSpec``, parsed by ``parse_filters``.
+
+Each hit shows a title line (``MemoryInspector.headings``: one batched read for
+the page, not one per hit) and a snippet around the query's words
+(``entrypoints.web.snippets``), not its whole chunk.
 """
 
+from pathlib import Path
 from typing import Any
 
 from litestar import Request, get
@@ -21,7 +26,8 @@ from domain.reasons import ReasonCode
 from domain.relevance_gate import nothing_relevant_words, weak_pack_words
 from domain.scopes import SourceType
 from entrypoints.web.render import page
-from entrypoints.web.viewer import signed_in
+from entrypoints.web.snippets import snippet
+from entrypoints.web.viewer import Viewer, signed_in
 from entrypoints.web.words import parse_space, space_value
 
 __all__ = ["ROUTES"]
@@ -48,6 +54,14 @@ def _filters(params: Any) -> FiltersSpec | None:
     return None if spec == FiltersSpec() else spec
 
 
+async def _imports(viewer: Viewer) -> list[tuple[str, str]]:
+    """The viewer's imports as (id, words) for the filter: the archive's name and day."""
+    if viewer.services.imports is None:
+        return []
+    jobs = await viewer.services.imports.list_jobs(await viewer.context())
+    return [(j.id, f"{Path(j.path).name} ({j.created_at:%Y-%m-%d})") for j in jobs]
+
+
 @get("/search", name="web_search")
 async def search(request: Request[Any, Any, State]) -> Template:
     viewer = await signed_in(request)
@@ -55,6 +69,7 @@ async def search(request: Request[Any, Any, State]) -> Template:
     query = (params.get("q") or "").strip()
     spaces = await viewer.services.inspector.visible_spaces(viewer.ctx)
     results = pack = None
+    headings: dict[str, Any] = {}
     if query:
         filters = parse_filters(_filters(params))
         ctx = await viewer.context()
@@ -68,6 +83,8 @@ async def search(request: Request[Any, Any, State]) -> Template:
             ),
             ctx,
         )
+        shown = [h.source_id for h in results.results] + [i.source_id for i in pack.items]
+        headings = await viewer.services.inspector.headings(await viewer.context(), shown)
     return page(
         "search.html",
         viewer,
@@ -75,6 +92,9 @@ async def search(request: Request[Any, Any, State]) -> Template:
         query=query,
         results=results,
         pack=pack,
+        headings=headings,
+        snippet=snippet,
+        imports=await _imports(viewer),
         chosen={name: params.get(name) or "" for name in ("space", "kind", "from", "to", "import")},
         kinds=[k.value for k in SourceType],
         spaces=[(space_value(s.scope, s.scope_key), s) for s in spaces],

@@ -21,9 +21,10 @@ from domain.errors import ConflictError, InvalidInputError
 from domain.lifecycle import CorrectionAction
 from domain.reasons import ReasonCode
 from entrypoints.web.forms import Form, posted
+from entrypoints.web.history import Receipt, history
 from entrypoints.web.render import page
 from entrypoints.web.viewer import Viewer, signed_in
-from entrypoints.web.words import ACTION_LABELS, ACTION_WORDS
+from entrypoints.web.words import ACTION_LABELS, ACTION_WORDS, metadata_facts
 
 __all__ = ["ROUTES"]
 
@@ -34,14 +35,25 @@ _STALE = {ReasonCode.SOURCE_CHANGED, ReasonCode.PREVIEW_STALE}
 async def inspect(request: Request[Any, Any, State], source_id: FromPath[str]) -> Template:
     viewer = await signed_in(request)
     view = await viewer.services.inspector.inspect_source(viewer.ctx, source_id)
+    # the sources it names (replacement, original, what it replaces, what cites it), by title
+    named = [*view.linked_from, *view.cited_by, view.superseded_by, view.duplicate_of]
+    headings = await viewer.services.inspector.headings(
+        await viewer.context(), [s for s in named if s]
+    )
+    facts, ids = metadata_facts(view.metadata)
+    receipts = [Receipt(r.action, r.surface, r.allowed, r.reason, r.at) for r in view.receipts]
     return page(
         "source.html",
         viewer,
-        title="Source",
+        title=view.title or "Source",
         view=view,
         labels=ACTION_LABELS,
         words=ACTION_WORDS,
         done=request.query_params.get("done"),
+        headings=headings,
+        facts=facts,
+        ids=ids,
+        events=history(view.corrections, receipts),
     )
 
 

@@ -91,11 +91,24 @@ async def _run_page(viewer: Viewer, run_id: str, **stage: Any) -> Template:
     spaces = await viewer.services.inspector.visible_spaces(await viewer.context())
     context: dict[str, Any] = {"sections": None, "draft": None, "verification": None}
     context.update(stage)
+    # a draft's citations are numbered in order of first use, each named by its title
+    cited: dict[str, int] = {}
+    named: list[str] = []
+    found = context["draft"]
+    for section in found.sections if found is not None else []:
+        for sentence in section.sentences:
+            for source_id in sentence.citations:
+                cited.setdefault(source_id, len(cited) + 1)
+        named += [x.source_id for x in section.left_out]
+    named = [*cited, *named]
+    headings = await viewer.services.inspector.headings(ctx, named) if named else {}
     return page(
         "synthesize_run.html",
         viewer,
         title="Synthesize: " + run.output_type,
         run=run,
+        cited=cited,
+        headings=headings,
         spaces=[(space_value(s.scope, s.scope_key), s) for s in spaces if s.writes_enabled],
         **context,
     )

@@ -8,3 +8,15 @@ document.addEventListener("keydown", function (event) {
   var box = document.getElementById("q") || document.getElementById("home-q");
   if (box) { event.preventDefault(); box.focus(); }
 });
+// The navigation marks the page you are on (its section: a source page is under Memory).
+(function () {
+  var path = window.location.pathname.replace(/\/+$/, "") || "/memory";
+  var best = null;
+  document.querySelectorAll(".top nav a").forEach(function (link) {
+    var href = link.getAttribute("href");
+    if (path === href || path.indexOf(href + "/") === 0) {
+      if (!best || href.length > best.getAttribute("href").length) { best = link; }
+    }
+  });
+  if (best) { best.setAttribute("aria-current", "page"); }
+})();

@@ -47,12 +47,12 @@ def test_accept_a_candidate_after_its_preview(people: People, server: Server) ->
         owner, server, f"We decided to move the {word} ledger to SurrealDB <i>now</i>."
     )
     owner.open("/memory/review")
-    accept = f"a[href='/memory/review/{candidate_id}/accept']"
+    accept = f"form[action='/memory/review/{candidate_id}/accept']"
     card = owner.page.locator(f"article.candidate:has({accept})")
     assert f"{word} ledger" in card.inner_text() and "<i>now</i>" in card.inner_text()
     assert card.locator(f"a[href='/memory/sources/{source_id}']").count() == 1
-    card.locator("a:has-text('Accept')").click()
-    owner.page.wait_for_url(f"**/memory/review/{candidate_id}/accept")
+    card.locator("button:has-text('Accept')").click()
+    owner.page.wait_for_url(f"**/memory/review/{candidate_id}/accept*")
     assert "What accepting writes" in owner.page.content()
     # the preview changed nothing
     pending = server.api("GET", "/api/memory/candidates", params={"state": "pending"})

@@ -83,3 +83,22 @@ def test_home_suggests_a_duplicate_and_a_stale_source_and_lists_open_drafts(site
     assert f'href="/memory/sources/{stale}"' in follow and "marked stale" in follow
     drafts = home.split('id="drafts"')[1].split("</section>")[0]
     assert f'href="{run_url}"' in drafts and "not verified yet" in drafts
+
+
+def test_a_space_written_with_a_slash_works_and_a_note_is_kept_where_home_is_narrowed(
+    site: Site,
+) -> None:
+    site.sign_in()
+    _apollo(site)
+    narrowed = site.client.get("/memory", params={"space": "project/apollo"})
+    assert narrowed.status_code == 200
+    assert '<option value="project:apollo" selected>' in narrowed.text
+    keep = narrowed.text.split('id="note-space"')[1].split("</select>")[0]
+    assert '<option value="project:apollo" selected>' in keep
+    everywhere = site.client.get("/memory").text.split('id="note-space"')[1].split("</select>")[0]
+    assert "selected" in everywhere.split('value="project:apollo"')[0]  # private, first
+    for _ in range(3):
+        assert site.client.get("/memory/search", params={"q": "launch"}).status_code == 200
+    home = site.client.get("/memory").text
+    recalls = home.split('id="recalls"')[1].split("</ul>")[0]
+    assert recalls.count("Searched in the workspace") == 1 and "3 times" in recalls

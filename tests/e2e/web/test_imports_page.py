@@ -51,7 +51,7 @@ def test_an_uploaded_mailbox_is_imported_and_its_skips_are_shown(
 ) -> None:
     csrf = site.sign_in()
     listing = site.client.get("/memory/imports").text
-    assert "At most 0.3 MB" in listing
+    assert "At most 293 KiB" in listing
     mbox = archives.build_mbox(tmp_path).path
     answer = _upload(site, csrf, mbox)
     assert answer.status_code == 303, answer.text  # type: ignore[attr-defined]
@@ -105,3 +105,41 @@ def test_an_import_that_read_nothing_says_so_on_its_page(site: Site, tmp_path: P
         page = site.client.get(location).text
     assert 'id="warning"' in page and "no record the mbox adapter reads" in page
     assert "completed with a warning" in site.client.get("/memory/imports").text
+
+
+def test_a_mailbox_told_from_its_name_reads_as_mail_in_search_and_on_its_page(
+    site: Site, tmp_path: Path
+) -> None:
+    csrf = site.sign_in()
+    listing = site.client.get("/memory/imports").text
+    assert '<option value="">Tell from the file\'s name</option>' in listing
+    answer = _upload(site, csrf, archives.build_mbox(tmp_path).path, adapter="")
+    assert answer.status_code == 303, answer.text  # type: ignore[attr-defined]
+    location = answer.headers["location"]  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 30
+    page = site.client.get(location).text
+    while 'http-equiv="refresh"' in page and time.monotonic() < deadline:
+        time.sleep(0.1)
+        page = site.client.get(location).text
+    assert "completed</span> mbox into" in page
+    found = site.client.get("/memory/search", params={"q": "Budget plan 2"}).text
+    assert ">mail.mbox (" in found  # the import filter names the file
+    assert '<span class="kind">Mail</span>' in found and "Alice Example" in found
+    hit = found.split(">Budget plan 2</a>")[1].split("</li>")[0]
+    assert "<time>3 Mar 2024</time>" in hit  # the message's own date, not the import's
+    source = re.search(r'<a class="open" href="(/memory/sources/[^"]+)">Budget plan 2</a>', found)
+    assert source is not None
+    shown = site.client.get(source.group(1)).text
+    assert "<h1>Budget plan 2</h1>" in shown
+    assert "<dd>Bob &lt;bob@example.org&gt;, carol@example.org</dd>" in shown
+    assert "[&#39;" not in shown and "['" not in shown  # no Python list syntax
+    assert "<dt>message id</dt>" in shown.split('class="ids"')[1]  # ids wait in the details
+
+
+def test_a_file_whose_name_says_no_format_asks_for_one(site: Site, tmp_path: Path) -> None:
+    csrf = site.sign_in()
+    odd = tmp_path / "archive.bin"
+    odd.write_bytes(b"From x\n")
+    answer = _upload(site, csrf, odd, adapter="")
+    assert answer.status_code == 422  # type: ignore[attr-defined]
+    assert "choose one" in answer.text  # type: ignore[attr-defined]

@@ -214,7 +214,7 @@ def _is_error_page_with_headers(answer: Any, status: int) -> str:
 def test_an_address_that_names_no_page_is_a_page_with_the_security_headers(site: Site) -> None:
     for path in ("/memory/no-such-page", "/memory/sources/abc/no-such-part"):
         html = _is_error_page_with_headers(site.client.get(path), 404)
-        assert "no such page" in html and 'href="/memory/search"' not in html
+        assert "No such page" in html and 'href="/memory/search"' not in html
     refused = site.client.request("TRACE", "/memory/search")
     html = _is_error_page_with_headers(refused, 405)
     assert refused.headers["allow"] == "GET, OPTIONS"

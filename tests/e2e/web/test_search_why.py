@@ -32,7 +32,7 @@ def test_a_question_nothing_is_about_is_answered_in_words_not_with_a_list(site: 
     for text in ("The ledger service stores its entries in SurrealDB.", "Lunch is at noon."):
         site.remember(csrf, text)
     page = site.client.get("/memory/search", params={"q": "xylophone quantum banana"}).text
-    hits, pack = page.split('<section aria-labelledby="pack">')
+    hits, pack = page.split('aria-labelledby="pack"')
     assert "Nothing relevant: nothing in memory shares the question&#39;s words" in hits
     assert "(2 weak matches held back)" in hits
     assert '<ol class="hits">' not in hits and "ledger service" not in hits
@@ -40,3 +40,17 @@ def test_a_question_nothing_is_about_is_answered_in_words_not_with_a_list(site: 
     assert "Nothing relevant:" in pack and "are weak matches" in pack
     real = site.client.get("/memory/search", params={"q": "ledger SurrealDB"}).text
     assert "Nothing relevant" not in real and '<ol class="hits">' in real
+
+
+def test_hits_say_how_many_with_a_title_and_a_snippet_marking_the_words(site: Site) -> None:
+    csrf = site.sign_in()
+    filler = "Some quoted mail that says nothing at all about it. " * 6
+    site.remember(csrf, f"Ledger notes\n{filler}The ledger <b>service</b> moved. {filler}")
+    page = site.client.get("/memory/search", params={"q": "ledger service"}).text
+    assert re.search(r'<h2 id="hits" class="count">1 result for “ledger service”</h2>', page)
+    assert '<a class="open" href="/memory/sources/' in page and ">Ledger notes</a>" in page
+    snippet = re.search(r'<p class="snippet text">(.*?)</p>', page, flags=re.S)
+    assert snippet is not None
+    assert "<mark>ledger</mark>" in snippet[1]
+    assert "&lt;b&gt;<mark>service</mark>&lt;/b&gt;" in snippet[1]  # escaped, then marked
+    assert snippet[1].startswith("…") and len(snippet[1]) < 600  # not the whole chunk

@@ -167,6 +167,10 @@ def test_synthesize_plan_draft_verify_remember_with_citations_to_sources(site: S
     assert draft.status_code == 200
     cited = set(re.findall(r'class="cite" href="/memory/sources/([^"]+)"', draft.text))
     assert cited and cited <= set(ids)
+    # citations are numbered per draft and listed by title, not by id prefixes
+    assert ">[1]<" in draft.text and "[source " not in draft.text
+    listed_cited = draft.text.split("Sources cited")[1].split("</ol>")[0]
+    assert len(re.findall(r"<li>", listed_cited)) == len(cited)
     verified = site.client.post(f"{run_path}/verify", data={"csrf": csrf}).text
     assert "Verification:" in verified
     assert "verified" in site.client.get("/memory/synthesize").text  # the stage it reached

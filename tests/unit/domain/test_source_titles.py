@@ -1,0 +1,33 @@
+"""Sources named in words: titles, authors and metadata without Python's list syntax."""
+
+from domain.source_titles import TITLE_CHARS, metadata_words, source_author, source_title
+
+
+def test_the_metadata_title_wins() -> None:
+    assert source_title("body", {"title": "  Re: the  launch "}) == "Re: the launch"
+
+
+def test_a_note_is_named_by_its_first_line_that_says_something() -> None:
+    assert source_title("\n\n> quoted\nHello there\nmore", {}) == "Hello there"
+    assert source_title("> only quoted", {}) == "> only quoted"
+    assert source_title("", {}) == ""
+
+
+def test_a_long_first_line_is_cut_between_words() -> None:
+    title = source_title("word " * 40, {})
+    assert len(title) <= TITLE_CHARS and title.endswith("word…")
+
+
+def test_author_is_the_senders_name() -> None:
+    assert source_author({"from": ["Mikhail Gusarov <m@example.org>"]}) == "Mikhail Gusarov"
+    assert source_author({"from": ['"Bea" <b@example.org>', "x"]}) == "Bea"
+    assert source_author({"from": ["<b@example.org>"]}) == "b@example.org"
+    assert source_author({"from": []}) is None
+    assert source_author({}) is None
+
+
+def test_metadata_values_in_words() -> None:
+    assert metadata_words(["Ann <a@x>", "Bo"]) == "Ann <a@x>, Bo"
+    assert metadata_words(True) == "yes"
+    assert metadata_words(None) == ""
+    assert metadata_words(3) == "3"

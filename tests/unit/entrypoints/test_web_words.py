@@ -1,0 +1,75 @@
+"""The workspace's words: sizes, import formats, spaces, metadata and reasons."""
+
+import pytest
+
+from domain.errors import InvalidInputError
+from domain.scopes import MemoryScope
+from entrypoints.web.words import (
+    guess_format,
+    metadata_facts,
+    parse_space,
+    reason_words,
+    size_words,
+)
+
+_KNOWN = ["chatgpt", "jsonl", "maildir", "markdown", "mbox"]
+
+
+def test_sizes_in_binary_units() -> None:
+    assert size_words(256 * 1024 * 1024) == "256 MiB"
+    assert size_words(300_000) == "293 KiB"
+    assert size_words(512) == "512 bytes"
+    assert size_words(3 * 1024**3) == "3 GiB"
+
+
+@pytest.mark.parametrize(
+    ("name", "adapter"),
+    [
+        ("Inbox.mbox", "mbox"),
+        ("archive.mbox.gz", "mbox"),
+        ("chatgpt-export.zip", "chatgpt"),
+        ("conversations.json", "chatgpt"),
+        ("events.jsonl.zst", "jsonl"),
+        ("my-maildir.tar.gz", "maildir"),
+        ("README.md", "markdown"),
+        ("photo.png", None),
+        ("archive.zip", None),
+    ],
+)
+def test_the_import_format_from_the_files_name(name: str, adapter: str | None) -> None:
+    assert guess_format(name, _KNOWN) == adapter
+
+
+def test_a_format_the_service_lacks_is_not_guessed() -> None:
+    assert guess_format("Inbox.mbox", ["jsonl"]) is None
+
+
+def test_a_space_is_written_either_way() -> None:
+    assert parse_space("project:apollo") == (MemoryScope.PROJECT, "apollo")
+    assert parse_space("project/apollo") == (MemoryScope.PROJECT, "apollo")
+    assert parse_space("project") == (MemoryScope.PROJECT, None)
+    assert parse_space("") == (None, None)
+    with pytest.raises(InvalidInputError):
+        parse_space("planet/mars")
+
+
+def test_metadata_in_words_with_ids_apart() -> None:
+    facts, ids = metadata_facts(
+        {
+            "title": "Re: launch",
+            "from": ["Mikhail Gusarov <m@example.org>"],
+            "labels": ["inbox", "work"],
+            "message_id": "<abc@x>",
+            "import_id": "imp1",
+            "empty": [],
+        }
+    )
+    assert facts == [("From", "Mikhail Gusarov <m@example.org>"), ("Labels", "inbox, work")]
+    assert ids == [("message id", "<abc@x>"), ("import id", "imp1")]
+    assert not any("[" in words for _, words in facts)
+
+
+def test_reasons_in_words() -> None:
+    assert reason_words("source_deleted").startswith("it was deleted for good")
+    assert reason_words("some_new_code") == "some new code"
+    assert reason_words(None) == ""
