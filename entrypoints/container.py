@@ -152,7 +152,10 @@ def _embedder(settings: Settings) -> Embedder:
         )
     from adapters.embedders.onnx_minilm import OnnxEmbedder
 
-    return OnnxEmbedder(query_int8=settings.query_precision is QueryPrecision.INT8)
+    return OnnxEmbedder(
+        query_int8=settings.query_precision is QueryPrecision.INT8,
+        graph_cache=settings.data_dir / "models",
+    )
 
 
 def _embedder_catalog(settings: Settings) -> EmbedderCatalog:

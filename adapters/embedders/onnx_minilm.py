@@ -73,11 +73,15 @@ class OnnxEmbedder:
         tokenizer_path: Path | None = None,
         threads: int = 0,
         query_int8: bool = True,
+        graph_cache: Path | None = None,
     ) -> None:
+        """``graph_cache``: a folder where the int8 query graph is kept once built
+        (``graph_cache.py``); None builds it at every start."""
         self._model_path = model_path
         self._tokenizer_path = tokenizer_path
         self._threads = threads
         self._query_int8 = query_int8
+        self._graph_cache = graph_cache
         self._session: Any = None
         #: the session queries run on: the int8-arithmetic graph, or ``_session`` itself
         self._query_session: Any = None
@@ -150,17 +154,25 @@ class OnnxEmbedder:
     def _int8_session(self) -> Any:
         """The int8-arithmetic session, or None (queries then run in float32): a model
         without int8 weights, or one this onnxruntime cannot run so, must not stop search."""
-        from adapters.embedders.int8_matmul import int8_matmul_graph
+        from adapters.embedders.graph_cache import cached_graph
+        from adapters.embedders.int8_matmul import DEFAULT_BLOCK, INT8_ARITHMETIC, int8_matmul_graph
 
         model, _ = self._model_files()
-        try:
+
+        def build() -> bytes | None:
             rewrite = int8_matmul_graph(model)
-            if not rewrite.rewritten:
+            return rewrite.model if rewrite.rewritten else None
+
+        try:
+            graph = cached_graph(
+                self._graph_cache, model, f"{DEFAULT_BLOCK}/{INT8_ARITHMETIC}", build
+            )
+            if graph is None:
                 _log.info("%s has no int8 weights: queries run in float32", model.name)
                 return None
             # one thread: a query is one short text, and a second thread cost ~1 CPU-ms
             # more than it saved in wall time, CPU the retrieval legs beside it need
-            return _session(rewrite.model, threads=1)
+            return _session(graph, threads=1)
         except Exception as exc:  # any failure here falls back to float32, logged
             _log.warning("queries run in float32: the int8 graph failed (%s)", type(exc).__name__)
             return None

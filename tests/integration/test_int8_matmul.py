@@ -129,3 +129,22 @@ async def test_a_graph_that_fails_to_build_leaves_queries_in_float32(
     assert await embedder.embed_queries(texts) == await embedder.embed(texts)
     assert "queries run in float32" in caplog.text
     assert "MatMulNBits" not in caplog.text  # the exception's type, not its message
+
+
+@pytest.mark.slow
+async def test_the_int8_graph_is_kept_on_disk_and_a_restart_loads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts = ["Where did I park the car last Tuesday?"]
+    first = OnnxEmbedder(graph_cache=tmp_path / "models")
+    built = await first.embed_queries(texts)
+    (saved,) = (tmp_path / "models").iterdir()
+    assert saved.suffix == ".onnx" and saved.stat().st_mode & 0o777 == 0o600
+
+    def must_not_rebuild(model: Path) -> None:
+        raise AssertionError("the saved graph should have been loaded")
+
+    monkeypatch.setattr("adapters.embedders.int8_matmul.int8_matmul_graph", must_not_rebuild)
+    again = OnnxEmbedder(graph_cache=tmp_path / "models")
+    await again.preload()
+    assert await again.embed_queries(texts) == built
