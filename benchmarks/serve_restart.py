@@ -34,9 +34,9 @@ import httpx
 
 from benchmarks._stats import code_version, machine_info, progress
 
-__all__ = ["main"]
+__all__ = ["ROOT", "env_for", "free_port", "main", "spawn_serve", "stop"]
 
-_ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[1]
 _MARK = "serve-restart-notes.json"
 _WORDS = ("call", "the", "plumber", "about", "garden", "tap", "before", "Friday", "and", "bring")
 
@@ -57,14 +57,14 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
         return port
 
 
-def _env(data_dir: Path, port: int, code: Path = _ROOT) -> dict[str, str]:
+def env_for(data_dir: Path, port: int, code: Path = ROOT) -> dict[str, str]:
     # a person's install keeps compiled modules (pip writes them; Python does on first run)
     env = {
         k: v
@@ -85,19 +85,19 @@ def _note(i: int) -> str:
     return f"Note {i}: {words}, code word zq{i}x."
 
 
-def _spawn(data_dir: Path, port: int, code: Path = _ROOT) -> "subprocess.Popen[str]":
+def spawn_serve(data_dir: Path, port: int, code: Path = ROOT) -> "subprocess.Popen[str]":
     cmd = [sys.executable, "-m", "entrypoints.cli", "serve"]
     return subprocess.Popen(  # noqa: S603 - this interpreter and a fixed argv
         cmd,
         cwd=code,
-        env=_env(data_dir, port, code),
+        env=env_for(data_dir, port, code),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )
 
 
-def _stop(proc: "subprocess.Popen[str]") -> str:
+def stop(proc: "subprocess.Popen[str]") -> str:
     proc.send_signal(signal.SIGTERM)
     out, _ = proc.communicate(timeout=120)
     return out
@@ -120,8 +120,8 @@ async def _wait_healthy(client: httpx.AsyncClient, proc: "subprocess.Popen[str]"
 
 
 async def _fill(data_dir: Path, notes: int, writers: int) -> None:
-    port = _free_port()
-    proc = _spawn(data_dir, port)
+    port = free_port()
+    proc = spawn_serve(data_dir, port)
     try:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=120) as client:
             await _wait_healthy(client, proc)
@@ -147,17 +147,17 @@ async def _fill(data_dir: Path, notes: int, writers: int) -> None:
                 progress(f"{pending} notes still to embed")
                 await asyncio.sleep(2)
     finally:
-        _stop(proc)
+        stop(proc)
     (data_dir / _MARK).write_text(json.dumps({"notes": notes}))
 
 
 async def _one_start(
-    data_dir: Path, notes: int, rng: random.Random, code: Path = _ROOT
+    data_dir: Path, notes: int, rng: random.Random, code: Path = ROOT
 ) -> dict[str, Any]:
-    port = _free_port()
+    port = free_port()
     target = rng.randrange(notes)
     started, wall = time.perf_counter(), time.time()
-    proc = _spawn(data_dir, port, code)
+    proc = spawn_serve(data_dir, port, code)
     seen: dict[str, Any] = {"code": str(code)}
     try:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
@@ -184,7 +184,7 @@ async def _one_start(
                         break
                 await asyncio.sleep(0.01)
     finally:
-        log = _stop(proc)
+        log = stop(proc)
     seen["log"] = [_offset(line, wall) for line in log.splitlines() if "tessera" in line][:20]
     return seen
 
@@ -210,7 +210,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
         await _fill(data_dir, args.notes, args.writers)
         progress(f"filled in {time.perf_counter() - t0:.0f} s")
     rng = random.Random(args.seed)
-    arms = {"this": _ROOT} if args.baseline is None else {"baseline": args.baseline, "this": _ROOT}
+    arms = {"this": ROOT} if args.baseline is None else {"baseline": args.baseline, "this": ROOT}
     starts: dict[str, list[dict[str, Any]]] = {arm: [] for arm in arms}
     loads = []
     for n in range(args.restarts):

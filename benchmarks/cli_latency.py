@@ -1,0 +1,102 @@
+"""What a person waits for typing ``tessera --help`` and ``tessera recall`` (service running).
+
+    python -m benchmarks.cli_latency --data-dir DIR [--runs 9] [--baseline OTHER_CHECKOUT]
+
+Starts ``tessera serve`` on ``DIR`` (filled, e.g., by ``benchmarks.serve_restart``),
+then times whole CLI processes, from spawn to exit, as a shell runs them:
+``--help``, and ``recall`` of one note's code word through the service.
+With ``--baseline`` the other checkout's CLI runs in turns with this one
+against the same service. Prints one JSON object: medians and p90 per arm.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from benchmarks._stats import code_version, machine_info, progress
+from benchmarks.serve_restart import ROOT, env_for, free_port, spawn_serve, stop
+
+__all__ = ["main"]
+
+
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.cli_latency", description=__doc__)
+    p.add_argument("--data-dir", type=Path, required=True)
+    p.add_argument("--runs", type=int, default=9)
+    p.add_argument("--baseline", type=Path, help="another checkout, its CLI timed in turns")
+    return p.parse_args(argv)
+
+
+def _timed(code: Path, env: dict[str, str], *args: str) -> float:
+    started = time.perf_counter()
+    subprocess.run(  # noqa: S603 - this interpreter and a fixed argv
+        [sys.executable, "-m", "entrypoints.cli", *args],
+        cwd=code,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=True,
+    )
+    return time.perf_counter() - started
+
+
+def _summary(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {
+        "median_s": round(statistics.median(ordered), 3),
+        "p90_s": round(ordered[max(0, int(0.9 * len(ordered)) - 1)], 3),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parse(argv)
+    port = free_port()
+    server = spawn_serve(args.data_dir, port)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/api/health").status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+        arms = (
+            {"this": ROOT} if args.baseline is None else {"baseline": args.baseline, "this": ROOT}
+        )
+        times: dict[str, dict[str, list[float]]] = {a: {"help": [], "recall": []} for a in arms}
+        loads = []
+        for n in range(args.runs):
+            for arm, code in arms.items():
+                env = {**env_for(args.data_dir, port, code), "TESSERA_LOG_LEVEL": "WARNING"}
+                loads.append(os.getloadavg()[0])
+                times[arm]["help"].append(_timed(code, env, "--help"))
+                times[arm]["recall"].append(_timed(code, env, "recall", f"code word zq{n}x"))
+            progress(f"run {n + 1}/{args.runs}")
+    finally:
+        stop(server)
+    result: dict[str, Any] = {
+        "benchmark": "cli_latency",
+        "code": code_version(),
+        "machine": machine_info(),
+        "load_average_1m": [round(min(loads), 2), round(max(loads), 2)],
+    }
+    for arm, kinds in times.items():
+        result[arm] = {kind: _summary(values) for kind, values in kinds.items()}
+    if args.baseline is not None:
+        result["recall_ratio_this_to_baseline"] = round(
+            result["this"]["recall"]["median_s"] / result["baseline"]["recall"]["median_s"], 3
+        )
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
