@@ -10,7 +10,7 @@ query made only of function words is kept whole, so it still matches.
 
 import re
 
-__all__ = ["FUNCTION_WORDS", "meaningful_query"]
+__all__ = ["FUNCTION_WORDS", "meaningful_query", "word_tokens"]
 
 #: English function words: articles, auxiliaries, pronouns, prepositions, question words.
 FUNCTION_WORDS = frozenset(
@@ -26,11 +26,17 @@ FUNCTION_WORDS = frozenset(
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 
+#: a word in any script: letters and digits, no underscore
 _WORD = re.compile(r"[^\W_]+")
+
+
+def word_tokens(text: str) -> list[str]:
+    """``text``'s words as written (any script), in order."""
+    return _WORD.findall(text)
 
 
 def meaningful_query(query: str) -> str:
     """The query's words minus function words, space-joined; the whole query if none remain."""
-    words = _WORD.findall(query)
+    words = word_tokens(query)
     kept = [w for w in words if w.lower() not in FUNCTION_WORDS]
     return " ".join(kept) if kept else " ".join(words)

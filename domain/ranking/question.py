@@ -15,9 +15,7 @@ import re
 import msgspec
 
 from domain.query_terms import FUNCTION_WORDS
-from domain.ranking.text import content_terms, stem
-
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+from domain.ranking.text import content_terms, ranker_words, stem
 
 __all__ = ["QuestionProfile", "profile_question", "subject_phrase"]
 
@@ -136,7 +134,7 @@ def profile_question(question: str) -> QuestionProfile:
 def subject_phrase(question: str) -> str:
     """The question's subject words as written, without its frame ("how many ... did I")."""
     words = []
-    for word in _WORD.findall(question.lower()):
+    for word in ranker_words(question):
         base = word.split("'", 1)[0]
         if base in FUNCTION_WORDS or len(base) < 2 or stem(base) in _FRAME_STEMS:
             continue

@@ -13,12 +13,26 @@ from itertools import islice
 
 from domain.query_terms import FUNCTION_WORDS
 
-__all__ = ["content_terms", "fewer_words_than", "stem", "term_hits", "term_prefixes", "tokens"]
+__all__ = [
+    "content_terms",
+    "fewer_words_than",
+    "ranker_words",
+    "stem",
+    "term_hits",
+    "term_prefixes",
+    "tokens",
+]
 
+#: the ranker's word: ASCII letters and digits, with an apostrophe's tail ("ana's")
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "ed", "es", "s")
 #: endings where a final "s" or "ed" belongs to the word ("previous", "analysis", "speed")
 _KEEP_S = ("us", "ss", "is")
+
+
+def ranker_words(text: str) -> list[str]:
+    """``text``'s words as the ranker reads them, lowercased, in order."""
+    return _WORD.findall(text.lower())
 
 
 @lru_cache(maxsize=100_000)

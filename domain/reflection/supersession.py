@@ -14,7 +14,7 @@ replaces when proposing); no coreference ("we dropped it"); English only.
 
 import re
 
-from domain.query_terms import FUNCTION_WORDS
+from domain.query_terms import FUNCTION_WORDS, word_tokens
 
 __all__ = ["MAX_PHRASE_WORDS", "names_replaced", "replaced_phrase"]
 
@@ -38,11 +38,8 @@ _CUES = (
     re.compile(rf"\breplac(?:e|ed|es|ing)\s+{_END}\s+(?:with|by)\b", _I),
     re.compile(rf"\bno\s+longer\s+(?:{_HOLDS})\s+{_END}{_STOP}", _I),
 )
-_WORD = re.compile(r"[^\W_]+")
-
-
 def _words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text) if w.lower() not in FUNCTION_WORDS]
+    return [w.lower() for w in word_tokens(text) if w.lower() not in FUNCTION_WORDS]
 
 
 def replaced_phrase(sentence: str) -> str | None:
