@@ -14,6 +14,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.response import Template
 from litestar.template.config import TemplateConfig
+from markupsafe import Markup, escape
 
 from domain.scopes import MemoryScope
 from entrypoints.web.viewer import Viewer
@@ -27,7 +28,7 @@ from entrypoints.web.words import (
     reason_words,
 )
 
-__all__ = ["NAV", "TEMPLATES", "day", "page", "template_config", "when"]
+__all__ = ["NAV", "TEMPLATES", "day", "exact_text", "page", "template_config", "when"]
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 #: (label, path) of the top navigation, in order
@@ -49,6 +50,13 @@ def when(moment: datetime | None) -> str:
 def day(moment: datetime | None) -> str:
     """A date as a result line says it: ``3 Mar 2024``."""
     return "" if moment is None else f"{moment.day} {moment:%b %Y}"
+
+
+def exact_text(text: str) -> Markup:
+    """Text escaped so the page holds it character for character: the HTML parser reads a
+    carriage return as a newline, a character reference keeps it (a selection's offsets
+    then count the same characters as the server)."""
+    return escape(text).replace("\r", Markup("&#13;"))
 
 
 def _space_words(viewer: Viewer | None) -> Callable[[object, object], str]:
@@ -78,6 +86,7 @@ def environment() -> Environment:
     )
     env.filters["when"] = when
     env.filters["day"] = day
+    env.filters["exact_text"] = exact_text
     env.globals["kind_words"] = KIND_WORDS
     env.globals["badge_tone"] = BADGE_TONES
     env.globals["destructive"] = DESTRUCTIVE

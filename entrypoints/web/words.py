@@ -48,7 +48,7 @@ ACTION_WORDS = {
     CorrectionAction.MARK_DUPLICATE: "It collapses under the source it duplicates.",
     CorrectionAction.SUPERSEDE: "The replacement ranks first; this one says superseded by it.",
     CorrectionAction.HIDE: "Nobody recalls it; only you see it here.",
-    CorrectionAction.REDACT: "Its text is removed for good; a summary may stand in.",
+    CorrectionAction.REDACT: "The chosen words (or all) go for good; a summary stands in.",
     CorrectionAction.RESTORE: "It is recalled again as before.",
     CorrectionAction.DELETE: "Its text and chunks are removed for good; a tombstone stays.",
 }

@@ -20,6 +20,7 @@ from application.corrections.commands import CorrectionRequest
 from domain.errors import ConflictError, InvalidInputError
 from domain.lifecycle import CorrectionAction
 from domain.reasons import ReasonCode
+from entrypoints.web.aiming import AIMED, before_after, candidates, check_span, span_of
 from entrypoints.web.forms import Form, posted
 from entrypoints.web.history import Receipt, history
 from entrypoints.web.render import page
@@ -42,6 +43,10 @@ async def inspect(request: Request[Any, Any, State], source_id: FromPath[str]) -
     )
     facts, ids = metadata_facts(view.metadata)
     receipts = [Receipt(r.action, r.surface, r.allowed, r.reason, r.at) for r in view.receipts]
+    # the picker for supersede and mark-duplicate: a plain GET search, answered on this page
+    params = request.query_params
+    find, aim = (params.get("find") or "").strip(), params.get("for") or ""
+    found = await candidates(viewer, source_id, find) if find and aim in AIMED else None
     return page(
         "source.html",
         viewer,
@@ -54,6 +59,9 @@ async def inspect(request: Request[Any, Any, State], source_id: FromPath[str]) -
         facts=facts,
         ids=ids,
         events=history(view.corrections, receipts),
+        find=find,
+        aim=aim,
+        found=found,
     )
 
 
@@ -62,14 +70,34 @@ def _request(form: Form) -> CorrectionRequest:
         action = CorrectionAction(form.get("action"))
     except ValueError:
         raise InvalidInputError(ReasonCode.INVALID_REQUEST, "unknown correction") from None
-    target = form.optional("target")
+    # a pasted id wins over a choice from the picker: the person typed it on purpose
+    target = form.optional("target_id") or form.optional("target")
+    if action in AIMED and target is None:
+        raise InvalidInputError(
+            ReasonCode.INVALID_REQUEST, "choose the other source, or paste its id"
+        )
+    span = span_of(form) if action is CorrectionAction.REDACT else None
     return CorrectionRequest(
         action=action,
         reason=form.optional("reason"),
         replacement_id=target if action is CorrectionAction.SUPERSEDE else None,
         canonical_id=target if action is CorrectionAction.MARK_DUPLICATE else None,
+        spans=[span] if span else None,
         summary=form.optional("summary") if action is CorrectionAction.REDACT else None,
     )
+
+
+def _fields(correction: CorrectionRequest, form: Form) -> dict[str, str]:
+    """What the next form posts again, the target resolved to one id."""
+    span = correction.spans[0] if correction.spans else None
+    return {
+        "action": correction.action,
+        "target": correction.target_id or "",
+        "reason": form.get("reason"),
+        "summary": correction.summary or "",
+        "start": str(span.start) if span else "",
+        "end": str(span.end) if span else "",
+    }
 
 
 def _preview_page(
@@ -83,7 +111,7 @@ def _preview_page(
         correction=correction,
         label=ACTION_LABELS[correction.action],
         words=ACTION_WORDS[correction.action],
-        fields={name: form.get(name) for name in ("action", "target", "reason", "summary")},
+        fields=_fields(correction, form),
         **context,
     )
 
@@ -93,8 +121,24 @@ async def preview(request: Request[Any, Any, State], source_id: FromPath[str]) -
     viewer = await signed_in(request)
     form = await posted(request, viewer)
     correction = _request(form)
+    view = await viewer.services.inspector.inspect_source(viewer.ctx, source_id)
+    check_span(correction, view.content)
     found = await viewer.services.corrections.preview(viewer.ctx, source_id, correction)
-    return _preview_page(viewer, source_id, form, correction, preview=found, stale=None)
+    target = None
+    if correction.target_id:
+        named = await viewer.services.inspector.headings(
+            await viewer.context(), [correction.target_id]
+        )
+        target = named.get(correction.target_id)
+    return _preview_page(
+        viewer,
+        source_id,
+        form,
+        correction,
+        preview=found,
+        stale=None,
+        change=before_after(correction, view, target),
+    )
 
 
 @post("/sources/{source_id:str}/apply", status_code=303)
@@ -110,7 +154,7 @@ async def apply(request: Request[Any, Any, State], source_id: FromPath[str]) -> 
         if exc.reason not in _STALE:
             raise
         stale = _preview_page(
-            viewer, source_id, form, correction, preview=None, stale=exc.reason
+            viewer, source_id, form, correction, preview=None, stale=exc.reason, change=None
         )
         stale.status_code = 409
         return stale

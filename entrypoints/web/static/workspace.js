@@ -20,3 +20,36 @@ document.addEventListener("keydown", function (event) {
   });
   if (best) { best.setAttribute("aria-current", "page"); }
 })();
+// Redact by selecting words: a selection inside the source's text fills the redact form's
+// start and end (offsets in the text's characters, as the server counts them: code points,
+// not the browser's UTF-16 units) and says which words were chosen.
+(function () {
+  var text = document.getElementById("source-text");
+  var start = document.getElementById("redact-start");
+  var end = document.getElementById("redact-end");
+  var said = document.getElementById("redact-chosen");
+  if (!text || !start || !end || !said) { return; }
+  function points(s) { return Array.from(s).length; }
+  function offset(node, at) {
+    var range = document.createRange();
+    range.selectNodeContents(text);
+    range.setEnd(node, at);
+    return points(range.toString());
+  }
+  // a text whose characters the page changed (a carriage return read as a newline) is
+  // not aimed at by selection: its offsets would miss; the fields still take numbers
+  if (points(text.textContent) !== Number(text.getAttribute("data-chars"))) { return; }
+  document.addEventListener("selectionchange", function () {
+    var sel = window.getSelection();
+    if (!sel || sel.rangeCount === 0 || sel.isCollapsed) { return; }
+    var range = sel.getRangeAt(0);
+    if (!text.contains(range.startContainer) || !text.contains(range.endContainer)) { return; }
+    var from = offset(range.startContainer, range.startOffset);
+    var to = offset(range.endContainer, range.endOffset);
+    if (to <= from) { return; }
+    start.value = String(from);
+    end.value = String(to);
+    var words = range.toString();
+    said.textContent = "Chosen: “" + (words.length > 120 ? words.slice(0, 117) + "…" : words) + "”";
+  });
+})();

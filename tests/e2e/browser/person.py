@@ -95,7 +95,8 @@ class Person:
         self.open(f"/memory/sources/{source_id}")
         form = self.page.locator(f"form:has(input[name=action][value={action}])")
         if target is not None:
-            form.locator("input[name=target]").fill(target)
+            form.locator("details.paste summary").click()
+            form.locator("input[name=target_id]").fill(target)
         form.locator("button").click()
         self.page.wait_for_url("**/preview")
         self.page.click("button:has-text('Apply')")

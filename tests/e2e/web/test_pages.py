@@ -153,7 +153,10 @@ def test_a_redaction_preview_says_how_much_text_goes_and_how_much_stays(site: Si
     preview = site.client.post(f"/memory/sources/{source_id}/preview", data=form)
     assert preview.status_code == 200 and "Cannot be undone" in preview.text
     assert f"{len(text)} character(s) removed for good, 0 kept." in preview.text
-    assert "19-27-3" not in preview.text
+    # the preview shows the text about to go, and the summary standing in after
+    after = preview.text.split('id="after"', 1)[1].split("</section>")[0]
+    assert "19-27-3" in preview.text.split('id="after"', 1)[0]
+    assert "19-27-3" not in after and "a locker code" in after
 
 
 def test_a_stale_preview_answers_409_and_offers_a_fresh_one(site: Site) -> None:
