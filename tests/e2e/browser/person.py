@@ -152,3 +152,14 @@ def signed_in_people(browser: Any, server: Server) -> Iterator[People]:
     finally:
         for person in made.values():
             person.close()
+
+
+def signed_in_owner(browser: Any, server: Server) -> Iterator[Person]:
+    """The owner, signed in, then checked clean and closed when the fixture ends."""
+    person = Person(browser, server, "owner")
+    person.sign_in()
+    yield person
+    try:
+        person.check_clean()
+    finally:
+        person.close()

@@ -13,7 +13,7 @@ from urllib.parse import quote
 import pytest
 
 from tests.e2e.browser.conftest import Server
-from tests.e2e.browser.person import Person
+from tests.e2e.browser.person import Person, signed_in_owner
 
 pytestmark = pytest.mark.slow
 
@@ -22,13 +22,7 @@ _FILLER = "An unrelated line of quoted mail that goes on about other things. " *
 
 @pytest.fixture
 def owner(browser: Any, server: Server) -> Iterator[Person]:
-    person = Person(browser, server, "owner")
-    person.sign_in()
-    yield person
-    try:
-        person.check_clean()
-    finally:
-        person.close()
+    yield from signed_in_owner(browser, server)
 
 
 def test_hits_show_a_count_a_title_and_a_short_marked_snippet(owner: Person) -> None:

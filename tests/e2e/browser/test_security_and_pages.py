@@ -15,7 +15,7 @@ from urllib.parse import quote
 import pytest
 
 from tests.e2e.browser.conftest import Server
-from tests.e2e.browser.person import Person
+from tests.e2e.browser.person import Person, signed_in_owner
 
 pytestmark = pytest.mark.slow
 
@@ -29,13 +29,7 @@ _PAYLOADS = (
 
 @pytest.fixture
 def owner(browser: Any, server: Server) -> Iterator[Person]:
-    person = Person(browser, server, "owner")
-    person.sign_in()
-    yield person
-    try:
-        person.check_clean()
-    finally:
-        person.close()
+    yield from signed_in_owner(browser, server)
 
 
 def test_a_form_without_or_with_a_wrong_csrf_token_is_403_and_changes_nothing(

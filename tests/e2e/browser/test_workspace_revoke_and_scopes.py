@@ -21,7 +21,7 @@ from urllib.parse import quote
 import pytest
 
 from tests.e2e.browser.conftest import Server
-from tests.e2e.browser.person import People, Person, signed_in_people
+from tests.e2e.browser.person import People, Person, signed_in_owner, signed_in_people
 
 pytestmark = pytest.mark.slow
 
@@ -95,13 +95,7 @@ def test_revoke_a_delegation_then_a_stale_key_preview(people: People, server: Se
 
 @pytest.fixture(scope="module")
 def owner(browser: Any, server: Server) -> Iterator[Person]:
-    person = Person(browser, server, "owner")
-    person.sign_in()
-    yield person
-    try:
-        person.check_clean()
-    finally:
-        person.close()
+    yield from signed_in_owner(browser, server)
 
 
 def test_home_narrowed_to_a_project_and_the_search_it_carries(owner: Person) -> None:
