@@ -122,7 +122,7 @@ def _config(storage: str, directory: Path) -> dict[str, Any]:
 class Mem0Arm:
     """One mem0 ``Memory``; ``run`` adds a question's haystack, searches, scores, forgets."""
 
-    def __init__(self, storage: str, vectors: CacheVectors, limit: int) -> None:
+    def __init__(self, storage: str, vectors: CacheVectors, limit: int, fresh: bool) -> None:
         # telemetry and its first-run notices off, and mem0's home out of ~, before import
         self._home = tempfile.TemporaryDirectory(prefix="vs-mem0-")
         os.environ["MEM0_TELEMETRY"] = "False"
@@ -133,15 +133,23 @@ class Mem0Arm:
         self.memory = Memory.from_config(_config(storage, self.directory))
         self.memory.embedding_model = vectors
         self.limit = limit
+        #: an empty collection per question: qdrant's local mode keeps deleted points as
+        #: tombstones its searches still scan, so a shared one slows with every question
+        self.fresh = fresh
+        self._used = False
 
     def warm_up(self) -> None:
         user = f"warmup-{uuid.uuid4().hex[:8]}"
         self.memory.add([{"role": "user", "content": "warm up"}], user_id=user, infer=False)
         self.memory.search("warming up the model", top_k=self.limit, filters={"user_id": user})
         self.memory.delete_all(user_id=user)
+        self._used = True
 
     def run(self, item: dict[str, Any]) -> dict[str, Any]:
         user = f"lme-{item['question_id']}-{uuid.uuid4().hex[:8]}"
+        if self.fresh and self._used:
+            self.memory.vector_store.reset()  # untimed, as Tessera's drop of the last one
+        self._used = True
         started = time.perf_counter()
         for session_id, _, turns in haystack(item):
             for index, turn in enumerate(turns):

@@ -61,6 +61,12 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--data", type=Path, default=DEFAULT_LME, help="LongMemEval .json or .json.xz")
     p.add_argument("--questions", type=int, default=30, help="first N in stratified order")
     p.add_argument("--storage", choices=[*STORAGES, "both"], default="both")
+    p.add_argument(
+        "--mem0-collection",
+        choices=["fresh", "shared"],
+        default="fresh",
+        help="mem0: an empty qdrant collection per question, or one for the whole run",
+    )
     p.add_argument("--cache-dir", type=Path, default=CACHE_DIR, help="document vector cache")
     p.add_argument("--out", type=Path, help="also write every question's record here (JSON)")
     return p.parse_args(argv)
@@ -91,7 +97,11 @@ def _side(records: list[dict[str, Any]], system: str, turns: int) -> dict[str, A
 
 
 async def _compare(
-    storage: str, items: list[dict[str, Any]], model: Any, cache: DiskEmbeddingCache
+    storage: str,
+    items: list[dict[str, Any]],
+    model: Any,
+    cache: DiskEmbeddingCache,
+    fresh: bool,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     cached = CachedEmbedder(model, cache)
     with tempfile.TemporaryDirectory(prefix="vs-mem0-tessera-") as where:
@@ -102,7 +112,7 @@ async def _compare(
         ingest = _service(store, index, cached, RetrievalMode.RANKED)
         searcher = _service(store, index, model, RetrievalMode.RANKED)
         vectors = CacheVectors(model, cache)
-        mem0 = Mem0Arm(storage, vectors, SEARCH_LIMIT)
+        mem0 = Mem0Arm(storage, vectors, SEARCH_LIMIT, fresh)
         try:
             await _warm_up({"tessera": searcher})
             mem0.warm_up()
@@ -167,11 +177,17 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     cache = DiskEmbeddingCache(args.cache_dir, model.space)
     load_start = os.getloadavg()
     started = time.perf_counter()
-    out: dict[str, Any] = {"questions": len(items), "search_limit": SEARCH_LIMIT}
+    out: dict[str, Any] = {
+        "questions": len(items),
+        "search_limit": SEARCH_LIMIT,
+        "mem0_collection": args.mem0_collection,
+    }
     details: dict[str, Any] = {}
     for storage in STORAGES if args.storage == "both" else (args.storage,):
         print(f"{storage}: {len(items)} questions", file=sys.stderr, flush=True)
-        out[storage], details[storage] = await _compare(storage, items, model, cache)
+        out[storage], details[storage] = await _compare(
+            storage, items, model, cache, args.mem0_collection == "fresh"
+        )
     out |= {
         "wall_s": round(time.perf_counter() - started, 1),
         "load_avg_start": [round(x, 2) for x in load_start],
