@@ -8,6 +8,8 @@ search the question (30 results; sessions rank by first appearance) and are
 scored with the same session-level metrics; then the question's organisation
 is dropped and mem0's user's memories deleted. The two systems alternate
 which goes first, question by question, so they share the machine's load.
+mem0 starts each question on an empty qdrant collection unless
+``--mem0-collection shared`` (see ``_mem0_arm.Mem0Arm``).
 
 Tessera runs as ``benchmarks.longmemeval`` runs it (ranked mode, in-process
 index); mem0 adds each turn with ``infer=False`` (``_mem0_arm``). Both get the
