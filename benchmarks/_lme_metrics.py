@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-__all__ = ["KS", "aggregate", "question_metrics"]
+__all__ = ["KS", "aggregate", "question_metrics", "rank_by_first_appearance"]
 
 KS = (1, 3, 5, 10)
 
@@ -30,6 +30,15 @@ def _ndcg(ranking: Sequence[str], gold: set[str], corpus: Sequence[str], k: int)
     if ideal == 0:
         return 0.0
     return _dcg([1.0 if doc in gold else 0.0 for doc in ranking[:k]], k) / ideal
+
+
+def rank_by_first_appearance(
+    hits: Iterable[tuple[str, int]],
+) -> tuple[list[str], list[tuple[str, int]]]:
+    """(session, turn) hits best first -> distinct sessions and distinct turns, in the order
+    each first appears: a session ranks where its best turn does."""
+    ordered = list(hits)
+    return list(dict.fromkeys(s for s, _ in ordered)), list(dict.fromkeys(ordered))
 
 
 def question_metrics(

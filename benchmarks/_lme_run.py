@@ -17,7 +17,7 @@ from application.memory.results import SearchHit
 from application.memory.service import MemoryService
 from benchmarks._embed_cache import CachedEmbedder
 from benchmarks._lme_data import chunk_texts
-from benchmarks._lme_metrics import question_metrics
+from benchmarks._lme_metrics import question_metrics, rank_by_first_appearance
 from domain.models import Principal, Turn
 from domain.policy import MemoryPolicyContext, OrgRole, Surface
 from domain.scopes import SourceType
@@ -26,7 +26,7 @@ from domain.visible_text import has_visible_text
 if TYPE_CHECKING:
     from benchmarks._lme_derived import DerivedPhase
 
-__all__ = ["owner_context", "parse_when", "run_question"]
+__all__ = ["gold_turns_of", "haystack", "owner_context", "parse_when", "run_question"]
 
 
 def parse_when(text: str) -> datetime:
@@ -51,30 +51,42 @@ def owner_context(org: str) -> MemoryPolicyContext:
     )
 
 
-async def _ingest(
-    service: MemoryService, org: str, item: dict[str, Any]
-) -> tuple[dict[str, str], set[tuple[str, int]]]:
-    """Remember every session; returns source id -> session id and the gold turns."""
+def haystack(item: dict[str, Any]) -> list[tuple[str, datetime, list[dict[str, Any]]]]:
+    """Each session's id, date and the turns remembered of it, with the gold turns' indexes
+    counted among those. remember refuses a turn with no visible text (zero-width or
+    control characters only): such a turn is no evidence, so it is left out here too."""
+    return [
+        (
+            session_id,
+            parse_when(date_text),
+            [t for t in session if has_visible_text(str(t.get("content", "")))],
+        )
+        for session_id, date_text, session in zip(
+            item["haystack_session_ids"],
+            item["haystack_dates"],
+            item["haystack_sessions"],
+            strict=True,
+        )
+    ]
+
+
+def gold_turns_of(item: dict[str, Any]) -> set[tuple[str, int]]:
+    """(session id, turn index) of every turn marked ``has_answer``."""
+    return {
+        (session_id, index)
+        for session_id, _, turns in haystack(item)
+        for index, turn in enumerate(turns)
+        if turn.get("has_answer")
+    }
+
+
+async def _ingest(service: MemoryService, org: str, item: dict[str, Any]) -> dict[str, str]:
+    """Remember every session; returns source id -> session id."""
     session_of: dict[str, str] = {}
-    gold_turns: set[tuple[str, int]] = set()
-    for session_id, date_text, session in zip(
-        item["haystack_session_ids"],
-        item["haystack_dates"],
-        item["haystack_sessions"],
-        strict=True,
-    ):
-        moment = parse_when(date_text)
-        turns: list[Turn] = []
-        for turn in session:
-            # remember refuses a turn with no visible text (zero-width or control characters
-            # only): such a turn is no evidence, so it is left out here too
-            if not has_visible_text(str(turn.get("content", ""))):
-                continue
-            if turn.get("has_answer"):
-                gold_turns.add((session_id, len(turns)))
-            turns.append(Turn(role=turn["role"], content=turn["content"], occurred_at=moment))
-        if not turns:
+    for session_id, moment, kept in haystack(item):
+        if not kept:
             continue
+        turns = [Turn(role=t["role"], content=t["content"], occurred_at=moment) for t in kept]
         result = await service.remember(
             RememberRequest(
                 org_id=org,
@@ -87,7 +99,7 @@ async def _ingest(
         )
         session_of[result.source_id] = session_id
     await service.lane.drain()  # the questions need the vectors, as a settled store has them
-    return session_of, gold_turns
+    return session_of
 
 
 async def run_question(
@@ -106,7 +118,8 @@ async def run_question(
     org = f"lme-{item['question_id']}-{uuid.uuid4().hex[:8]}"
     started = time.perf_counter()
     await embedder.prefill(chunk_texts(item))
-    session_of, gold_turns = await _ingest(ingest, org, item)
+    session_of = await _ingest(ingest, org, item)
+    gold_turns = gold_turns_of(item)
     ingest_s = time.perf_counter() - started
     as_of = parse_when(item["question_date"])
     record: dict[str, Any] = {
@@ -129,12 +142,9 @@ async def run_question(
             t0 = time.perf_counter()
             results = await service.search(request, owner_context(org))
             search_ms = (time.perf_counter() - t0) * 1000
-            sessions = list(dict.fromkeys(session_of[h.source_id] for h in results.results))
-            turns = list(
-                dict.fromkeys(
-                    (session_of[h.source_id], h.turn_index if h.turn_index is not None else -1)
-                    for h in results.results
-                )
+            sessions, turns = rank_by_first_appearance(
+                (session_of[h.source_id], h.turn_index if h.turn_index is not None else -1)
+                for h in results.results
             )
             record["modes"][mode] = {
                 "search_ms": round(search_ms, 3),
