@@ -150,7 +150,7 @@ class Services:
         not wait for it; a one-shot command loads it only if it embeds.
         Safe to call again: only the call that bootstrapped returns the key.
         """
-        loading = asyncio.create_task(self.memory.preload() if load_model else asyncio.sleep(0))
+        loading = asyncio.create_task(self.memory.preload()) if load_model else None
         try:
             issued = await self.control.bootstrap(surface)
             if issued is not None:
@@ -159,9 +159,11 @@ class Services:
             if self.imports is not None:
                 await self.imports.open()  # uploads left by ended or abandoned imports go
         except BaseException:
-            loading.cancel()  # the store's failure is the one to report, at once
+            if loading is not None:
+                loading.cancel()  # the store's failure is the one to report, at once
             raise
-        await loading
+        if loading is not None:
+            await loading
         return issued
 
     async def close(self) -> None:

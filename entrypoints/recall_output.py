@@ -33,10 +33,6 @@ def _words(text: str, limit: int = _SHOWN_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-def _indented(text: str, indent: str) -> str:
-    return textwrap.fill(text, _WIDTH, initial_indent=indent, subsequent_indent=indent)
-
-
 def _state(hit: dict[str, Any]) -> list[str]:
     """The lifecycle markers a reader must not miss, each said once."""
     marks = []
@@ -82,7 +78,9 @@ def print_search(result: dict[str, Any], query: str) -> None:
     for n, hit in enumerate(hits, start=1):
         said = f"{hit['speaker']}: " if hit.get("speaker") else ""
         print()
-        print(_indented(f"{n:>2}. {said}{_words(hit['text'])}", "").replace("\n", "\n    "))
+        print(
+            textwrap.fill(f"{n:>2}. {said}{_words(hit['text'])}", _WIDTH, subsequent_indent="    ")
+        )
         print("    " + _about(hit))  # one line, the id whole: it is copied from here
 
 

@@ -1,6 +1,6 @@
 """One person in the browser: their own context (cookies), page and watchers.
 
-Watches what the issue asks of every browser test: every request stays on
+Watches what every browser test must hold: every request stays on
 127.0.0.1, no console error, no dialog, and keeps each response body so a
 test can check that a canary never reached this person.
 """
