@@ -21,6 +21,7 @@ from domain.ranking.features import (
     phrase_adjacency,
     weight_of,
 )
+from domain.ranking.persons import persons_of
 from domain.ranking.question import QuestionProfile
 from domain.ranking.text import fewer_words_than, term_hits, term_prefixes
 
@@ -78,6 +79,13 @@ FEATURES: tuple[str, ...] = (
     "short_turn",
     "asks",
     "episode_first",
+    "first_person",
+    "first_person_named",
+    "first_person_statement",
+    "first_person_coverage",
+    "first_person_reply",
+    "second_person",
+    "third_person",
 )
 
 
@@ -195,8 +203,24 @@ def candidate_features(
         before_it = earlier.get(cand.episode_id, 0)
         values["episode_first"] = 1.0 / (1.0 + before_it)
         earlier[cand.episode_id] = before_it + 1
+        _persons(values, texts[n])
         out.append(values)
     return out
+
+
+def _persons(values: dict[str, float], text: str) -> None:
+    """Whom the turn speaks of, alone and with what says it is about the question: a
+    person's facts are mostly told by them, in the first person."""
+    persons = persons_of(text)
+    values["second_person"] = float(persons.second)
+    values["third_person"] = float(persons.third)
+    if not persons.first:
+        return
+    values["first_person"] = 1.0
+    values["first_person_named"] = values["named_speaker"]
+    values["first_person_statement"] = 1.0 - values["asks"]
+    values["first_person_coverage"] = values["coverage"]
+    values["first_person_reply"] = values.get("previous_coverage", 0.0)
 
 
 #: a contribution smaller than this is not worth naming
@@ -216,8 +240,10 @@ def _reason(feature: str, values: Mapping[str, float], speaker: str | None) -> s
         return "happened when the question says"
     if feature == "alternatives" and values.get("alternatives", 0.0) >= 0.99:
         return "matches one of the events the question compares"
-    if feature in ("reply", "previous_coverage"):
+    if feature in ("reply", "previous_coverage", "first_person_reply"):
         return "reply to a matching turn"
+    if feature.startswith("first_person"):
+        return "told in the first person"
     return None
 
 

@@ -50,6 +50,7 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"happened when the question says", "at the time you asked about"),
         (r"matches one of the events the question compares", "one of the compared events"),
         (r"reply to a matching turn", "a reply to a match"),
+        (r"told in the first person", "in the speaker's own words"),
         (r"moved up past the fused order by a clear margin", "moved up: clearly best"),
         (r"weak match\b.*", "weak match"),
         (r"superseded by .+: ranked below fresh evidence", "superseded, ranked lower"),
