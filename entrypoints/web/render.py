@@ -22,6 +22,7 @@ from entrypoints.web.why import why
 from entrypoints.web.words import (
     BADGE_TONES,
     DESTRUCTIVE,
+    FORMAT_WORDS,
     KIND_WORDS,
     SCOPE_WORDS,
     SURFACE_WORDS,
@@ -88,6 +89,7 @@ def environment() -> Environment:
     env.filters["day"] = day
     env.filters["exact_text"] = exact_text
     env.globals["kind_words"] = KIND_WORDS
+    env.globals["format_words"] = FORMAT_WORDS
     env.globals["badge_tone"] = BADGE_TONES
     env.globals["destructive"] = DESTRUCTIVE
     env.globals["reason_words"] = reason_words

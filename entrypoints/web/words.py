@@ -16,6 +16,7 @@ __all__ = [
     "ACTION_WORDS",
     "BADGE_TONES",
     "DESTRUCTIVE",
+    "FORMAT_WORDS",
     "KIND_WORDS",
     "REASON_WORDS",
     "SCOPE_WORDS",
@@ -212,6 +213,16 @@ def size_words(size: int) -> str:
             return f"{round(value, 1):g} {unit}"
         value /= 1024
     raise AssertionError("unreachable")
+
+
+#: an import format as the menu and an import's page name it
+FORMAT_WORDS = {
+    "mbox": "Mailbox (mbox)",
+    "maildir": "Maildir folder",
+    "jsonl": "Chat transcripts (JSONL)",
+    "chatgpt": "ChatGPT export",
+    "markdown": "Markdown or text notes",
+}
 
 
 #: an archive's name -> the format that reads it, when the name says so (compression

@@ -169,6 +169,29 @@ def test_import_a_small_mailbox_and_watch_it_finish(people: People, tmp_path: Pa
     owner.screenshot("import")
 
 
+def test_an_export_whose_name_says_nothing_is_detected_from_its_content(
+    people: People, tmp_path: Path
+) -> None:
+    owner = people("owner")
+    export = archives.build_chatgpt(tmp_path).path / "conversations.json"
+    unnamed = export.rename(tmp_path / "download.json")  # the name names no format
+    owner.open("/memory/imports")
+    assert owner.page.input_value("#adapter") == "detect"  # the menu's default
+    owner.page.set_input_files("#file", str(unnamed))
+    owner.page.click("button:has-text('Start the import')")
+    owner.page.wait_for_url("**/memory/imports/**")
+    deadline = time.monotonic() + 60
+    while "completed" not in _status(owner):
+        assert time.monotonic() < deadline, "the import did not finish"
+        owner.page.wait_for_timeout(500)
+    owner.page.reload()
+    assert "ChatGPT export into" in _status(owner)
+    assert owner.page.inner_text("#progress-words").startswith("Done: read 4 records.")
+    assert owner.page.get_attribute("#bar", "value") == "1"
+    assert owner.serious_accessibility_findings() == []
+    owner.screenshot("import-detected")
+
+
 def _status(person: Person) -> str:
     """The import's status line; '' while the page is between two of its refreshes."""
     from playwright.sync_api import Error
