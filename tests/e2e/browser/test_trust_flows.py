@@ -150,6 +150,28 @@ def test_each_person_sees_what_the_policy_says(people: People, server: Server) -
 _REFUSALS = {"not_found", "unverified_membership", "delegation_required", "principal_mismatch"}
 
 
+def test_ids_wait_in_a_details_block_with_a_copy_button(people: People) -> None:
+    owner = people("owner")
+    source_id = owner.remember(f"The {_word()} id lives folded away.")
+    ids = owner.page.locator("details.ids").first
+    assert not owner.page.is_visible("#source-id")  # folded until asked for
+    ids.locator("summary").click()
+    copy = ids.locator("button.copy").first
+    assert copy.is_visible()  # shown by the script, which works here
+    copy.click()
+    owner.page.wait_for_function(
+        "!/^Copy\\b/.test(document.querySelector('details.ids button.copy').textContent)"
+    )
+    said = copy.inner_text()
+    assert said.startswith(("Copied", "Selected")), said
+    if said.startswith("Selected"):  # no clipboard here: the id is selected for Ctrl+C
+        assert owner.page.evaluate("window.getSelection().toString()") == source_id
+    owner.open("/memory/access")
+    assert owner.page.locator("main code.copyable:visible").count() == 0  # key ids folded
+    assert owner.serious_accessibility_findings() == []
+    owner.screenshot("access-ids")
+
+
 def test_import_a_small_mailbox_and_watch_it_finish(people: People, tmp_path: Path) -> None:
     owner = people("owner")
     mbox = archives.build_mbox(tmp_path).path
