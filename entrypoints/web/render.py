@@ -21,7 +21,9 @@ from entrypoints.web.viewer import Viewer
 from entrypoints.web.why import why
 from entrypoints.web.words import (
     BADGE_TONES,
+    CANDIDATE_WORDS,
     DESTRUCTIVE,
+    EXTRACTOR_WORDS,
     FORMAT_WORDS,
     KIND_WORDS,
     SCOPE_WORDS,
@@ -90,6 +92,8 @@ def environment() -> Environment:
     env.filters["exact_text"] = exact_text
     env.globals["kind_words"] = KIND_WORDS
     env.globals["format_words"] = FORMAT_WORDS
+    env.globals["candidate_words"] = CANDIDATE_WORDS
+    env.globals["extractor_words"] = EXTRACTOR_WORDS
     env.globals["badge_tone"] = BADGE_TONES
     env.globals["destructive"] = DESTRUCTIVE
     env.globals["reason_words"] = reason_words

@@ -15,7 +15,9 @@ __all__ = [
     "ACTION_LABELS",
     "ACTION_WORDS",
     "BADGE_TONES",
+    "CANDIDATE_WORDS",
     "DESTRUCTIVE",
+    "EXTRACTOR_WORDS",
     "FORMAT_WORDS",
     "KIND_WORDS",
     "REASON_WORDS",
@@ -67,6 +69,29 @@ KIND_WORDS = {
     SourceType.WEB: "Web page",
     SourceType.FILE: "File",
 }
+
+#: a reflection candidate's type as the review page names it
+CANDIDATE_WORDS = {
+    "decision": "A decision",
+    "procedure": "A way of doing something",
+    "task": "A task",
+    "preference": "A preference",
+    "fact": "A fact",
+    "artifact": "A document or file",
+    "person": "A person",
+    "project": "A project",
+    "event": "An event",
+    "entity": "Something named",
+    "relationship": "How two things relate",
+}
+
+#: who found a candidate, as the end of "found by ..."
+EXTRACTOR_WORDS = {
+    "rules": "the built-in rules",
+    "llm": "the language model",
+    "caller": "an agent, which proposed it",
+}
+
 
 #: a state's badge colour role: done is calm green, paused or superseded a caution,
 #: removed or failed the danger colour, hidden and withdrawn plain grey

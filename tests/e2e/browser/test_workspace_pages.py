@@ -21,7 +21,6 @@ from tests.e2e.browser.person import People, Person, signed_in_people
 pytestmark = pytest.mark.slow
 
 
-
 @pytest.fixture(scope="module")
 def people(browser: Any, server: Server) -> Iterator[People]:
     """Each person signs in once for the module: the service allows 10 sign-ins a minute
@@ -115,12 +114,15 @@ def test_access_preview_in_words_and_status_for_the_operator_only(people: People
     assert "Organisations" not in bea.page.content()
 
 
-def test_the_new_pages_pass_axe_and_are_photographed(
-    people: People, server: Server
-) -> None:
+def test_the_new_pages_pass_axe_and_are_photographed(people: People, server: Server) -> None:
     owner = people("owner")
     word = _word()
-    _, candidate_id = _candidate(owner, server, f"We decided the {word} review is on Tuesday.")
+    _, candidate_id = _candidate(
+        owner,
+        server,
+        f"Notes from Monday's standup.\nWe decided the {word} review is on Tuesday.\n"
+        "Bea books the room; Ana brings the figures.",
+    )
     run = server.api("POST", "/api/synthesize/plan", json={"query": f"{word} review"})
     pages = [
         ("review", "/memory/review"),

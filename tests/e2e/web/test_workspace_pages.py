@@ -50,6 +50,9 @@ def test_review_shows_evidence_escaped_then_accept_after_its_preview(site: Site)
     assert f"/memory/sources/{source_id}" in listed
     assert "&lt;b&gt;SurrealDB&lt;/b&gt;" in listed and "<b>SurrealDB" not in listed
     assert f"/memory/review/{candidate_id}/accept" in listed
+    assert '<span class="kind">A decision</span>' in listed  # the type in words
+    assert listed.count("&lt;b&gt;SurrealDB&lt;/b&gt;") == 1  # the evidence does not repeat it
+    assert "Said in full by</span>" in listed and "found by the built-in rules" in listed
     preview = site.client.get(f"/memory/review/{candidate_id}/accept")
     assert preview.status_code == 200
     assert "What accepting writes" in preview.text and "Who would see it" in preview.text
@@ -117,12 +120,18 @@ def test_reject_and_defer_and_csrf_missing_changes_nothing(site: Site) -> None:
             answer = site.client.post(f"/memory/review/{first}/{action}", data=data)
             assert answer.status_code == 403
     assert first in _ids(site, "pending")
-    assert site.client.post(
-        f"/memory/review/{first}/reject", data={"csrf": csrf}, follow_redirects=False
-    ).status_code == 303
-    assert site.client.post(
-        f"/memory/review/{second}/defer", data={"csrf": csrf}, follow_redirects=False
-    ).status_code == 303
+    assert (
+        site.client.post(
+            f"/memory/review/{first}/reject", data={"csrf": csrf}, follow_redirects=False
+        ).status_code
+        == 303
+    )
+    assert (
+        site.client.post(
+            f"/memory/review/{second}/defer", data={"csrf": csrf}, follow_redirects=False
+        ).status_code
+        == 303
+    )
     assert first in _ids(site, "rejected") and second in _ids(site, "deferred")
     assert "Deferred" in site.client.get("/memory/review?done=deferred").text
 
@@ -242,9 +251,7 @@ def test_access_page_for_the_owner_lists_spaces_members_keys_and_previews(site: 
 def test_revoke_a_key_after_its_preview_and_csrf(site: Site) -> None:
     csrf = site.sign_in()
     key = _user(site, "bea")
-    key_id = next(
-        k["key_id"] for k in _api(site, "GET", "/api/admin/keys") if k["key_id"] in key
-    )
+    key_id = next(k["key_id"] for k in _api(site, "GET", "/api/admin/keys") if k["key_id"] in key)
     preview = site.client.get(f"/memory/access/keys/{key_id}/revoke")
     assert preview.status_code == 200 and "cannot be undone" in preview.text
     assert key not in preview.text  # never the secret
