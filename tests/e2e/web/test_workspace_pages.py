@@ -172,6 +172,9 @@ def test_synthesize_plan_draft_verify_remember_with_citations_to_sources(site: S
     assert f"/memory/synthesize/runs/{run_id}" in listed
     packs = site.client.post(f"{run_path}/sections", data={"csrf": csrf}).text
     assert "Section packs" in packs
+    assert '<details class="pack-section">' in packs  # folded, one per section
+    assert "The ledger service stores every entry in SurrealDB.</a>" in packs  # by title
+    assert "<mark>ledger</mark>" in packs  # a snippet around the query's words
     draft = site.client.post(f"{run_path}/draft", data={"csrf": csrf})
     assert draft.status_code == 200
     cited = set(re.findall(r'class="cite" href="/memory/sources/([^"]+)"', draft.text))
@@ -182,6 +185,8 @@ def test_synthesize_plan_draft_verify_remember_with_citations_to_sources(site: S
     assert len(re.findall(r"<li>", listed_cited)) == len(cited)
     verified = site.client.post(f"{run_path}/verify", data={"csrf": csrf}).text
     assert "Verification:" in verified
+    beside = verified.split('class="grid two verify-beside"')[1]
+    assert beside.index('id="draft"') < beside.index("Remember the document")
     assert "verified" in site.client.get("/memory/synthesize").text  # the stage it reached
     kept = site.client.post(
         f"{run_path}/remember", data={"csrf": csrf, "space": ""}, follow_redirects=False
@@ -189,7 +194,11 @@ def test_synthesize_plan_draft_verify_remember_with_citations_to_sources(site: S
     assert kept.status_code == 303, kept.text
     artifact = kept.headers["location"].split("?")[0]
     assert site.client.get(artifact).status_code == 200
-    assert artifact in site.client.get(run_path).text  # the run links its remembered document
+    finished = site.client.get(run_path).text
+    assert artifact in finished  # the run links its remembered document
+    document = finished.split('id="document-text">')[1].split("</div>")[0]
+    assert "SurrealDB" in document  # and shows it
+    assert not any(f"[{i}]" in document for i in ids)  # citations as numbers, not ids
 
 
 def test_synthesis_runs_are_the_callers_own_and_forms_need_csrf(site: Site) -> None:
