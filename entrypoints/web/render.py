@@ -27,8 +27,11 @@ from entrypoints.web.words import (
     FORMAT_WORDS,
     KIND_WORDS,
     SCOPE_WORDS,
+    STATUS_WORDS,
     SURFACE_WORDS,
+    duration_words,
     reason_words,
+    size_words,
 )
 
 __all__ = ["NAV", "TEMPLATES", "day", "exact_text", "page", "template_config", "when"]
@@ -93,6 +96,9 @@ def environment() -> Environment:
     env.globals["kind_words"] = KIND_WORDS
     env.globals["format_words"] = FORMAT_WORDS
     env.globals["candidate_words"] = CANDIDATE_WORDS
+    env.globals["status_words"] = STATUS_WORDS
+    env.filters["duration"] = duration_words
+    env.filters["size"] = size_words
     env.globals["extractor_words"] = EXTRACTOR_WORDS
     env.globals["badge_tone"] = BADGE_TONES
     env.globals["destructive"] = DESTRUCTIVE

@@ -22,7 +22,9 @@ __all__ = [
     "KIND_WORDS",
     "REASON_WORDS",
     "SCOPE_WORDS",
+    "STATUS_WORDS",
     "SURFACE_WORDS",
+    "duration_words",
     "guess_format",
     "metadata_facts",
     "parse_space",
@@ -286,3 +288,35 @@ SURFACE_WORDS = {
     "mcp": "by an agent",
     "cli": "from the command line",
 }
+
+
+#: the status page's codes in words: where memory lives, the index, the queues
+STATUS_WORDS = {
+    "mem": "in this process's memory: nothing survives a restart",
+    "memory": "in this process's memory: nothing survives a restart",
+    "surrealkv": "on this machine's disk (SurrealKV)",
+    "rocksdb": "on this machine's disk (RocksDB)",
+    "file": "on this machine's disk",
+    "ws": "a separate SurrealDB server",
+    "wss": "a separate SurrealDB server, over TLS",
+    "http": "a separate SurrealDB server",
+    "https": "a separate SurrealDB server, over TLS",
+    "surrealdb": "SurrealDB",
+    "inmemory": "Tessera's in-memory store",
+    "inprocess": "built in this process, from the store",
+    "surreal": "SurrealDB's own indexes",
+    "audit_receipts": "Audit receipts to write",
+}
+
+
+def duration_words(seconds: float | None) -> str:
+    """A wait or lag as a person says it: ``none``, ``12 seconds``, ``3 minutes``, ``2 hours``."""
+    if seconds is None:
+        return "unknown"
+    if seconds < 1:
+        return "none"
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1)):
+        if seconds >= size:
+            n = int(seconds // size)
+            return f"{n} {unit}" if n == 1 else f"{n} {unit}s"
+    raise AssertionError("unreachable")

@@ -74,6 +74,10 @@ def test_remember_find_inspect_then_hide_through_preview(people: People) -> None
     owner.correct(source_id, "hide")
     after = owner.search(f"{word} budget review")
     assert source_id not in _ids(after.hits) and source_id not in _ids(after.pack)
+    owner.open("/memory")  # the recent recall links to a search for the same words
+    owner.page.click(f"#recalls ~ ul a:has-text('{word} budget review')")
+    owner.page.wait_for_url("**/memory/search?q=*")
+    assert owner.page.input_value("#q") == f"{word} budget review"
 
 
 def test_supersede_ranks_the_replacement_first_and_the_old_says_so(people: People) -> None:

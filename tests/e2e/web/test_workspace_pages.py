@@ -224,6 +224,8 @@ def test_status_is_for_the_operator_only(site: Site) -> None:
     site.sign_in()
     mine = site.client.get("/memory/status")
     assert mine.status_code == 200 and "Organisations" in mine.text and "Queues" in mine.text
+    assert "Audit receipts to write" in mine.text and "audit_receipts" not in mine.text  # words
+    assert "(mem)" not in mine.text and "inprocess" not in mine.text
     key = _user(site, "bea")
     site.client.cookies.clear()
     site.sign_in(key)
