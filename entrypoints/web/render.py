@@ -29,6 +29,7 @@ from entrypoints.web.words import (
     SCOPE_WORDS,
     STATUS_WORDS,
     SURFACE_WORDS,
+    denial_words,
     duration_words,
     reason_words,
     size_words,
@@ -97,6 +98,7 @@ def environment() -> Environment:
     env.globals["format_words"] = FORMAT_WORDS
     env.globals["candidate_words"] = CANDIDATE_WORDS
     env.globals["status_words"] = STATUS_WORDS
+    env.globals["denial_words"] = denial_words
     env.filters["duration"] = duration_words
     env.filters["size"] = size_words
     env.globals["extractor_words"] = EXTRACTOR_WORDS

@@ -24,6 +24,7 @@ __all__ = [
     "SCOPE_WORDS",
     "STATUS_WORDS",
     "SURFACE_WORDS",
+    "denial_words",
     "duration_words",
     "guess_format",
     "metadata_facts",
@@ -320,3 +321,37 @@ def duration_words(seconds: float | None) -> str:
             n = int(seconds // size)
             return f"{n} {unit}" if n == 1 else f"{n} {unit}s"
     raise AssertionError("unreachable")
+
+
+#: why a person or agent may not read a space or a source, as a clause about them
+_DENIALS = {
+    "unverified_membership": "{who} is not a member of this space",
+    "insufficient_role": "{who}'s role in this space does not let them read it",
+    "delegation_required": "{who} is an agent, which reads its person's memory and spaces "
+    "only through a live delegation, and it has none",
+    "delegation_expired": "the delegation that let {who} read here has ended",
+    "principal_mismatch": "it is someone else's private memory",
+    "scope_disabled": "this kind of space is turned off here",
+    "missing_scope_key": "the space has no name",
+    "scope_crossing_requires_promotion": "it belongs to another space and was not promoted here",
+    "sensitive_source": "they are marked sensitive, and only their owner reads them",
+    "hidden_source": "they are hidden",
+    "redacted_source": "their text was redacted",
+    "source_deleted": "they were deleted for good",
+    "source_marked_wrong": "they are marked as wrong",
+    "agent_identity_required": "{who} is an agent without a person it acts for",
+}
+
+
+def denial_words(code: str | None, who: str) -> str:
+    """A refusal's reason as a clause about ``who``: "bea is not a member of this space"."""
+    if not code:
+        return "no reason was given"
+    found = _DENIALS.get(code)
+    if found is None:
+        return (
+            reason_words(code).rstrip(".").lower()
+            if code in REASON_WORDS
+            else code.replace("_", " ")
+        )
+    return found.format(who=who)

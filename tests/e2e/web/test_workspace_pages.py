@@ -253,9 +253,10 @@ def test_access_page_for_the_owner_lists_spaces_members_keys_and_previews(site: 
     page = site.client.get("/memory/access").text
     assert "bea (writer)" in page and "helper" in page and "Revoke" in page
     seen = site.client.get("/memory/access", params={"who": "bea"}).text
-    assert "bea could recall 1 of 1 source(s)" in seen
+    assert "bea could recall 1 of its 1 source." in seen
     blind = site.client.get("/memory/access", params={"who": "helper"}).text
-    assert "helper may not read this space" in blind
+    assert "helper may not read this space: helper is an agent, which reads" in blind
+    assert "Its 1 source is out of their reach." in blind
     assert "apollo launch notes" not in seen + blind  # counts, never text
 
 
