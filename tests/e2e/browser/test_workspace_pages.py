@@ -103,6 +103,14 @@ def test_access_preview_in_words_and_status_for_the_operator_only(people: People
     owner.page.click("button:has-text('Preview')")
     owner.page.wait_for_url("**/memory/access?who=helper**")
     assert "helper may not read this space" in owner.page.content()
+    owner.page.fill("#a-name", "scout")
+    owner.page.click("button:has-text('Make the agent')")
+    owner.page.wait_for_selector("h1:has-text('A new key for scout')")
+    key = owner.page.inner_text(".secret code")
+    assert key.startswith("tsk_") and owner.serious_accessibility_findings() == []
+    owner.screenshot("access-key-made")
+    owner.open("/memory/access")
+    assert key not in owner.page.content()  # shown once
     owner.page.locator("a:has-text('Revoke…')").first.click()
     owner.page.wait_for_url("**/revoke")
     assert "cannot be undone" in owner.page.content()
