@@ -2,6 +2,7 @@
 oversized uploads and forged forms."""
 
 import asyncio
+import mailbox
 import re
 import time
 from collections.abc import Iterator
@@ -177,3 +178,23 @@ def test_a_file_whose_name_says_nothing_is_told_by_its_content(
     page = _finished(site, answer.headers["location"])  # type: ignore[attr-defined]
     assert f"completed</span> {told} into" in page
     assert "Done: read" in page and 'id="warning"' not in page
+
+
+def test_a_paused_import_shows_its_progress_as_a_bar_and_a_sentence(
+    site: Site, tmp_path: Path
+) -> None:
+    csrf = site.sign_in()
+    path = tmp_path / "big.mbox"
+    box = mailbox.mbox(path)
+    for n in range(2000):
+        box.add(f"From: a{n}@x.org\nSubject: s{n}\nMessage-ID: <m{n}@x>\n\nbody {n}".encode())
+    box.close()
+    location = _upload(site, csrf, path).headers["location"]  # type: ignore[attr-defined]
+    site.client.post(f"{location}/pause", data={"csrf": csrf})
+    page = site.client.get(location).text
+    assert "paused" in page  # it stopped early: 2000 messages take longer than a pause
+    read = re.search(r'id="c-read">(\d+)<', page)
+    assert read is not None and int(read.group(1)) < 2000
+    assert f'<progress id="bar" max="2000" value="{read.group(1)}"' in page
+    percent = round(100 * int(read.group(1)) / 2000)
+    assert f"Read {read.group(1)} of about 2000 records ({percent}%)." in page
