@@ -71,6 +71,8 @@ class OwnedGrants(msgspec.Struct, frozen=True, kw_only=True):
     delegations: list[DelegationRecord]
     #: principal id -> name, for the agents and users named above
     names: dict[str, str]
+    #: the caller's agents' ids (each in ``names``), keyed or not: whom a key may be made for
+    agents: list[str] = msgspec.field(default_factory=list)
 
 
 class RevokePreview(msgspec.Struct, frozen=True, kw_only=True):
@@ -126,7 +128,7 @@ class Revoker(AdminBase):
             if d.user_id == caller.principal_id
         ]
         delegations.sort(key=lambda d: d.created_at, reverse=True)
-        return OwnedGrants(keys=keys, delegations=delegations, names=names)
+        return OwnedGrants(keys=keys, delegations=delegations, names=names, agents=sorted(agents))
 
     # -- keys -------------------------------------------------------------------
 
@@ -220,8 +222,10 @@ class Revoker(AdminBase):
         if found is None or not self._may_act(caller, caller.org_id, user, delegation=True):
             raise NotFoundError(ReasonCode.NOT_FOUND, f"no delegation with id {delegation_id!r}")
         now = self._clock.now()
-        state = GrantState.REVOKED if found.revoked_at is not None else (
-            GrantState.LIVE if found.live_at(now) else GrantState.EXPIRED
+        state = (
+            GrantState.REVOKED
+            if found.revoked_at is not None
+            else (GrantState.LIVE if found.live_at(now) else GrantState.EXPIRED)
         )
         agent_record = people.get(found.agent_id)
         return _sealed(

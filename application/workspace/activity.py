@@ -58,6 +58,8 @@ class RecentRecall(msgspec.Struct, frozen=True, kw_only=True):
     surface: Surface
     returned: int
     withheld: int
+    #: the receipt's hash of the query (never its text), to match a text the caller kept
+    query_hash: str | None = None
 
 
 class AgentReads(msgspec.Struct, frozen=True, kw_only=True):
@@ -91,9 +93,7 @@ class ActivityFeed:
         self._control = control
         self._audit = audit
 
-    async def recent(
-        self, ctx: MemoryPolicyContext, within: SpaceChoice | None = None
-    ) -> Activity:
+    async def recent(self, ctx: MemoryPolicyContext, within: SpaceChoice | None = None) -> Activity:
         """``within``: captures of that scope or space only (recalls span every space)."""
         require_org(ctx, ctx.org_id)
         if ctx.user_id is None:
@@ -109,6 +109,7 @@ class ActivityFeed:
                 surface=r.surface,
                 returned=r.counts.get("returned", 0),
                 withheld=r.counts.get("withheld", 0),
+                query_hash=r.hashes.get("query"),
             )
             for r in receipts
             if r.action in _READS and _own(ctx, r)

@@ -12,6 +12,7 @@ from litestar.static_files import create_static_files_router
 from entrypoints.web.errors import WEB_EXCEPTION_HANDLERS, WORKSPACE
 from entrypoints.web.pages import (
     access,
+    access_create,
     access_revoke,
     home,
     imports,
@@ -26,7 +27,19 @@ from entrypoints.web.security import PageHeaders
 
 __all__ = ["PAGES", "web_routers"]
 
-PAGES = (sign_in, home, search, source, imports, review, synthesize, access, access_revoke, status)
+PAGES = (
+    sign_in,
+    home,
+    search,
+    source,
+    imports,
+    review,
+    synthesize,
+    access,
+    access_create,
+    access_revoke,
+    status,
+)
 
 _STATIC = Path(__file__).resolve().parent / "static"
 

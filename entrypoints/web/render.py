@@ -21,11 +21,18 @@ from entrypoints.web.viewer import Viewer
 from entrypoints.web.why import why
 from entrypoints.web.words import (
     BADGE_TONES,
+    CANDIDATE_WORDS,
     DESTRUCTIVE,
+    EXTRACTOR_WORDS,
+    FORMAT_WORDS,
     KIND_WORDS,
     SCOPE_WORDS,
+    STATUS_WORDS,
     SURFACE_WORDS,
+    denial_words,
+    duration_words,
     reason_words,
+    size_words,
 )
 
 __all__ = ["NAV", "TEMPLATES", "day", "exact_text", "page", "template_config", "when"]
@@ -88,6 +95,13 @@ def environment() -> Environment:
     env.filters["day"] = day
     env.filters["exact_text"] = exact_text
     env.globals["kind_words"] = KIND_WORDS
+    env.globals["format_words"] = FORMAT_WORDS
+    env.globals["candidate_words"] = CANDIDATE_WORDS
+    env.globals["status_words"] = STATUS_WORDS
+    env.globals["denial_words"] = denial_words
+    env.filters["duration"] = duration_words
+    env.filters["size"] = size_words
+    env.globals["extractor_words"] = EXTRACTOR_WORDS
     env.globals["badge_tone"] = BADGE_TONES
     env.globals["destructive"] = DESTRUCTIVE
     env.globals["reason_words"] = reason_words

@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 
 __all__ = ["SessionStore", "SignInLimiter", "WebSession"]
 
+#: the session's own recent search words kept, at most (for home's "search again" links)
+QUERIES_KEPT = 50
+
 #: a session ends after this long without a request, and this long after sign-in
 IDLE_SECONDS = 30 * 60
 MAX_AGE_SECONDS = 12 * 60 * 60
@@ -35,6 +38,15 @@ class WebSession:
     csrf_token: str
     created_at: float
     last_seen: float
+    #: the words this session searched, by their hash as receipts keep it (receipts keep no
+    #: text): home links a recent recall to a search for it; gone when the session ends
+    queries: "OrderedDict[str, str]" = field(default_factory=OrderedDict)
+
+    def searched(self, query_hash: str, query: str) -> None:
+        self.queries[query_hash] = query
+        self.queries.move_to_end(query_hash)
+        while len(self.queries) > QUERIES_KEPT:
+            self.queries.popitem(last=False)
 
 
 @dataclass

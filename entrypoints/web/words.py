@@ -15,11 +15,17 @@ __all__ = [
     "ACTION_LABELS",
     "ACTION_WORDS",
     "BADGE_TONES",
+    "CANDIDATE_WORDS",
     "DESTRUCTIVE",
+    "EXTRACTOR_WORDS",
+    "FORMAT_WORDS",
     "KIND_WORDS",
     "REASON_WORDS",
     "SCOPE_WORDS",
+    "STATUS_WORDS",
     "SURFACE_WORDS",
+    "denial_words",
+    "duration_words",
     "guess_format",
     "metadata_facts",
     "parse_space",
@@ -66,6 +72,29 @@ KIND_WORDS = {
     SourceType.WEB: "Web page",
     SourceType.FILE: "File",
 }
+
+#: a reflection candidate's type as the review page names it
+CANDIDATE_WORDS = {
+    "decision": "A decision",
+    "procedure": "A way of doing something",
+    "task": "A task",
+    "preference": "A preference",
+    "fact": "A fact",
+    "artifact": "A document or file",
+    "person": "A person",
+    "project": "A project",
+    "event": "An event",
+    "entity": "Something named",
+    "relationship": "How two things relate",
+}
+
+#: who found a candidate, as the end of "found by ..."
+EXTRACTOR_WORDS = {
+    "rules": "the built-in rules",
+    "llm": "the language model",
+    "caller": "an agent, which proposed it",
+}
+
 
 #: a state's badge colour role: done is calm green, paused or superseded a caution,
 #: removed or failed the danger colour, hidden and withdrawn plain grey
@@ -214,6 +243,16 @@ def size_words(size: int) -> str:
     raise AssertionError("unreachable")
 
 
+#: an import format as the menu and an import's page name it
+FORMAT_WORDS = {
+    "mbox": "Mailbox (mbox)",
+    "maildir": "Maildir folder",
+    "jsonl": "Chat transcripts (JSONL)",
+    "chatgpt": "ChatGPT export",
+    "markdown": "Markdown or text notes",
+}
+
+
 #: an archive's name -> the format that reads it, when the name says so (compression
 #: suffixes are read through: ``mail.mbox.gz`` is a mailbox)
 _FORMAT_HINTS = (
@@ -250,3 +289,69 @@ SURFACE_WORDS = {
     "mcp": "by an agent",
     "cli": "from the command line",
 }
+
+
+#: the status page's codes in words: where memory lives, the index, the queues
+STATUS_WORDS = {
+    "mem": "in this process's memory: nothing survives a restart",
+    "memory": "in this process's memory: nothing survives a restart",
+    "surrealkv": "on this machine's disk (SurrealKV)",
+    "rocksdb": "on this machine's disk (RocksDB)",
+    "file": "on this machine's disk",
+    "ws": "a separate SurrealDB server",
+    "wss": "a separate SurrealDB server, over TLS",
+    "http": "a separate SurrealDB server",
+    "https": "a separate SurrealDB server, over TLS",
+    "surrealdb": "SurrealDB",
+    "inmemory": "Tessera's in-memory store",
+    "inprocess": "built in this process, from the store",
+    "surreal": "SurrealDB's own indexes",
+    "audit_receipts": "Audit receipts to write",
+}
+
+
+def duration_words(seconds: float | None) -> str:
+    """A wait or lag as a person says it: ``none``, ``12 seconds``, ``3 minutes``, ``2 hours``."""
+    if seconds is None:
+        return "unknown"
+    if seconds < 1:
+        return "none"
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1)):
+        if seconds >= size:
+            n = int(seconds // size)
+            return f"{n} {unit}" if n == 1 else f"{n} {unit}s"
+    raise AssertionError("unreachable")
+
+
+#: why a person or agent may not read a space or a source, as a clause about them
+_DENIALS = {
+    "unverified_membership": "{who} is not a member of this space",
+    "insufficient_role": "{who}'s role in this space does not let them read it",
+    "delegation_required": "{who} is an agent, which reads its person's memory and spaces "
+    "only through a live delegation, and it has none",
+    "delegation_expired": "the delegation that let {who} read here has ended",
+    "principal_mismatch": "it is someone else's private memory",
+    "scope_disabled": "this kind of space is turned off here",
+    "missing_scope_key": "the space has no name",
+    "scope_crossing_requires_promotion": "it belongs to another space and was not promoted here",
+    "sensitive_source": "they are marked sensitive, and only their owner reads them",
+    "hidden_source": "they are hidden",
+    "redacted_source": "their text was redacted",
+    "source_deleted": "they were deleted for good",
+    "source_marked_wrong": "they are marked as wrong",
+    "agent_identity_required": "{who} is an agent without a person it acts for",
+}
+
+
+def denial_words(code: str | None, who: str) -> str:
+    """A refusal's reason as a clause about ``who``: "bea is not a member of this space"."""
+    if not code:
+        return "no reason was given"
+    found = _DENIALS.get(code)
+    if found is None:
+        return (
+            reason_words(code).rstrip(".").lower()
+            if code in REASON_WORDS
+            else code.replace("_", " ")
+        )
+    return found.format(who=who)

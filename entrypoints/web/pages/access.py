@@ -8,7 +8,8 @@ why the rest are refused; organisation admins and space owners only); for
 admins, ``SpaceAdmin.list_spaces`` with ``Roster.members``,
 ``ControlService.list_principals`` and ``list_keys``, ``Roster.delegations``,
 and for everyone ``Revoker.owned`` (their keys, their agents' keys and the
-delegations they granted), each revoked through ``pages/access_revoke``.
+delegations they granted), each revoked through ``pages/access_revoke``,
+and the forms that make keys, agents and people (``pages/access_create``).
 """
 
 from typing import Any
@@ -83,6 +84,20 @@ async def _preview(
     return found
 
 
+def _key_choices(viewer: Viewer, owned: Any, admin: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """(principal id, label) of whom a key may be made for: yourself, your agents (those
+    with a key or a delegation of yours), and for admins everyone; the policy decides."""
+    me = viewer.caller.principal
+    choices = {me.principal_id: f"{me.name} (you)"}
+    names = owned.names
+    for agent_id in owned.agents:
+        choices.setdefault(agent_id, f"{names.get(agent_id, 'an agent')} (your agent)")
+    for p in admin["people"] if admin else []:
+        kind = "agent" if p.kind == "agent" else "person"
+        choices.setdefault(p.principal_id, f"{p.name} ({kind})")
+    return list(choices.items())
+
+
 @get("/access", name="web_access")
 async def access(request: Request[Any, Any, State]) -> Template:
     viewer = await signed_in(request)
@@ -93,6 +108,7 @@ async def access(request: Request[Any, Any, State]) -> Template:
     space = params.get("space") or ""
     preview = await _preview(viewer, who, space, previewable) if who and previewable else None
     ctx, me = viewer.ctx, viewer.caller.principal.principal_id
+    owned = await viewer.services.revoker.owned(viewer.caller.principal)
     return page(
         "access.html",
         viewer,
@@ -107,7 +123,8 @@ async def access(request: Request[Any, Any, State]) -> Template:
         who=who,
         space=space,
         preview=preview,
-        owned=await viewer.services.revoker.owned(viewer.caller.principal),
+        owned=owned,
+        key_choices=_key_choices(viewer, owned, admin),
         done=params.get("done"),
     )
 

@@ -13,6 +13,7 @@ own ``within`` where they take one, and carries into the quick search. It
 only narrows what the policy already let the viewer read.
 """
 
+from collections.abc import Container
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -40,23 +41,32 @@ _SCANNED = 50
 
 
 class Recalls(NamedTuple):
-    """A run of the same recall (what, through which surface, with what result) as one line."""
+    """A run of the same recall (the same words, through the same surface) as one line."""
 
     last: RecentRecall
+    #: how many times: a search page's search and its context pack are one recall
     times: int
+    #: a search among them (else only context packs)
+    searched: bool
 
 
-def _runs(recalls: list[RecentRecall]) -> list[Recalls]:
+def _runs(recalls: list[RecentRecall], known: Container[str]) -> list[Recalls]:
     """Ten identical "search via api: 3 returned" lines read as one, with its count and the
-    newest's result; the newest kind first (the search page's search and pack interleave)."""
-    runs: dict[tuple[object, ...], Recalls] = {}
+    newest search's result. Recalls of words this session searched (``known``, by their
+    hash) are one run whatever their kind, so a search page's search and pack read as one
+    line; the others, whose words are not kept, by their kind and surface."""
+    counted: dict[tuple[object, ...], dict[str, list[RecentRecall]]] = {}
     for r in recalls:  # newest first
-        key = (r.action, r.surface)
-        found = runs.get(key)
-        runs[key] = (
-            Recalls(last=r, times=1) if found is None else found._replace(times=found.times + 1)
-        )
-    return list(runs.values())
+        words = r.query_hash if r.query_hash in known else None
+        key = (r.surface, words) if words else (r.action, r.surface)
+        counted.setdefault(key, {}).setdefault(r.action, []).append(r)
+    runs = []
+    for by_action in counted.values():
+        searches = by_action.get("search", [])
+        shown = searches or next(iter(by_action.values()))
+        times = max(len(found) for found in by_action.values())
+        runs.append(Recalls(last=shown[0], times=times, searched=bool(searches)))
+    return runs
 
 
 def _note_space(chosen: str, writable: list[str]) -> str:
@@ -107,7 +117,8 @@ async def home(request: Request[Any, Any, State]) -> Template:
         viewer,
         title="Memory",
         activity=activity,
-        recalls=_runs(activity.recalls),
+        recalls=_runs(activity.recalls, viewer.session.queries),
+        queries=viewer.session.queries,
         imports=[(j, Path(j.path).name) for j in imports[:_SHOWN]],
         candidates=candidates[:_SHOWN],
         follow_up=follow_up,

@@ -5,8 +5,15 @@ the API: ``start_upload`` (the archive saved in the viewer's uploads by the same
 ``save_upload``, size limit stated on the page and enforced before a byte is
 read), ``list_jobs``, ``get``, ``pause``, ``resume``, ``cancel``. A running
 import's page refreshes itself every few seconds (a meta refresh: no script).
+
+The format is the one chosen, else the one the file's name says, else the one
+its content says (``sniff_format``); a file none of them tells is refused with
+a 422 and left nowhere. Progress is a bar over the archive's estimated item
+count (``estimate_items``, the CLI's progress total), said in words.
 """
 
+import asyncio
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +22,8 @@ from litestar.datastructures import State, UploadFile
 from litestar.params import FromPath
 from litestar.response import Redirect, Template
 
+from adapters.sources.estimate import estimate_items
+from adapters.sources.sniff import sniff_format
 from application.imports.import_jobs import ImportJobs
 from application.imports.jobs import ImportStatus
 from application.imports.views import ImportView
@@ -32,6 +41,8 @@ __all__ = ["ROUTES"]
 
 _ACTIONS = ("pause", "resume", "cancel")
 _RUNNING = {ImportStatus.PENDING, ImportStatus.RUNNING}
+#: the format menu's default: the name, then the content, tells the format
+DETECT = "detect"
 
 
 def _jobs(services: Services) -> ImportJobs:
@@ -55,13 +66,55 @@ _OFFERED = {
 }
 
 
-def _shown(view: ImportView) -> dict[str, Any]:
+@lru_cache(maxsize=64)
+def _estimated(adapter: str, path: str, size: int) -> int | None:
+    """An archive's item count, counted once per file (a running page asks every few seconds)."""
+    return estimate_items(adapter, Path(path))
+
+
+def _count(adapter: str, path: Path) -> int | None:
+    if not path.exists():
+        return None  # the upload is gone
+    size = path.stat().st_size if path.is_file() else -1
+    return _estimated(adapter, str(path), size)
+
+
+async def _total(view: ImportView) -> int | None:
+    """About how many records the archive holds; None once its upload is gone or unknown."""
+    if view.status not in _RUNNING and view.status != ImportStatus.PAUSED:
+        return None  # finished: the counters are the whole story
+    try:
+        return await asyncio.to_thread(_count, view.adapter, Path(view.path))
+    except OSError:
+        return None
+
+
+def progress(view: ImportView, total: int | None) -> dict[str, Any]:
+    """The bar's value and maximum, its percentage and a sentence about it."""
+    read = view.counters.read
+    if view.status == ImportStatus.COMPLETED:
+        words = f"Done: read {_records(read)}."
+        return {"value": 1, "max": 1, "percent": 100, "words": words}
+    if not total or total < read:
+        words = f"Read {_records(read)} so far; the archive's size is not known."
+        return {"value": None, "max": None, "percent": None, "words": words}
+    percent = round(100 * read / total)
+    words = f"Read {read} of about {_records(total)} ({percent}%)."
+    return {"value": read, "max": total, "percent": percent, "words": words}
+
+
+def _records(n: int) -> str:
+    return f"{n} record" if n == 1 else f"{n} records"
+
+
+def _shown(view: ImportView, total: int | None = None) -> dict[str, Any]:
     return {
         "view": view,
         "archive": Path(view.path).name,  # the file, not where the server keeps it
         "rate": _rate(view),
         "running": view.status in _RUNNING,
         "offered": _OFFERED.get(ImportStatus(view.status), ()),
+        "progress": progress(view, total),
     }
 
 
@@ -77,9 +130,18 @@ async def imports(request: Request[Any, Any, State]) -> Template:
         title="Imports",
         imports=[_shown(v) for v in listed],
         adapters=jobs.adapters,
+        detect=DETECT,
         limit=size_words(jobs.max_upload_bytes),
         spaces=[(space_value(s.scope, s.scope_key), s) for s in spaces],
     )
+
+
+def _discard(jobs: ImportJobs, viewer: Viewer, path: Path) -> None:
+    """Remove an upload that will not be imported: its whole folder, unpacked or not."""
+    actor = viewer.ctx.actor
+    found = actor and jobs.area.upload_of(viewer.ctx.org_id, actor.principal_id, path)
+    if found:
+        jobs.discard_upload(found[0])
 
 
 async def _start(request: Request[Any, Any, State], viewer: Viewer, jobs: ImportJobs) -> str:
@@ -93,12 +155,19 @@ async def _start(request: Request[Any, Any, State], viewer: Viewer, jobs: Import
     if not isinstance(upload, UploadFile) or not upload.filename:
         raise InvalidInputError(ReasonCode.INVALID_REQUEST, "choose an archive to upload")
     scope, key = parse_space(form.get("space"))
-    adapter = form.optional("adapter") or guess_format(upload.filename, jobs.adapters)
+    chosen = form.optional("adapter")
+    adapter = None if chosen in (None, DETECT) else chosen
+    upload_id = viewer.services.audit.new_id()
+    path = await keep_upload(jobs, viewer.ctx, upload_id, upload)
+    adapter = adapter or guess_format(upload.filename, jobs.adapters)
     if adapter is None:
+        adapter = await asyncio.to_thread(sniff_format, path)
+    if adapter is None or adapter not in jobs.adapters:
+        _discard(jobs, viewer, path)
         raise InvalidInputError(
-            ReasonCode.UNKNOWN_ADAPTER, "the file's name does not say its format: choose one"
+            ReasonCode.UNKNOWN_ADAPTER,
+            "neither the file's name nor its content says its format: choose one",
         )
-    path = await keep_upload(jobs, viewer.ctx, viewer.services.audit.new_id(), upload)
     started = await jobs.start_upload(
         viewer.ctx,
         key_id=viewer.caller.key_id,
@@ -121,7 +190,7 @@ async def start(request: Request[Any, Any, State]) -> Response[Any]:
 async def one(request: Request[Any, Any, State], import_id: FromPath[str]) -> Template:
     viewer = await signed_in(request)
     view = await _jobs(viewer.services).get(viewer.ctx, import_id)
-    return page("import.html", viewer, title="Import", **_shown(view))
+    return page("import.html", viewer, title="Import", **_shown(view, await _total(view)))
 
 
 @post("/imports/{import_id:str}/{action:str}", status_code=303)

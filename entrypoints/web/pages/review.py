@@ -4,7 +4,9 @@ Use cases, with the viewer's context: ``Reviewer.list_candidates`` (only
 candidates whose every source the viewer may read now), ``Reviewer.candidate``
 (one of them) and ``Reviewer.review``, which asks the policy. The evidence is
 each span's passage, read through ``MemoryInspector.inspect_source`` (so a
-source the viewer may not read, or whose text is withheld, shows no text).
+source the viewer may not read, or whose text is withheld, shows no text),
+as the words around it (``entrypoints.web.evidence``: not the candidate's own
+text again), under its source's title (``MemoryInspector.headings``).
 
 Accept is two steps on the page: the promotion preview
 (``PromotionPreviewer.preview``: of the target space's readers, how many would
@@ -13,6 +15,7 @@ per source, how many may read it), then the accept form, which posts the
 preview's token so a source corrected in between is refused (409).
 """
 
+from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -26,6 +29,7 @@ from application.reflection.review import Reviewer
 from domain.errors import InvalidInputError, NotFoundError
 from domain.reasons import ReasonCode
 from domain.reflection.candidates import ReviewAction, ReviewState, review_transition
+from entrypoints.web.evidence import Passage, passage, repeats
 from entrypoints.web.forms import posted
 from entrypoints.web.render import page
 from entrypoints.web.viewer import Viewer, signed_in
@@ -34,13 +38,17 @@ from entrypoints.web.words import parse_space, space_value
 __all__ = ["ROUTES"]
 
 _LIMIT = 50
-_QUOTE = 600
 
 
 class Evidence(msgspec.Struct, frozen=True, kw_only=True):
     source_id: str
-    #: the cited passage, or None when the viewer may not see the source's text
-    text: str | None
+    #: the source's title; None when the viewer may not read the source now, or when
+    #: the title is the candidate's text again (a note's first line): then kind and date
+    title: str | None
+    kind: str | None = None
+    when: datetime | None = None
+    #: the cited words in their context, or None when the viewer may not see the text
+    text: Passage | None
 
 
 def _reviewer(viewer: Viewer) -> Reviewer:
@@ -54,21 +62,27 @@ async def _evidence(viewer: Viewer, candidates: list[CandidateView]) -> dict[str
     texts: dict[str, str | None] = {}
     for source_id in dict.fromkeys(s for c in candidates for s in c.source_ids):
         try:
-            view = await viewer.services.inspector.inspect_source(
-                await viewer.context(), source_id
-            )
+            view = await viewer.services.inspector.inspect_source(await viewer.context(), source_id)
         except NotFoundError:
             texts[source_id] = None
             continue
         texts[source_id] = view.content
+    readable = [s for s, text in texts.items() if text is not None]
+    headings = await viewer.services.inspector.headings(await viewer.context(), readable)
     shown: dict[str, list[Evidence]] = {}
     for c in candidates:
         shown[c.id] = [
             Evidence(
                 source_id=span.source_id,
+                title=None
+                if (heading := headings.get(span.source_id)) is None
+                or repeats(heading.title, c.text)
+                else heading.title,
+                kind=heading.source_type if heading else None,
+                when=(heading.occurred_at or heading.created_at) if heading else None,
                 text=None
                 if (whole := texts.get(span.source_id)) is None
-                else whole[span.start : span.end][:_QUOTE],
+                else passage(whole, span.start, span.end, c.text),
             )
             for span in c.spans
         ]

@@ -22,6 +22,7 @@ from litestar.response import Template
 from application.memory.commands import ContextRequest, SearchRequest
 from application.memory.filters import FiltersSpec, OccurredRange, parse_filters
 from domain.errors import InvalidInputError
+from domain.hashing import content_hash
 from domain.reasons import ReasonCode
 from domain.relevance_gate import nothing_relevant_words, weak_pack_words
 from domain.scopes import SourceType
@@ -83,6 +84,7 @@ async def search(request: Request[Any, Any, State]) -> Template:
             ),
             ctx,
         )
+        viewer.session.searched(content_hash(query), query)
         shown = [h.source_id for h in results.results] + [i.source_id for i in pack.items]
         headings = await viewer.services.inspector.headings(await viewer.context(), shown)
     return page(

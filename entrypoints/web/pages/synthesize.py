@@ -11,7 +11,12 @@ viewer's runs and shows one run's plan, so a run is resumed after a restart.
 Plan and remember post and redirect. Packs, draft and verification are the
 answer to the form that runs the stage: each stage re-checks its packs under
 the viewer's policy now, so memory hidden since a draft was written is never
-shown from a stored copy.
+shown from a stored copy. Verify writes the draft again first (the same
+extractive drafter as "Write the draft") so the draft shown beside "Remember
+the document" is the one verified, read under the policy now. A remembered
+run shows its document, read through ``MemoryInspector.inspect_source``.
+Packs are folded per section, each passage a snippet around the query's
+words under its source's title.
 """
 
 from typing import Any
@@ -23,11 +28,13 @@ from litestar.response import Redirect, Template
 
 from application.synthesis.commands import PlanRequest
 from application.synthesis.run_list import RunSummary
-from domain.errors import InvalidInputError
+from domain.errors import InvalidInputError, NotFoundError
 from domain.reasons import ReasonCode
 from domain.synthesis.outline import OutputType
+from entrypoints.web.documents import blocks
 from entrypoints.web.forms import Form, posted
 from entrypoints.web.render import page
+from entrypoints.web.snippets import snippet
 from entrypoints.web.viewer import Viewer, signed_in
 from entrypoints.web.words import parse_space, space_value
 
@@ -100,7 +107,12 @@ async def _run_page(viewer: Viewer, run_id: str, **stage: Any) -> Template:
             for source_id in sentence.citations:
                 cited.setdefault(source_id, len(cited) + 1)
         named += [x.source_id for x in section.left_out]
-    named = [*cited, *named]
+    for pack in context["sections"] or []:
+        named += [s.source_id for s in pack.snippets]
+    document = await _document(viewer, run)
+    if document is not None:
+        named += list(document["numbers"])
+    named = list(dict.fromkeys([*cited, *named]))
     headings = await viewer.services.inspector.headings(ctx, named) if named else {}
     return page(
         "synthesize_run.html",
@@ -109,9 +121,35 @@ async def _run_page(viewer: Viewer, run_id: str, **stage: Any) -> Template:
         run=run,
         cited=cited,
         headings=headings,
+        document=document,
+        snippet=snippet,
         spaces=[(space_value(s.scope, s.scope_key), s) for s in spaces if s.writes_enabled],
         **context,
     )
+
+
+async def _document(viewer: Viewer, run: RunSummary) -> dict[str, Any] | None:
+    """The remembered document as the viewer may read it now; None before it is remembered."""
+    if not run.artifact_source_id:
+        return None
+    try:
+        view = await viewer.services.inspector.inspect_source(
+            await viewer.context(), run.artifact_source_id
+        )
+    except NotFoundError:
+        return {
+            "source_id": run.artifact_source_id,
+            "blocks": None,
+            "numbers": {},
+            "withheld": None,
+        }
+    found, numbers = blocks(view.content) if view.content is not None else (None, {})
+    return {
+        "source_id": view.source_id,
+        "blocks": found,
+        "numbers": numbers,
+        "withheld": view.withheld_reason,
+    }
 
 
 @get("/synthesize/runs/{run_id:str}", name="web_synthesis_run")
@@ -142,8 +180,9 @@ async def verify(request: Request[Any, Any, State], run_id: FromPath[str]) -> Te
     viewer = await signed_in(request)
     await posted(request, viewer)
     ctx = await viewer.context()
-    found = await viewer.services.synthesis.verify(ctx.org_id, run_id, ctx)
-    return await _run_page(viewer, run_id, verification=found)
+    written = await viewer.services.synthesis.draft(ctx.org_id, run_id, ctx)
+    found = await viewer.services.synthesis.verify(ctx.org_id, run_id, await viewer.context())
+    return await _run_page(viewer, run_id, draft=written, verification=found)
 
 
 @post("/synthesize/runs/{run_id:str}/remember", status_code=303)

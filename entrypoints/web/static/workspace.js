@@ -53,3 +53,29 @@ document.addEventListener("keydown", function (event) {
     said.textContent = "Chosen: “" + (words.length > 120 ? words.slice(0, 117) + "…" : words) + "”";
   });
 })();
+// Copy buttons beside ids: shown only here, where they work; without this file the id is
+// selectable text. A copy that the browser refuses selects the id instead, for Ctrl+C.
+(function () {
+  document.querySelectorAll("button.copy[data-copy]").forEach(function (button) {
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      var value = button.getAttribute("data-copy");
+      var shown = button.previousElementSibling;
+      function said(words) {
+        button.firstChild.nodeValue = words;
+        window.setTimeout(function () { button.firstChild.nodeValue = "Copy"; }, 1500);
+      }
+      function select() {
+        if (!shown) { return; }
+        var range = document.createRange();
+        range.selectNodeContents(shown);
+        var sel = window.getSelection();
+        sel.removeAllRanges();
+        sel.addRange(range);
+        said("Selected");
+      }
+      if (!navigator.clipboard) { select(); return; }
+      navigator.clipboard.writeText(value).then(function () { said("Copied"); }, select);
+    });
+  });
+})();

@@ -74,6 +74,10 @@ def test_remember_find_inspect_then_hide_through_preview(people: People) -> None
     owner.correct(source_id, "hide")
     after = owner.search(f"{word} budget review")
     assert source_id not in _ids(after.hits) and source_id not in _ids(after.pack)
+    owner.open("/memory")  # the recent recall links to a search for the same words
+    owner.page.click(f"#recalls ~ ul a:has-text('{word} budget review')")
+    owner.page.wait_for_url("**/memory/search?q=*")
+    assert owner.page.input_value("#q") == f"{word} budget review"
 
 
 def test_supersede_ranks_the_replacement_first_and_the_old_says_so(people: People) -> None:
@@ -150,6 +154,28 @@ def test_each_person_sees_what_the_policy_says(people: People, server: Server) -
 _REFUSALS = {"not_found", "unverified_membership", "delegation_required", "principal_mismatch"}
 
 
+def test_ids_wait_in_a_details_block_with_a_copy_button(people: People) -> None:
+    owner = people("owner")
+    source_id = owner.remember(f"The {_word()} id lives folded away.")
+    ids = owner.page.locator("details.ids").first
+    assert not owner.page.is_visible("#source-id")  # folded until asked for
+    ids.locator("summary").click()
+    copy = ids.locator("button.copy").first
+    assert copy.is_visible()  # shown by the script, which works here
+    copy.click()
+    owner.page.wait_for_function(
+        "!/^Copy\\b/.test(document.querySelector('details.ids button.copy').textContent)"
+    )
+    said = copy.inner_text()
+    assert said.startswith(("Copied", "Selected")), said
+    if said.startswith("Selected"):  # no clipboard here: the id is selected for Ctrl+C
+        assert owner.page.evaluate("window.getSelection().toString()") == source_id
+    owner.open("/memory/access")
+    assert owner.page.locator("main code.copyable:visible").count() == 0  # key ids folded
+    assert owner.serious_accessibility_findings() == []
+    owner.screenshot("access-ids")
+
+
 def test_import_a_small_mailbox_and_watch_it_finish(people: People, tmp_path: Path) -> None:
     owner = people("owner")
     mbox = archives.build_mbox(tmp_path).path
@@ -167,6 +193,29 @@ def test_import_a_small_mailbox_and_watch_it_finish(people: People, tmp_path: Pa
     assert "Records not written" in owner.page.content()
     assert owner.serious_accessibility_findings() == []
     owner.screenshot("import")
+
+
+def test_an_export_whose_name_says_nothing_is_detected_from_its_content(
+    people: People, tmp_path: Path
+) -> None:
+    owner = people("owner")
+    export = archives.build_chatgpt(tmp_path).path / "conversations.json"
+    unnamed = export.rename(tmp_path / "download.json")  # the name names no format
+    owner.open("/memory/imports")
+    assert owner.page.input_value("#adapter") == "detect"  # the menu's default
+    owner.page.set_input_files("#file", str(unnamed))
+    owner.page.click("button:has-text('Start the import')")
+    owner.page.wait_for_url("**/memory/imports/**")
+    deadline = time.monotonic() + 60
+    while "completed" not in _status(owner):
+        assert time.monotonic() < deadline, "the import did not finish"
+        owner.page.wait_for_timeout(500)
+    owner.page.reload()
+    assert "ChatGPT export into" in _status(owner)
+    assert owner.page.inner_text("#progress-words").startswith("Done: read 4 records.")
+    assert owner.page.get_attribute("#bar", "value") == "1"
+    assert owner.serious_accessibility_findings() == []
+    owner.screenshot("import-detected")
 
 
 def _status(person: Person) -> str:

@@ -21,7 +21,6 @@ from tests.e2e.browser.person import People, Person, signed_in_people
 pytestmark = pytest.mark.slow
 
 
-
 @pytest.fixture(scope="module")
 def people(browser: Any, server: Server) -> Iterator[People]:
     """Each person signs in once for the module: the service allows 10 sign-ins a minute
@@ -104,6 +103,14 @@ def test_access_preview_in_words_and_status_for_the_operator_only(people: People
     owner.page.click("button:has-text('Preview')")
     owner.page.wait_for_url("**/memory/access?who=helper**")
     assert "helper may not read this space" in owner.page.content()
+    owner.page.fill("#a-name", "scout")
+    owner.page.click("button:has-text('Make the agent')")
+    owner.page.wait_for_selector("h1:has-text('A new key for scout')")
+    key = owner.page.inner_text(".secret code")
+    assert key.startswith("tsk_") and owner.serious_accessibility_findings() == []
+    owner.screenshot("access-key-made")
+    owner.open("/memory/access")
+    assert key not in owner.page.content()  # shown once
     owner.page.locator("a:has-text('Revoke…')").first.click()
     owner.page.wait_for_url("**/revoke")
     assert "cannot be undone" in owner.page.content()
@@ -115,12 +122,15 @@ def test_access_preview_in_words_and_status_for_the_operator_only(people: People
     assert "Organisations" not in bea.page.content()
 
 
-def test_the_new_pages_pass_axe_and_are_photographed(
-    people: People, server: Server
-) -> None:
+def test_the_new_pages_pass_axe_and_are_photographed(people: People, server: Server) -> None:
     owner = people("owner")
     word = _word()
-    _, candidate_id = _candidate(owner, server, f"We decided the {word} review is on Tuesday.")
+    _, candidate_id = _candidate(
+        owner,
+        server,
+        f"Notes from Monday's standup.\nWe decided the {word} review is on Tuesday.\n"
+        "Bea books the room; Ana brings the figures.",
+    )
     run = server.api("POST", "/api/synthesize/plan", json={"query": f"{word} review"})
     pages = [
         ("review", "/memory/review"),
@@ -141,6 +151,18 @@ def test_the_new_pages_pass_axe_and_are_photographed(
     owner.page.wait_for_selector("#verification")
     findings["synthesis-verified"] = owner.serious_accessibility_findings()
     owner.screenshot("synthesis-verified")
+    owner.page.click("button:has-text('Show the section packs')")
+    owner.page.wait_for_selector("#packs")
+    owner.page.locator("details.pack-section summary").first.click()
+    findings["synthesis-packs"] = owner.serious_accessibility_findings()
+    owner.screenshot("synthesis-packs")
+    owner.page.click("button:has-text('Verify the draft')")
+    owner.page.click("button:has-text('Remember the document')")
+    owner.page.wait_for_url("**/memory/sources/**?done=remembered")
+    owner.open(pages[3][1])
+    assert owner.page.is_visible("#document-text")  # a finished run shows its document
+    findings["synthesis-remembered"] = owner.serious_accessibility_findings()
+    owner.screenshot("synthesis-remembered")
     bea = people("bea")
     bea.open("/memory/status", expect_error=True)
     findings["status-403"] = bea.serious_accessibility_findings()

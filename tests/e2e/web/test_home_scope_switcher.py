@@ -101,4 +101,11 @@ def test_a_space_written_with_a_slash_works_and_a_note_is_kept_where_home_is_nar
         assert site.client.get("/memory/search", params={"q": "launch"}).status_code == 200
     home = site.client.get("/memory").text
     recalls = home.split('id="recalls"')[1].split("</ul>")[0]
-    assert recalls.count("Searched in the workspace") == 1 and "3 times" in recalls
+    # one line for the three searches and their packs, linked to a search for the same words
+    line = 'Searched for <a href="/memory/search?q=launch">“launch”</a> in the workspace 3 times'
+    assert recalls.count("<li>") == 1 and line in recalls
+    assert "the last found nothing" in recalls
+    _api(site, "POST", "/api/search", json={"query": "secret words"})
+    recalls = site.client.get("/memory").text.split('id="recalls"')[1].split("</ul>")[0]
+    assert "secret words" not in recalls  # receipts keep no text: an API search is unnamed
+    assert "(the words are not kept: a program asked)" in recalls

@@ -2,6 +2,7 @@
 oversized uploads and forged forms."""
 
 import asyncio
+import mailbox
 import re
 import time
 from collections.abc import Iterator
@@ -112,7 +113,7 @@ def test_a_mailbox_told_from_its_name_reads_as_mail_in_search_and_on_its_page(
 ) -> None:
     csrf = site.sign_in()
     listing = site.client.get("/memory/imports").text
-    assert '<option value="">Tell from the file\'s name</option>' in listing
+    assert '<option value="detect" selected>Detect it from' in listing
     answer = _upload(site, csrf, archives.build_mbox(tmp_path).path, adapter="")
     assert answer.status_code == 303, answer.text  # type: ignore[attr-defined]
     location = answer.headers["location"]  # type: ignore[attr-defined]
@@ -121,7 +122,7 @@ def test_a_mailbox_told_from_its_name_reads_as_mail_in_search_and_on_its_page(
     while 'http-equiv="refresh"' in page and time.monotonic() < deadline:
         time.sleep(0.1)
         page = site.client.get(location).text
-    assert "completed</span> mbox into" in page
+    assert "completed</span> Mailbox (mbox) into" in page
     found = site.client.get("/memory/search", params={"q": "Budget plan 2"}).text
     assert ">mail.mbox (" in found  # the import filter names the file
     assert '<span class="kind">Mail</span>' in found and "Alice Example" in found
@@ -139,7 +140,61 @@ def test_a_mailbox_told_from_its_name_reads_as_mail_in_search_and_on_its_page(
 def test_a_file_whose_name_says_no_format_asks_for_one(site: Site, tmp_path: Path) -> None:
     csrf = site.sign_in()
     odd = tmp_path / "archive.bin"
-    odd.write_bytes(b"From x\n")
-    answer = _upload(site, csrf, odd, adapter="")
+    odd.write_bytes(b"Dear diary, nothing here says what I am.\n")
+    answer = _upload(site, csrf, odd, adapter="detect")
     assert answer.status_code == 422  # type: ignore[attr-defined]
-    assert "choose one" in answer.text  # type: ignore[attr-defined]
+    assert "nor its content says its format: choose one" in answer.text  # type: ignore[attr-defined]
+    uploads = list((tmp_path / "imports").glob("*/uploads/*/*"))
+    assert uploads == []  # the refused upload is not kept
+
+
+def _finished(site: Site, location: str) -> str:
+    deadline = time.monotonic() + 30
+    page = site.client.get(location).text
+    while 'http-equiv="refresh"' in page and time.monotonic() < deadline:
+        time.sleep(0.1)
+        page = site.client.get(location).text
+    return page
+
+
+@pytest.mark.parametrize(
+    ("build", "named", "told"),
+    [
+        (archives.build_mbox, "download", "Mailbox (mbox)"),
+        (archives.build_jsonl, "chats.txt", "Chat transcripts (JSONL)"),
+        (archives.build_chatgpt, "export.json", "ChatGPT export"),
+    ],
+)
+def test_a_file_whose_name_says_nothing_is_told_by_its_content(
+    site: Site, tmp_path: Path, build: object, named: str, told: str
+) -> None:
+    csrf = site.sign_in()
+    sample = build(tmp_path).path  # type: ignore[operator]
+    if sample.is_dir():
+        sample = sample / "conversations.json"
+    renamed = sample.rename(tmp_path / named)
+    answer = _upload(site, csrf, renamed, adapter="detect")
+    assert answer.status_code == 303, answer.text  # type: ignore[attr-defined]
+    page = _finished(site, answer.headers["location"])  # type: ignore[attr-defined]
+    assert f"completed</span> {told} into" in page
+    assert "Done: read" in page and 'id="warning"' not in page
+
+
+def test_a_paused_import_shows_its_progress_as_a_bar_and_a_sentence(
+    site: Site, tmp_path: Path
+) -> None:
+    csrf = site.sign_in()
+    path = tmp_path / "big.mbox"
+    box = mailbox.mbox(path)
+    for n in range(2000):
+        box.add(f"From: a{n}@x.org\nSubject: s{n}\nMessage-ID: <m{n}@x>\n\nbody {n}".encode())
+    box.close()
+    location = _upload(site, csrf, path).headers["location"]  # type: ignore[attr-defined]
+    site.client.post(f"{location}/pause", data={"csrf": csrf})
+    page = site.client.get(location).text
+    assert "paused" in page  # it stopped early: 2000 messages take longer than a pause
+    read = re.search(r'id="c-read">(\d+)<', page)
+    assert read is not None and int(read.group(1)) < 2000
+    assert f'<progress id="bar" max="2000" value="{read.group(1)}"' in page
+    percent = round(100 * int(read.group(1)) / 2000)
+    assert f"Read {read.group(1)} of about 2000 records ({percent}%)." in page

@@ -50,6 +50,9 @@ def test_review_shows_evidence_escaped_then_accept_after_its_preview(site: Site)
     assert f"/memory/sources/{source_id}" in listed
     assert "&lt;b&gt;SurrealDB&lt;/b&gt;" in listed and "<b>SurrealDB" not in listed
     assert f"/memory/review/{candidate_id}/accept" in listed
+    assert '<span class="kind">A decision</span>' in listed  # the type in words
+    assert listed.count("&lt;b&gt;SurrealDB&lt;/b&gt;") == 1  # the evidence does not repeat it
+    assert "Said in full by</span>" in listed and "found by the built-in rules" in listed
     preview = site.client.get(f"/memory/review/{candidate_id}/accept")
     assert preview.status_code == 200
     assert "What accepting writes" in preview.text and "Who would see it" in preview.text
@@ -117,12 +120,18 @@ def test_reject_and_defer_and_csrf_missing_changes_nothing(site: Site) -> None:
             answer = site.client.post(f"/memory/review/{first}/{action}", data=data)
             assert answer.status_code == 403
     assert first in _ids(site, "pending")
-    assert site.client.post(
-        f"/memory/review/{first}/reject", data={"csrf": csrf}, follow_redirects=False
-    ).status_code == 303
-    assert site.client.post(
-        f"/memory/review/{second}/defer", data={"csrf": csrf}, follow_redirects=False
-    ).status_code == 303
+    assert (
+        site.client.post(
+            f"/memory/review/{first}/reject", data={"csrf": csrf}, follow_redirects=False
+        ).status_code
+        == 303
+    )
+    assert (
+        site.client.post(
+            f"/memory/review/{second}/defer", data={"csrf": csrf}, follow_redirects=False
+        ).status_code
+        == 303
+    )
     assert first in _ids(site, "rejected") and second in _ids(site, "deferred")
     assert "Deferred" in site.client.get("/memory/review?done=deferred").text
 
@@ -163,6 +172,9 @@ def test_synthesize_plan_draft_verify_remember_with_citations_to_sources(site: S
     assert f"/memory/synthesize/runs/{run_id}" in listed
     packs = site.client.post(f"{run_path}/sections", data={"csrf": csrf}).text
     assert "Section packs" in packs
+    assert '<details class="pack-section">' in packs  # folded, one per section
+    assert "The ledger service stores every entry in SurrealDB.</a>" in packs  # by title
+    assert "<mark>ledger</mark>" in packs  # a snippet around the query's words
     draft = site.client.post(f"{run_path}/draft", data={"csrf": csrf})
     assert draft.status_code == 200
     cited = set(re.findall(r'class="cite" href="/memory/sources/([^"]+)"', draft.text))
@@ -173,6 +185,8 @@ def test_synthesize_plan_draft_verify_remember_with_citations_to_sources(site: S
     assert len(re.findall(r"<li>", listed_cited)) == len(cited)
     verified = site.client.post(f"{run_path}/verify", data={"csrf": csrf}).text
     assert "Verification:" in verified
+    beside = verified.split('class="grid two verify-beside"')[1]
+    assert beside.index('id="draft"') < beside.index("Remember the document")
     assert "verified" in site.client.get("/memory/synthesize").text  # the stage it reached
     kept = site.client.post(
         f"{run_path}/remember", data={"csrf": csrf, "space": ""}, follow_redirects=False
@@ -180,7 +194,11 @@ def test_synthesize_plan_draft_verify_remember_with_citations_to_sources(site: S
     assert kept.status_code == 303, kept.text
     artifact = kept.headers["location"].split("?")[0]
     assert site.client.get(artifact).status_code == 200
-    assert artifact in site.client.get(run_path).text  # the run links its remembered document
+    finished = site.client.get(run_path).text
+    assert artifact in finished  # the run links its remembered document
+    document = finished.split('id="document-text">')[1].split("</div>")[0]
+    assert "SurrealDB" in document  # and shows it
+    assert not any(f"[{i}]" in document for i in ids)  # citations as numbers, not ids
 
 
 def test_synthesis_runs_are_the_callers_own_and_forms_need_csrf(site: Site) -> None:
@@ -206,6 +224,8 @@ def test_status_is_for_the_operator_only(site: Site) -> None:
     site.sign_in()
     mine = site.client.get("/memory/status")
     assert mine.status_code == 200 and "Organisations" in mine.text and "Queues" in mine.text
+    assert "Audit receipts to write" in mine.text and "audit_receipts" not in mine.text  # words
+    assert "(mem)" not in mine.text and "inprocess" not in mine.text
     key = _user(site, "bea")
     site.client.cookies.clear()
     site.sign_in(key)
@@ -233,18 +253,17 @@ def test_access_page_for_the_owner_lists_spaces_members_keys_and_previews(site: 
     page = site.client.get("/memory/access").text
     assert "bea (writer)" in page and "helper" in page and "Revoke" in page
     seen = site.client.get("/memory/access", params={"who": "bea"}).text
-    assert "bea could recall 1 of 1 source(s)" in seen
+    assert "bea could recall 1 of its 1 source." in seen
     blind = site.client.get("/memory/access", params={"who": "helper"}).text
-    assert "helper may not read this space" in blind
+    assert "helper may not read this space: helper is an agent, which reads" in blind
+    assert "Its 1 source is out of their reach." in blind
     assert "apollo launch notes" not in seen + blind  # counts, never text
 
 
 def test_revoke_a_key_after_its_preview_and_csrf(site: Site) -> None:
     csrf = site.sign_in()
     key = _user(site, "bea")
-    key_id = next(
-        k["key_id"] for k in _api(site, "GET", "/api/admin/keys") if k["key_id"] in key
-    )
+    key_id = next(k["key_id"] for k in _api(site, "GET", "/api/admin/keys") if k["key_id"] in key)
     preview = site.client.get(f"/memory/access/keys/{key_id}/revoke")
     assert preview.status_code == 200 and "cannot be undone" in preview.text
     assert key not in preview.text  # never the secret

@@ -5,6 +5,8 @@ import pytest
 from domain.errors import InvalidInputError
 from domain.scopes import MemoryScope
 from entrypoints.web.words import (
+    denial_words,
+    duration_words,
     guess_format,
     metadata_facts,
     parse_space,
@@ -73,3 +75,20 @@ def test_reasons_in_words() -> None:
     assert reason_words("source_deleted").startswith("it was deleted for good")
     assert reason_words("some_new_code") == "some new code"
     assert reason_words(None) == ""
+
+
+def test_durations_in_words() -> None:
+    assert [duration_words(s) for s in (None, 0.4, 1, 12.5, 60, 150, 7200, 86400 * 3)] == [
+        "unknown", "none", "1 second", "12 seconds", "1 minute", "2 minutes", "2 hours", "3 days"
+    ]  # fmt: skip
+
+
+def test_denials_are_clauses_about_the_person() -> None:
+    assert denial_words("unverified_membership", "bea") == "bea is not a member of this space"
+    assert denial_words("sensitive_source", "bea").startswith("they are marked sensitive")
+    assert (
+        denial_words("insufficient_role", "bea")
+        == "bea's role in this space does not let them read it"
+    )
+    assert denial_words("some_new_code", "bea") == "some new code"
+    assert denial_words(None, "bea") == "no reason was given"
