@@ -21,7 +21,7 @@ from domain.ranking.features import (
     phrase_adjacency,
     weight_of,
 )
-from domain.ranking.persons import persons_of
+from domain.ranking.persons import in_first_person
 from domain.ranking.question import QuestionProfile
 from domain.ranking.text import fewer_words_than, term_hits, term_prefixes
 
@@ -84,8 +84,6 @@ FEATURES: tuple[str, ...] = (
     "first_person_statement",
     "first_person_coverage",
     "first_person_reply",
-    "second_person",
-    "third_person",
 )
 
 
@@ -209,12 +207,9 @@ def candidate_features(
 
 
 def _persons(values: dict[str, float], text: str) -> None:
-    """Whom the turn speaks of, alone and with what says it is about the question: a
-    person's facts are mostly told by them, in the first person."""
-    persons = persons_of(text)
-    values["second_person"] = float(persons.second)
-    values["third_person"] = float(persons.third)
-    if not persons.first:
+    """Whether the turn speaks of its speaker, alone and with what says it is about the
+    question: a person's facts are mostly told by them, in the first person."""
+    if not in_first_person(text):
         return
     values["first_person"] = 1.0
     values["first_person_named"] = values["named_speaker"]
