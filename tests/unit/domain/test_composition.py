@@ -85,7 +85,7 @@ def test_content_and_turns_together_are_refused() -> None:
 
     from domain.models import Turn
 
-    with pytest.raises(ValueError, match="not both"):
+    with pytest.raises(ValueError, match=r"^give content or turns, not both$"):
         compose_memory(
             new_id=lambda: "x",
             org_id="o",

@@ -131,3 +131,9 @@ def test_question_words_drop_what_follows_an_apostrophe_before_the_length_check(
 
     # "i'm" is "i" (one letter), "o'clock" is "o": neither is a term
     assert content_terms("I'm sure Maya's o'clock") == ["sur", "maya"]
+
+
+def test_two_letter_words_are_terms() -> None:
+    from domain.ranking.text import content_terms
+
+    assert content_terms("which tv did the dj pick?") == ["tv", "dj", "pick"]
