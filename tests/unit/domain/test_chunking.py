@@ -1,4 +1,5 @@
 import itertools
+import re
 
 import pytest
 from hypothesis import given
@@ -52,10 +53,18 @@ def test_unbreakable_text_is_cut_hard() -> None:
 
 
 @pytest.mark.parametrize(
-    "kwargs", [{"max_chars": 10}, {"max_chars": 100, "overlap_chars": 60}, {"boundary_window": 0}]
+    ("kwargs", "message"),
+    [
+        ({"max_chars": 10}, "max_chars must be at least 20"),
+        (
+            {"max_chars": 100, "overlap_chars": 60},
+            "overlap_chars must be >= 0 and under half of max_chars",
+        ),
+        ({"boundary_window": 0}, "boundary_window must be in (0, 1]"),
+    ],
 )
-def test_rules_reject_nonsense(kwargs: dict[str, float]) -> None:
-    with pytest.raises(ValueError):
+def test_rules_reject_nonsense(kwargs: dict[str, float], message: str) -> None:
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         ChunkingRules(**kwargs)  # type: ignore[arg-type]
 
 

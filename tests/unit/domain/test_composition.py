@@ -27,13 +27,14 @@ def test_one_source_and_chunks_that_inherit_its_identity_scope_and_times() -> No
         rules=ChunkingRules(max_chars=100, overlap_chars=10),
     )
     assert (source.source_id, source.created_by, source.content) == ("id0", "ana", content)
+    assert (source.org_id, source.created_at) == ("acme", NOW)
     assert source.content_hash == content_hash(content)
     assert (source.source_uri, source.metadata) == ("mid:123", {"from": "bob"})
     assert len(chunks) > 3
     assert [c.chunk_id for c in chunks] == [f"id{n}" for n in range(1, len(chunks) + 1)]
     assert [c.ordinal for c in chunks] == list(range(len(chunks)))
     for chunk in chunks:
-        assert chunk.source_id == "id0"
+        assert (chunk.source_id, chunk.org_id) == ("id0", "acme")
         assert (chunk.scope, chunk.scope_key) == (MemoryScope.PROJECT, "apollo")
         assert (chunk.created_at, chunk.occurred_at) == (NOW, source.occurred_at)
         assert content[chunk.start : chunk.end] == chunk.text
@@ -85,7 +86,7 @@ def test_content_and_turns_together_are_refused() -> None:
 
     from domain.models import Turn
 
-    with pytest.raises(ValueError, match="not both"):
+    with pytest.raises(ValueError, match=r"^give content or turns, not both$"):
         compose_memory(
             new_id=lambda: "x",
             org_id="o",

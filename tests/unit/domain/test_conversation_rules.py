@@ -139,3 +139,11 @@ def test_a_named_speaker_is_who_said_it_not_a_word_every_turn_of_theirs_covers()
     # much as Sam's marathon
     old = rank_candidates(profile, cands, weights=RankWeights(speaker_names=False, reply=0.0))
     assert [r.item_id for r in old] == ["t2", "t0", "t1"]
+
+
+def test_a_window_reaches_one_turn_either_side_by_default_and_ties_keep_reading_order() -> None:
+    assert window_order({"e1": ["a", "b", "c", "d", "e"]}, {"c": 1.0}) == ["b", "a", "c", "d", "e"]
+    # both windows score alike: the earlier centre ranks first, whatever its id
+    assert window_order({"e1": ["b", "a"]}, {"b": 1.0, "a": 1.0}) == ["b", "a"]
+    with pytest.raises(ValueError, match=r"^radius must be >= 1$"):
+        window_order({}, {}, radius=0)

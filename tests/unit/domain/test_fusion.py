@@ -1,6 +1,6 @@
 import pytest
 
-from domain.fusion import RRF_K, rrf_merge
+from domain.fusion import RRF_K, fuse_with_episodes, rrf_merge
 
 
 def test_item_in_both_lists_beats_items_in_one() -> None:
@@ -31,5 +31,37 @@ def test_duplicates_inside_a_list_count_once_at_best_rank() -> None:
 def test_empty_and_bad_k() -> None:
     assert rrf_merge({}) == []
     assert rrf_merge({"x": []}) == []
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^k must be >= 1$"):
         rrf_merge({"x": ["a"]}, k=0)
+    assert rrf_merge({"x": ["a"]}, k=1)[0].score == pytest.approx(1 / 2)
+
+
+def test_an_item_takes_its_own_votes_whole_and_its_episodes_at_the_weight() -> None:
+    hits = fuse_with_episodes(
+        {"vector": ["t1"]},
+        {"episodes": ["e1"]},
+        {"t1": "e1", "t2": "e1"},
+        k=10,
+        episode_weight=0.5,
+    )
+    assert [(h.item_id, h.score) for h in hits] == [
+        ("t1", pytest.approx(1 / 11 + 0.5 / 11)),
+        ("t2", pytest.approx(0.5 / 11)),
+    ]
+
+
+def test_episode_fusion_bounds() -> None:
+    with pytest.raises(ValueError, match=r"^k must be >= 1$"):
+        fuse_with_episodes({}, {}, {}, k=0)
+    with pytest.raises(ValueError, match=r"^episode_weight must be within \[0, 1\]$"):
+        fuse_with_episodes({}, {}, {}, episode_weight=1.5)
+    (hit,) = fuse_with_episodes({}, {"episodes": ["e1"]}, {"t1": "e1"}, k=1, episode_weight=0.0)
+    assert hit.score == 0.0 and hit.ranks == {"episodes": 1}
+
+
+def test_an_unranked_item_sorts_after_every_ranked_one_of_equal_score() -> None:
+    episodes = [f"e{n}" for n in range(100)]
+    hits = fuse_with_episodes(
+        {}, {"episodes": episodes}, {"a": "none", "b": "e99"}, episode_weight=0.0
+    )
+    assert [h.item_id for h in hits] == ["b", "a"]

@@ -14,6 +14,7 @@ from domain.lifecycle import (
     Exposure,
     Mark,
     Purpose,
+    Transition,
     admitted_keys,
     demoted,
     exposure,
@@ -174,3 +175,26 @@ def test_no_mark_is_ever_shown_more_than_its_own_row_allows(
         got = _STRICT_FIRST.index(exposure(state, marks, purpose))
         for row in (state, *marks):
             assert got <= _STRICT_FIRST.index(MEANING[row][purpose]), (state, marks, purpose)
+
+
+def test_a_plan_names_its_outcome_whole() -> None:
+    assert plan(A.MARK_STALE, S.ACTIVE, {Mark.STALE}) == Transition(
+        allowed=False,
+        reason=ReasonCode.TRANSITION_NOT_ALLOWED,
+        state=S.ACTIVE,
+        marks=frozenset({Mark.STALE}),
+        reversible=True,
+    )
+    assert plan(A.MARK_STALE, S.SUPERSEDED, {Mark.SENSITIVE}) == Transition(
+        allowed=True,
+        reason=ReasonCode.ALLOWED,
+        state=S.SUPERSEDED,
+        marks=frozenset({Mark.SENSITIVE, Mark.STALE}),
+        reversible=True,
+    )
+
+
+def test_a_replaced_or_duplicate_source_stays_recallable_and_its_marks_still_count() -> None:
+    for state in (S.SUPERSEDED, S.DUPLICATE):
+        assert recall_key(state, (), "u1") == RECALL_OPEN
+        assert recall_key(state, {Mark.SENSITIVE}, "u1") == owner_key("u1")

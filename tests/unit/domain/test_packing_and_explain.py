@@ -24,9 +24,9 @@ def test_skips_an_item_that_does_not_fit_but_keeps_smaller_later_ones() -> None:
 def test_exact_fit_and_zero_budget() -> None:
     assert select_within_budget([_c("a", 100)], 100).chosen == ["a"]
     assert select_within_budget([_c("a", 1)], 0).chosen == []
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^budget must be >= 0$"):
         select_within_budget([], -1)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^token_count must be >= 0$"):
         _c("a", -1)
 
 

@@ -144,7 +144,9 @@ def test_decision_carries_scope_surface_and_audit_id() -> None:
 
 def test_decision_is_allowed_exactly_when_its_reason_is_allowed() -> None:
     for allowed, reason in ((True, ReasonCode.MISSING_ACTOR), (False, ReasonCode.ALLOWED)):
-        with pytest.raises(ValueError, match="exactly when"):
+        with pytest.raises(
+            ValueError, match=r"^a decision is allowed exactly when its reason is 'allowed'$"
+        ):
             PolicyDecision(
                 allowed=allowed,
                 reason=reason,
@@ -174,7 +176,7 @@ def test_every_policy_reason_makes_a_denial(reason: ReasonCode) -> None:
 
 
 def test_deny_needs_a_denial_reason_and_allow_allows() -> None:
-    with pytest.raises(ValueError, match="denial reason"):
+    with pytest.raises(ValueError, match=r"^deny\(\) needs a denial reason$"):
         deny(ctx(), ORG, ReasonCode.ALLOWED)
     assert allow(ctx(), ORG).allowed
 

@@ -114,3 +114,26 @@ def test_term_hits_finds_inflected_forms_at_their_token_positions() -> None:
 def test_fewer_words_than_counts_tokens(text: str) -> None:
     for count in (0, 1, 6, 40):
         assert fewer_words_than(text, count) == (len(tokens(text)) < count)
+
+
+def test_every_word_after_a_prefix_in_the_sorted_vocabulary_is_found() -> None:
+    # "paint", "painted", "paints" sort after "aa" and "bb": each is read in turn
+    assert term_hits("aa bb paint paints painted", ["paint"]) == {"paint": [2, 3, 4]}
+
+
+def test_terms_come_in_the_order_the_text_first_holds_them() -> None:
+    hits = term_hits("zebras then apples", ["appl", "zebra"])
+    assert list(hits.items()) == [("zebra", [0]), ("appl", [2])]
+
+
+def test_question_words_drop_what_follows_an_apostrophe_before_the_length_check() -> None:
+    from domain.ranking.text import content_terms
+
+    # "i'm" is "i" (one letter), "o'clock" is "o": neither is a term
+    assert content_terms("I'm sure Maya's o'clock") == ["sur", "maya"]
+
+
+def test_two_letter_words_are_terms() -> None:
+    from domain.ranking.text import content_terms
+
+    assert content_terms("which tv did the dj pick?") == ["tv", "dj", "pick"]

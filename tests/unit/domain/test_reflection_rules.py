@@ -3,7 +3,7 @@
 from collections.abc import Sequence
 
 from adapters.text.sentences import SentencexSegmenter
-from domain.reflection.candidates import CandidateType, Extracted
+from domain.reflection.candidates import MAX_CANDIDATE_CHARS, CandidateType, Extracted
 from domain.reflection.rules import extract_by_rules
 
 SESSION = (
@@ -169,4 +169,82 @@ def test_spans_quote_the_text_with_a_splitter_that_returns_odd_ranges() -> None:
     assert [(f.text, text[f.spans[0].start : f.spans[0].end]) for f in found] == [
         ("We decided to ship.", "We decided to ship."),
         ("I will write it.", "I will write it."),
+    ]
+
+
+def _lines(line: str) -> list[tuple[int, int]]:
+    return [(0, len(line))]
+
+
+def test_each_turn_is_its_own_speakers_even_after_a_single_line_break() -> None:
+    text = "Ana (user): We decided to fly.\nBo (user): I will pack.\nCy (user): I prefer trains."
+    relations = [f.relation for f in extract_by_rules("s", text, _lines) if f.relation]
+    assert [(r.subject, r.predicate, r.object) for r in relations] == [
+        ("Ana", "decided", "We decided to fly."),
+        ("Bo", "committed_to", "I will pack."),
+        ("Cy", "prefers", "I prefer trains."),
+    ]
+    assert all(r.subject_type is CandidateType.PERSON for r in relations)
+
+
+def test_a_relationship_fits_the_speaker_and_predicate_into_the_candidate_limit() -> None:
+    # "Maya committed to: " takes the speaker, the predicate and four characters
+    room = MAX_CANDIDATE_CHARS - len("Maya") - len("committed_to") - 4
+    fits = "I will " + "x" * (room - len("I will ") - 1) + "."
+    over = fits[:-1] + "y."
+    for sentence, clipped in ((fits, False), (over, True)):
+        found = extract_by_rules("s", f"Maya (user): {sentence}", _lines)
+        (rel,) = _of(found, CandidateType.RELATIONSHIP)
+        obj = sentence[: room - 1] + "…" if clipped else sentence
+        assert rel.text == f"Maya committed to: {obj}"
+        assert rel.relation is not None and rel.relation.object == sentence
+
+
+def test_a_statement_is_clipped_only_past_the_limit() -> None:
+    exact = "TODO " + "x" * (MAX_CANDIDATE_CHARS - 5)
+    (found,) = extract_by_rules("s", exact, _lines)
+    assert found.text == exact
+    (found,) = extract_by_rules("s", exact + "y", _lines)
+    assert found.text == exact[: MAX_CANDIDATE_CHARS - 1] + "…"
+
+
+def test_a_person_keeps_five_spans_and_their_highest_confidence() -> None:
+    text = "\n".join(f"Tom Baker (user): turn {n}" for n in range(6))
+    text += "\nMaya (user): I met with Tom Baker."
+    people = {p.text: p for p in _of(extract_by_rules("s", text, _lines), CandidateType.PERSON)}
+    tom = people["Tom Baker"]
+    assert len(tom.spans) == 5 and tom.confidence == 0.95
+    assert {text[s.start : s.end] for s in tom.spans} == {"Tom Baker"}
+    cued = {p.text: p for p in _of(_rules("s", "I met with Tom Baker."), CandidateType.PERSON)}
+    (span,) = cued["Tom Baker"].spans
+    assert (span.start, span.end, cued["Tom Baker"].confidence) == (11, 20, 0.6)
+
+
+def test_pieces_are_trimmed_and_a_blank_piece_cuts_nothing_short() -> None:
+    text = "We decided to ship.   I will pack.   "
+
+    def pieces(line: str) -> list[tuple[int, int]]:
+        # a sentence, a blank piece, the next sentence, then blank pieces to the end
+        return [(0, 19), (19, 22), (22, 34), (34, 36), (34, 37)]
+
+    found = extract_by_rules("s", text, pieces)
+    assert [(f.text, text[f.spans[0].start : f.spans[0].end]) for f in found] == [
+        ("We decided to ship.", "We decided to ship."),
+        ("I will pack.", "I will pack."),
+    ]
+    for lead in (" ", "   "):
+        (found_one,) = extract_by_rules("s", f"{lead}We decided to ship.", _lines)
+        assert found_one.text == "We decided to ship."
+        assert found_one.spans[0].start == len(lead)
+
+
+def test_a_marker_left_at_the_end_of_a_line_states_nothing() -> None:
+    text = "We decided to ship. 2.\nTODO pack"
+
+    def pieces(line: str) -> list[tuple[int, int]]:
+        return [(0, 19), (19, 22)] if line.startswith("We") else [(0, len(line))]
+
+    assert [f.text for f in extract_by_rules("s", text, pieces)] == [
+        "We decided to ship.",
+        "TODO pack",
     ]

@@ -59,10 +59,13 @@ def test_no_candidates_is_nothing_about_the_question() -> None:
 
 
 def test_negative_word_counts_and_inverted_floors_are_refused() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^words cannot be negative$"):
         Evidence(words=-1)
-    with pytest.raises(ValueError):
+    with pytest.raises(
+        ValueError, match=r"^the floor for meaning alone cannot be under the near floor$"
+    ):
         Floors(near=0.5, alone=0.2)
+    assert Floors(near=0.3, alone=0.3).alone == 0.3
 
 
 def test_while_vectors_are_pending_one_shared_word_on_an_unmeasured_candidate_counts() -> None:
@@ -76,4 +79,15 @@ def test_while_vectors_are_pending_one_shared_word_on_an_unmeasured_candidate_co
     # nonsense shares no word: a backlog does not open it
     assert not about_the_question(
         [Evidence(similarity=None, words=0)], 3, FLOORS, meaning_pending=True
+    )
+
+
+def test_what_a_person_is_told_counts_the_matches_held_back() -> None:
+    from domain.relevance_gate import NOTHING_RELEVANT_TEXT, nothing_relevant_words
+
+    assert nothing_relevant_words(1) == (
+        f"Nothing relevant: {NOTHING_RELEVANT_TEXT} (1 weak match held back)."
+    )
+    assert nothing_relevant_words(3) == (
+        f"Nothing relevant: {NOTHING_RELEVANT_TEXT} (3 weak matches held back)."
     )

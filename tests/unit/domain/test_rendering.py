@@ -45,3 +45,27 @@ def test_a_date_keeps_its_offset_and_an_empty_pack_is_empty() -> None:
     )
     assert text.splitlines()[0] == "## Conversation of Monday 2023-06-12 09:05 +0100 [source s]"
     assert render_pack([]) == ""
+
+
+def test_a_corrected_source_says_so_in_its_header_and_skipped_turns_leave_a_gap() -> None:
+    line = PackLine(text="hi", role="user", turn_index=1)
+    stale = PackEpisode(source_id="s1", occurred_at=None, lines=[line], stale=True)
+    assert render_pack([stale]).splitlines()[0] == (
+        "## Conversation (date unknown) [source s1; marked stale]"
+    )
+    replaced = PackEpisode(
+        source_id="s1", occurred_at=None, lines=[line], stale=True, superseded_by="s2"
+    )
+    assert render_pack([replaced]).splitlines()[0] == (
+        "## Conversation (date unknown) [source s1; superseded by source s2]"
+    )
+    later = PackLine(text="yo", role="assistant", turn_index=3)
+    assert GAP in render_pack([PackEpisode(source_id="s", occurred_at=None, lines=[line, later])])
+
+
+def test_a_time_without_an_offset_leaves_no_trailing_space() -> None:
+    naive = PackEpisode(
+        source_id="s1", occurred_at=datetime(2023, 5, 8, 19, 42), lines=[PackLine(text="x")]
+    )
+    header = render_pack([naive]).splitlines()[0]
+    assert header == "## Source of Monday 2023-05-08 19:42 [source s1]"

@@ -1,5 +1,7 @@
 """The search filter rule: what each part matches, and the filters that cannot be built."""
 
+import math
+import re
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
@@ -8,6 +10,7 @@ from domain.models import MetadataValue
 from domain.scopes import MemoryScope, SourceType
 from domain.search_filters import (
     MAX_FILTER_ENTRIES,
+    MAX_FILTER_VALUE_CHARS,
     FilterFacts,
     ParticipantRole,
     SearchFilters,
@@ -175,4 +178,113 @@ def test_an_empty_filter_matches_everything() -> None:
 )
 def test_filters_that_cannot_be_built(fields: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
+        SearchFilters(**fields)  # type: ignore[arg-type]
+
+
+def test_the_forms_of_a_recorded_participant_are_exactly_its_words_name_and_address() -> None:
+    facets = source_facets(SourceType.EMAIL, {"from": ['"Pat Lee" <pat@x.org>']})
+    assert {f for f in facets if f.startswith("from:")} == (
+        {
+            'from:"pat lee" <pat@x.org>',
+            "from:pat lee",
+            "from:pat",
+            "from:lee",
+            "from:pat@x.org",
+            "from:x.org",
+        }
+    )
+    # the address is the last bracket; a bare address has no name
+    assert speaker_facets("A <b> <c@d.e>") == frozenset(
+        {
+            "speaker:a <b> <c@d.e>",
+            "speaker:a <b>",
+            "speaker:a",
+            "speaker:b",
+            "speaker:c@d.e",
+            "speaker:c",
+            "speaker:d.e",
+        }
+    )
+    assert speaker_facets("bob@corp.org") == frozenset(
+        {"speaker:bob@corp.org", "speaker:bob", "speaker:corp.org"}
+    )
+    # an "@" inside a name with spaces is not an address; nor is a lone "<" or ">"
+    assert speaker_facets("Bo @ Home") == frozenset(
+        {"speaker:bo @ home", "speaker:bo", "speaker:home"}
+    )
+    assert speaker_facets("<bob") == frozenset({"speaker:<bob", "speaker:bob"})
+    assert speaker_facets("x@a@b.c") == frozenset({"speaker:x@a@b.c", "speaker:x", "speaker:a@b.c"})
+    assert "speaker:xu" in speaker_facets("XU <xu@li.cn>")  # only quotes are trimmed
+    blank = source_facets(SourceType.EMAIL, {"from": "   "})
+    assert not any(f.startswith("from:") for f in blank)
+
+
+def test_metadata_facets_spell_each_value_once() -> None:
+    facets = source_facets(
+        SourceType.NOTE, {"yes": True, "no": False, "half": 1.5, "whole": 2.0, "inf": math.inf}
+    )
+    assert facets == frozenset(
+        {
+            "type:note",
+            "meta:yes=b:true",
+            "meta:no=b:false",
+            "meta:half=n:1.5",
+            "meta:whole=n:2",
+        }
+    )
+
+
+def test_one_sided_time_ranges() -> None:
+    assert SearchFilters(occurred_from=MARCH).matches(_mail({}))
+    assert not SearchFilters(occurred_from=MARCH + timedelta(days=1)).matches(_mail({}))
+    assert SearchFilters(occurred_to=MARCH).matches(_mail({}))
+    assert not SearchFilters(occurred_to=MARCH - timedelta(days=1)).matches(_mail({}))
+    assert in_range(MARCH, MARCH, None) and in_range(MARCH, None, MARCH)
+    assert not in_range(MARCH, None, MARCH - timedelta(microseconds=1))
+
+
+def test_limits_are_inclusive() -> None:
+    entries = tuple((f"k{n}", n) for n in range(MAX_FILTER_ENTRIES))
+    assert len(SearchFilters(metadata=entries).metadata) == MAX_FILTER_ENTRIES
+    assert SearchFilters(import_id="x" * MAX_FILTER_VALUE_CHARS).import_id is not None
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"scope_key": "x"}, "scope_key needs a scope"),
+        (
+            {"occurred_from": datetime(2024, 1, 1)},
+            "occurred_at.from must include a timezone offset",
+        ),
+        (
+            {"occurred_from": MARCH, "occurred_to": datetime(2024, 1, 1)},
+            "occurred_at.to must include a timezone offset",
+        ),
+        (
+            {"occurred_from": MARCH, "occurred_to": MARCH - timedelta(days=1)},
+            "occurred_at.from is after occurred_at.to",
+        ),
+        ({"import_id": " "}, "filter values must contain non-whitespace text"),
+        (
+            {"scope": MemoryScope.PROJECT, "scope_key": " "},
+            "filter values must contain non-whitespace text",
+        ),
+        ({"metadata": (("k", 1), ("k", 2))}, "a metadata key is given twice"),
+        (
+            {
+                "participants": tuple(
+                    (ParticipantRole.FROM, f"p{n}") for n in range(MAX_FILTER_ENTRIES + 1)
+                )
+            },
+            f"at most {MAX_FILTER_ENTRIES} participants",
+        ),
+        (
+            {"metadata": tuple((f"k{n}", n) for n in range(MAX_FILTER_ENTRIES + 1))},
+            f"at most {MAX_FILTER_ENTRIES} metadata entries",
+        ),
+    ],
+)
+def test_filter_errors_say_exactly_what_is_wrong(fields: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         SearchFilters(**fields)  # type: ignore[arg-type]

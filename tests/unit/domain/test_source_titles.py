@@ -31,3 +31,22 @@ def test_metadata_values_in_words() -> None:
     assert metadata_words(True) == "yes"
     assert metadata_words(None) == ""
     assert metadata_words(3) == "3"
+
+
+def test_a_title_is_cut_at_its_last_space_only_past_the_middle() -> None:
+    exact = "x" * TITLE_CHARS
+    assert source_title(exact, {}) == exact
+    assert source_title(exact + "y", {}) == "x" * (TITLE_CHARS - 1) + "…"
+    late_space = "ab " + "x" * 60 + " " + "y" * 30
+    assert source_title(late_space, {}) == "ab " + "x" * 60 + "…"
+    # a space at or before the middle would leave too short a title: cut inside the word
+    for at in (TITLE_CHARS // 2, 30):
+        text = "a" * at + " " + "b" * 60
+        assert source_title(text, {}) == text[: TITLE_CHARS - 1] + "…"
+
+
+def test_only_quotes_and_brackets_are_trimmed_from_a_name() -> None:
+    assert source_author({"from": "Xi <xi@example.org>"}) == "Xi"
+    assert source_author({"from": "<MAX>"}) == "MAX"
+    assert source_author({"from": "  "}) is None
+    assert metadata_words(False) == "no"

@@ -19,6 +19,8 @@ from domain.visible_text import has_visible_text, unsafe_name_character
         "\x00\x01\x7f",  # controls
         "\u3164\u115f\u2800",  # hangul fillers, braille blank
         "\u00ad\u180e",  # soft hyphen, mongolian vowel separator
+        "\u0301\u0308",  # combining accents alone (Mn)
+        "\u20dd",  # a combining enclosing circle alone (Me)
     ],
 )
 def test_invisible_only_text_is_not_visible(text: str) -> None:

@@ -24,7 +24,7 @@ def test_headings_are_paid_once_and_items_that_do_not_fit_are_passed_over() -> N
     assert share_budget(costs, heads, 20) == {S.DECISIONS: [1], S.TASKS: [0]}
     assert share_budget(costs, heads, 0) == {}
     assert share_budget({}, heads, 100) == {}
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^a budget is not negative$"):
         share_budget(costs, heads, -1)
 
 

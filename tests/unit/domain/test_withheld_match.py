@@ -85,3 +85,8 @@ def test_a_stored_term_set_matches_exactly_when_mentions_does(remainder: str, qu
     terms = query_terms(query)
     by_text = mentions(without_marks(remainder), terms)
     assert by_text == (not remainder_terms(remainder).isdisjoint(terms))
+
+
+def test_a_final_e_goes_only_from_words_longer_than_three_letters() -> None:
+    assert fold("cake") == "cak"
+    assert fold("ace") == "ace"
