@@ -153,6 +153,35 @@ class AuditLogContract:
         (again,) = await audit_log.recent(ORG_A, 1)
         _assert_exactly(again, _full("r1"))
 
+    async def test_recent_naming_is_the_newest_scanned_receipts_naming_an_id(
+        self, audit_log: AuditLog
+    ) -> None:
+        base = datetime(2026, 1, 1, tzinfo=UTC)
+        await audit_log.record(
+            [
+                replace(receipt("r1", at=base), ids=["s1"]),
+                replace(receipt("r2", at=base + timedelta(1)), ids=["other", "c1"]),
+                replace(receipt("r3", at=base + timedelta(2)), ids=["other"]),
+                replace(receipt("r4", at=base + timedelta(3)), ids=["s1", "c1"]),
+                receipt("r5", at=base + timedelta(4)),
+                replace(receipt("b1", ORG_B, at=base + timedelta(5)), ids=["s1"]),
+            ]
+        )
+        got = await audit_log.recent_naming(ORG_A, ["s1", "c1"], 10, 10)
+        assert [r.receipt_id for r in got] == ["r4", "r2", "r1"]
+        _assert_exactly(got[0], replace(receipt("r4", at=base + timedelta(3)), ids=["s1", "c1"]))
+        # only the scanned newest are looked at, and at most ``limit`` come back
+        assert [r.receipt_id for r in await audit_log.recent_naming(ORG_A, ["s1"], 2, 10)] == [
+            "r4"
+        ]
+        assert [r.receipt_id for r in await audit_log.recent_naming(ORG_A, ["c1"], 10, 1)] == [
+            "r4"
+        ]
+        assert await audit_log.recent_naming(ORG_A, [], 10, 10) == []
+        assert await audit_log.recent_naming(ORG_A, ["s1"], 0, 10) == []
+        assert await audit_log.recent_naming(ORG_A, ["s1"], 10, 0) == []
+        assert await audit_log.recent_naming("org-never-seen", ["s1"], 10, 10) == []
+
     async def test_recent_by_is_one_actors_chosen_actions_newest_first(
         self, audit_log: AuditLog
     ) -> None:

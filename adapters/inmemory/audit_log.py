@@ -45,6 +45,13 @@ class InMemoryAuditLog:
         newest = sorted(held, key=lambda r: (r.at, r.receipt_id), reverse=True)
         return [copy.deepcopy(r) for r in newest[:limit]]
 
+    async def recent_naming(
+        self, org_id: str, ids: Sequence[str], scanned: int, limit: int
+    ) -> list[AuditReceipt]:
+        wanted = set(ids)
+        newest = await self.recent(org_id, scanned)
+        return [r for r in newest if wanted.intersection(r.ids)][: max(0, limit)]
+
     async def recent_by(
         self, org_id: str, actor_id: str, actions: Sequence[str], limit: int
     ) -> list[AuditReceipt]:

@@ -30,6 +30,10 @@ from domain.errors import UpstreamError
 __all__ = ["SurrealAuditLog"]
 
 _RECENT = "SELECT * FROM audit_receipt ORDER BY at DESC, id DESC LIMIT $limit;"
+_RECENT_NAMING = (
+    "SELECT * FROM (SELECT * FROM audit_receipt ORDER BY at DESC, id DESC LIMIT $scanned) "
+    "WHERE ids CONTAINSANY $ids ORDER BY at DESC, id DESC LIMIT $limit;"
+)
 _RECENT_BY = (
     "SELECT * FROM audit_receipt WHERE actor_id = $actor AND action IN $actions "
     "ORDER BY at DESC, id DESC LIMIT $limit;"
@@ -77,6 +81,15 @@ class SurrealAuditLog:
 
     async def recent(self, org_id: str, limit: int) -> list[AuditReceipt]:
         return await self._select(org_id, _RECENT, {"limit": int(limit)})
+
+    async def recent_naming(
+        self, org_id: str, ids: Sequence[str], scanned: int, limit: int
+    ) -> list[AuditReceipt]:
+        # filtered in the engine: only the matches are decoded, not every scanned receipt
+        if not ids or scanned < 1:
+            return []
+        variables = {"ids": list(ids), "scanned": int(scanned), "limit": int(limit)}
+        return await self._select(org_id, _RECENT_NAMING, variables)
 
     async def recent_by(
         self, org_id: str, actor_id: str, actions: Sequence[str], limit: int

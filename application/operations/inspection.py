@@ -268,9 +268,10 @@ class MemoryInspector:
         self, ctx: MemoryPolicyContext, source_id: str, chunks: list[Chunk]
     ) -> list[AuditReceipt]:
         """Who read or changed it lately: receipts naming the source or one of its chunks."""
-        names = {source_id, *(c.chunk_id for c in chunks)}
-        recent = await self._audit.recent(ctx.org_id, RECEIPTS_SCANNED)
-        return [r for r in recent if names.intersection(r.ids)][:RECEIPTS_SHOWN]
+        names = [source_id, *(c.chunk_id for c in chunks)]
+        return await self._audit.recent_naming(
+            ctx.org_id, names, RECEIPTS_SCANNED, RECEIPTS_SHOWN
+        )
 
     async def access_preview(
         self, ctx: MemoryPolicyContext, space_id: str, principal: str

@@ -174,6 +174,12 @@ class AuditTrail:
         await self.flush()
         return await self._log.recent(org_id, limit)
 
+    async def recent_naming(
+        self, org_id: str, ids: Sequence[str], scanned: int, limit: int
+    ) -> list[AuditReceipt]:
+        await self.flush()
+        return await self._log.recent_naming(org_id, ids, scanned, limit)
+
     async def recent_by(
         self, org_id: str, actor_id: str, actions: Sequence[str], limit: int
     ) -> list[AuditReceipt]:

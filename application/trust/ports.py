@@ -120,3 +120,10 @@ class AuditLog(Protocol):
         """The newest receipts of one actor (a user, with its agents) for these actions,
         newest first: what the workspace shows a person of their own activity."""
         ...
+
+    async def recent_naming(
+        self, org_id: str, ids: Sequence[str], scanned: int, limit: int
+    ) -> list[AuditReceipt]:
+        """Of the ``scanned`` newest receipts of the organisation, the first ``limit`` that
+        name one of ``ids``, newest first: who read or changed a source lately."""
+        ...
