@@ -5,12 +5,18 @@ recognises a note by its first words, a mail by its subject and sender, a
 conversation by its first line. Pure: it reads only what the source holds.
 """
 
+import re
+
 from domain.models import MetadataValue
 
 __all__ = ["TITLE_CHARS", "metadata_words", "source_author", "source_title"]
 
 #: a title is one line of at most this many characters
 TITLE_CHARS = 80
+
+
+#: a Markdown heading's marks ("# ", "## "): a document's first line names it without them
+_HEADING = re.compile(r"^#{1,6}\s+")
 
 
 def _line(text: str) -> str:
@@ -29,7 +35,7 @@ def source_title(content: str, metadata: dict[str, MetadataValue]) -> str:
         return _line(title)
     lines = [line.strip() for line in content.splitlines() if line.strip()]
     said = [line for line in lines if not line.startswith(">")]
-    return _line((said or lines or [""])[0])
+    return _line(_HEADING.sub("", (said or lines or [""])[0]))
 
 
 def _name(address: str) -> str:

@@ -1,5 +1,7 @@
 """Sources named in words: titles, authors and metadata without Python's list syntax."""
 
+import pytest
+
 from domain.source_titles import TITLE_CHARS, metadata_words, source_author, source_title
 
 
@@ -50,3 +52,16 @@ def test_only_quotes_and_brackets_are_trimmed_from_a_name() -> None:
     assert source_author({"from": "<MAX>"}) == "MAX"
     assert source_author({"from": "  "}) is None
     assert metadata_words(False) == "no"
+
+
+@pytest.mark.parametrize(
+    ("content", "title"),
+    [
+        ("# Release notes\n\nThe body.", "Release notes"),
+        ("### Decisions taken", "Decisions taken"),
+        ("#hashtag is not a heading", "#hashtag is not a heading"),
+        ("####### seven marks are no heading", "####### seven marks are no heading"),
+    ],
+)
+def test_a_markdown_heading_names_a_document_without_its_marks(content: str, title: str) -> None:
+    assert source_title(content, {}) == title

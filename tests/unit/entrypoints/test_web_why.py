@@ -30,6 +30,17 @@ def test_signals_and_rules_become_one_short_line_each_said_once() -> None:
     assert "reranked from 5 to 1 by cross-encoder" in got.parts and len(got.parts) == 8
 
 
+def test_every_reason_the_learned_ranker_gives_has_words_on_the_page() -> None:
+    ranks = {"lexical": 0}
+    reasons = {
+        "told in the first person": "in the speaker's own words",
+        "reply to a matching turn": "a reply to a match",
+        "happened when the question says": "at the time you asked about",
+    }
+    for said, words in reasons.items():
+        assert why_of(_reason(ranks, said), ranks).short == f"Your words · {words}"
+
+
 def test_lifecycle_weak_and_unknown_reasons() -> None:
     ranks = {"vector": 2}
     reason = _reason(
