@@ -100,9 +100,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         site = Server(url=url, owner_key=owner_key)
         site.api("POST", "/api/admin/principals", json={"name": "bea"})
         # an agent of the owner without a delegation: its own notes and open spaces only
-        helper = {"name": "helper", "acting_for": "owner", "delegation_days": 0}
-        site.api("POST", "/api/admin/principals", json=helper)
-        for name in ("bea", "helper"):
+        courier = {"name": "courier", "acting_for": "owner", "delegation_days": 0}
+        site.api("POST", "/api/admin/principals", json=courier)
+        for name in ("bea", "courier"):
             site.keys[name] = site.api("POST", "/api/admin/keys", json={"principal": name})["key"]
         site.keys["owner"] = owner_key
         apollo = {"scope": "project", "scope_key": "apollo"}

@@ -126,7 +126,7 @@ def test_each_person_sees_what_the_policy_says(people: People, server: Server) -
     hidden = owner.remember(f"{word} {hidden_canary} hidden note")
     owner.correct(hidden, "hide")
     ours = {private, project, hidden}
-    expected = {"owner": {private, project}, "bea": {project}, "helper": set()}
+    expected = {"owner": {private, project}, "bea": {project}, "courier": set()}
     for name, sees in expected.items():
         person = owner if name == "owner" else people(name)
         found = person.search(word)

@@ -237,7 +237,7 @@ def test_status_is_for_the_operator_only(site: Site) -> None:
 def test_access_page_for_the_owner_lists_spaces_members_keys_and_previews(site: Site) -> None:
     csrf = site.sign_in()
     _user(site, "bea")
-    _user(site, "helper", acting_for="owner", delegation_days=0)
+    _user(site, "courier", acting_for="owner", delegation_days=0)
     apollo = {"scope": "project", "scope_key": "apollo"}
     space = _api(site, "POST", "/api/admin/spaces", json=apollo)
     members = f"/api/admin/spaces/{space['space_id']}/members"
@@ -251,11 +251,11 @@ def test_access_page_for_the_owner_lists_spaces_members_keys_and_previews(site: 
     )
     assert kept.status_code == 303
     page = site.client.get("/memory/access").text
-    assert "bea (writer)" in page and "helper" in page and "Revoke" in page
+    assert "bea (writer)" in page and "courier" in page and "Revoke" in page
     seen = site.client.get("/memory/access", params={"who": "bea"}).text
     assert "bea could recall 1 of its 1 source." in seen
-    blind = site.client.get("/memory/access", params={"who": "helper"}).text
-    assert "helper may not read this space: helper is an agent, which reads" in blind
+    blind = site.client.get("/memory/access", params={"who": "courier"}).text
+    assert "courier may not read this space: courier is an agent, which reads" in blind
     assert "Its 1 source is out of their reach." in blind
     assert "apollo launch notes" not in seen + blind  # counts, never text
 
@@ -283,9 +283,9 @@ def test_revoke_a_key_after_its_preview_and_csrf(site: Site) -> None:
 def test_an_agent_without_a_delegation_sees_only_its_own(site: Site) -> None:
     csrf = site.sign_in()
     site.remember(csrf, "owner private canary wombat-9090")
-    helper = _user(site, "helper", acting_for="owner", delegation_days=0)
+    courier = _user(site, "courier", acting_for="owner", delegation_days=0)
     site.client.cookies.clear()
-    agent_csrf = site.sign_in(helper)
+    agent_csrf = site.sign_in(courier)
     page = site.client.get("/memory/access").text
     assert "an agent" in page and "none: you see your own notes" in page
     assert "API keys" not in page and "Only organisation owners" in page
