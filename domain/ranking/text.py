@@ -15,7 +15,6 @@ from domain.query_terms import FUNCTION_WORDS
 
 __all__ = [
     "content_terms",
-    "distinct_words",
     "fewer_words_than",
     "ranker_words",
     "stem",
@@ -102,11 +101,6 @@ def _words(lowered: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     holds candidate texts)."""
     words = tuple(_WORD.findall(lowered))
     return words, tuple(sorted(set(words)))
-
-
-def distinct_words(text: str) -> tuple[str, ...]:
-    """``text``'s distinct words, lowercased and sorted (split once, cached)."""
-    return _words(text.lower())[1]
 
 
 def fewer_words_than(text: str, count: int) -> bool:
