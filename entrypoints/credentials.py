@@ -1,4 +1,5 @@
-"""The owner's API key on this machine: written once at first start, read by the CLI.
+"""The owner's API key on this machine (written once at first start, read by the CLI),
+and who a call to the HTTP API is made as.
 
 The file is created with mode 0600 inside a 0700 directory, so only the
 user who runs Tessera can read it. ``TESSERA_API_KEY`` overrides it.
@@ -7,10 +8,25 @@ user who runs Tessera can read it. ``TESSERA_API_KEY`` overrides it.
 import contextlib
 import os
 from pathlib import Path
+from typing import NamedTuple
 
+from entrypoints.headers import AGENT_HEADER
 from entrypoints.settings import Settings
 
-__all__ = ["key_file", "read_key", "save_owner_key"]
+__all__ = ["Credentials", "key_file", "read_key", "save_owner_key"]
+
+
+class Credentials(NamedTuple):
+    """Who a call is made as: an API key, and the agent the caller claims to be (if any)."""
+
+    key: str | None
+    agent: str | None = None
+
+    def headers(self) -> dict[str, str]:
+        headers = {"authorization": f"Bearer {self.key}"} if self.key else {}
+        if self.agent:
+            headers[AGENT_HEADER] = self.agent
+        return headers
 
 
 def key_file(settings: Settings) -> Path:

@@ -21,8 +21,8 @@ from starlette.applications import Starlette
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from domain.policy import Surface
-from entrypoints.backends import Credentials, choose_backend
-from entrypoints.credentials import read_key
+from entrypoints.backends import choose_backend
+from entrypoints.credentials import Credentials, read_key
 from entrypoints.headers import AGENT_HEADER, bearer_key
 from entrypoints.mcp.server import build_server
 from entrypoints.proxies import proxy_options

@@ -30,7 +30,8 @@ from mcp_types import (
 
 from domain.errors import TesseraError
 from domain.reasons import ReasonCode
-from entrypoints.backends import Backend, Credentials
+from entrypoints.backends import Backend
+from entrypoints.credentials import Credentials
 from entrypoints.mcp.export_tools import EXPORT_TOOLS
 from entrypoints.mcp.schemas import object_schema
 from entrypoints.mcp.share_tools import SHARE_TOOLS

@@ -13,8 +13,9 @@ import httpx
 from mcp import Client
 
 from domain.policy import Surface
-from entrypoints.backends import Credentials, HttpBackend
+from entrypoints.credentials import Credentials
 from entrypoints.http.app import create_app
+from entrypoints.http_backend import HttpBackend
 from entrypoints.mcp.server import build_server
 from tests.support.json_driver import JsonDriver
 from tests.support.policy_suites import Denied, Who

@@ -60,13 +60,22 @@ def test_help_loads_nothing_heavy() -> None:
     assert sorted(m for m in HEAVY if m in loaded) == []
 
 
-def test_a_command_that_calls_the_service_loads_no_unused_client_stack() -> None:
-    # what `tessera recall` imports on its way to the service: httpx, without httpx's own CLI
+def test_a_command_that_calls_the_service_loads_no_http_library() -> None:
+    # what `tessera recall` imports on its way to a running service: the standard library's
+    loaded = _loaded_by(
+        "import entrypoints.cli\n"
+        "import entrypoints.backends, entrypoints.service_client, entrypoints.recall_output"
+    )
+    assert sorted(m for m in ("httpx", "httpcore", "anyio", "h11") if m in loaded) == []
+
+
+def test_the_in_process_client_loads_no_unused_client_stack() -> None:
+    # without a running service: httpx, without httpx's own command-line client
     loaded = _loaded_by(
         "import entrypoints.cli\n"
         "from entrypoints.lean_imports import skip_unused_imports\n"
         "skip_unused_imports()\n"
-        "import entrypoints.backends, entrypoints.recall_output"
+        "import entrypoints.http_backend"
     )
     assert "httpx" in loaded
     assert sorted(m for m in ("rich", "click", "pygments") if m in loaded) == []

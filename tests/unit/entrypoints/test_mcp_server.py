@@ -15,7 +15,7 @@ from domain.errors import PolicyDeniedError, StoreUnavailableError
 from domain.policy import OrgRole, SpaceRole
 from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope
-from entrypoints.backends import Credentials
+from entrypoints.credentials import Credentials
 from entrypoints.http.schemas import RememberBody
 from entrypoints.mcp.export_tools import EXPORT_PAGE_MAX, EXPORT_TOOLS
 from entrypoints.mcp.run import RequireBearer, request_credentials

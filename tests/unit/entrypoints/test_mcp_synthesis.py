@@ -8,8 +8,9 @@ import httpx
 from mcp import Client
 
 from domain.policy import Surface
-from entrypoints.backends import Credentials, HttpBackend
+from entrypoints.credentials import Credentials
 from entrypoints.http.app import create_app
+from entrypoints.http_backend import HttpBackend
 from entrypoints.mcp.server import build_server
 from entrypoints.mcp.synthesis_tools import SYNTHESIS_TOOLS
 from tests.e2e.conftest import services_over_fakes
