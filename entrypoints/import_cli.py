@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from domain.errors import UpstreamError
+from domain.errors import InvalidInputError, NotFoundError, UpstreamError
 from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope
 
@@ -40,7 +40,9 @@ def add_import_parser(sub: Any) -> None:
     cmds = imp.add_subparsers(dest="import_command", required=True)
     start = cmds.add_parser("start", help="import an archive, with a progress bar (Ctrl-C pauses)")
     start.add_argument("path", help="the archive: a file or folder")
-    start.add_argument("--adapter", required=True, choices=ADAPTERS, help="its format")
+    start.add_argument(
+        "--adapter", choices=ADAPTERS, help="its format (default: told by its name or content)"
+    )
     start.add_argument("--scope", choices=[s.value for s in MemoryScope], default="private")
     start.add_argument("--scope-key")
     start.add_argument("--json", action="store_true", help="no bar; print the final record")
@@ -151,6 +153,24 @@ def _archive(args: argparse.Namespace) -> Path:
     return Path(args.path).expanduser().absolute()
 
 
+async def _format_of(path: Path) -> str:
+    """The archive's format, told by its name or its content, as the workspace tells it."""
+    import asyncio
+
+    from adapters.sources.sniff import format_of
+
+    if not await asyncio.to_thread(path.exists):
+        raise NotFoundError(ReasonCode.NOT_FOUND, "there is no archive at that path")
+    found = await asyncio.to_thread(format_of, path, ADAPTERS)
+    if found is None:
+        raise InvalidInputError(
+            ReasonCode.UNKNOWN_ADAPTER,
+            f"neither the name nor the content of {path.name} says its format: "
+            f"name it with --adapter ({', '.join(ADAPTERS)})",
+        )
+    return found
+
+
 async def _total(adapter: str, path: Path) -> int | None:
     import asyncio
 
@@ -172,13 +192,18 @@ async def run_import(backend: "Backend", args: argparse.Namespace, settings: "Se
         return 0
     if command == "start":
         path = _archive(args)
-        body: dict[str, Any] = {"path": str(path), "adapter": args.adapter, "scope": args.scope}
+        adapter = args.adapter or await _format_of(path)
+        body: dict[str, Any] = {"path": str(path), "adapter": adapter, "scope": args.scope}
         if args.scope_key:
             body["scope_key"] = args.scope_key
         record = await backend.call("POST", _BASE, body)
         if not args.json:
-            print(f"Import {record['id']} of {path} via {backend.description}", file=sys.stderr)
-        return await _follow(backend, record, args.json, await _total(args.adapter, path))
+            told = "" if args.adapter else f" (read as {adapter}: name it with --adapter if not)"
+            print(
+                f"Import {record['id']} of {path}{told} via {backend.description}",
+                file=sys.stderr,
+            )
+        return await _follow(backend, record, args.json, await _total(adapter, path))
     path_of = f"{_BASE}/{quote(args.import_id, safe='')}"
     if command == "status":
         _print(await backend.call("GET", path_of), args.json)

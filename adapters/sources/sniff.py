@@ -1,4 +1,4 @@
-"""Which import format an upload holds, told from its content when its name does not say.
+"""Which import format an archive holds: told by its name, else by its content.
 
 Why: a file saved as ``export.bin`` or ``download`` is still a mailbox or a
 ChatGPT export, and a person should not have to know which to pick. Only the
@@ -9,6 +9,7 @@ choice from the menu does.
 """
 
 import os
+from collections.abc import Collection
 from pathlib import Path
 
 import msgspec
@@ -16,8 +17,23 @@ import msgspec
 from adapters.sources.compressed import open_decompressed
 from domain.errors import InvalidInputError
 
-__all__ = ["sniff_format"]
+__all__ = ["format_by_name", "format_of", "sniff_format"]
 
+#: an archive's name -> the format that reads it, when the name says so (compression
+#: suffixes are read through: ``mail.mbox.gz`` is a mailbox)
+_FORMAT_HINTS = (
+    ("chatgpt", "chatgpt"),
+    ("conversations", "chatgpt"),
+    ("maildir", "maildir"),
+    (".mbox", "mbox"),
+    (".mbx", "mbox"),
+    (".jsonl", "jsonl"),
+    (".ndjson", "jsonl"),
+    (".md", "markdown"),
+    (".markdown", "markdown"),
+    ("notes", "markdown"),
+)
+_COMPRESSED = (".gz", ".xz", ".bz2", ".zst", ".zip", ".tar", ".tgz")
 #: enough of a file to hold a ChatGPT conversation's first keys or a JSONL line
 _HEAD = 1 << 16
 _NOTES = (".md", ".markdown", ".txt")
@@ -25,6 +41,24 @@ _NOTES = (".md", ".markdown", ".txt")
 _NOT_CONTENT = frozenset({".git", ".obsidian", ".notmuch", "__MACOSX"})
 #: how many entries of a folder are looked at before it is said to hold no known format
 _LOOK_AT = 2000
+
+
+def format_by_name(filename: str, known: Collection[str]) -> str | None:
+    """The import format an archive's name points at, among ``known``; None if it does not say."""
+    name = filename.lower()
+    while name.endswith(_COMPRESSED):
+        name = name[: name.rfind(".")]
+    for hint, adapter in _FORMAT_HINTS:
+        found = name.endswith(hint) if hint.startswith(".") else hint in name
+        if found and adapter in known:
+            return adapter
+    return None
+
+
+def format_of(path: Path, known: Collection[str]) -> str | None:
+    """By the name, else by the content; None when neither says one of ``known``."""
+    found = format_by_name(path.name, known) or sniff_format(path)
+    return found if found in known else None
 
 
 def sniff_format(path: Path) -> str | None:

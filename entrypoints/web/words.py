@@ -26,7 +26,6 @@ __all__ = [
     "SURFACE_WORDS",
     "denial_words",
     "duration_words",
-    "guess_format",
     "metadata_facts",
     "parse_space",
     "reason_words",
@@ -251,35 +250,6 @@ FORMAT_WORDS = {
     "chatgpt": "ChatGPT export",
     "markdown": "Markdown or text notes",
 }
-
-
-#: an archive's name -> the format that reads it, when the name says so (compression
-#: suffixes are read through: ``mail.mbox.gz`` is a mailbox)
-_FORMAT_HINTS = (
-    ("chatgpt", "chatgpt"),
-    ("conversations", "chatgpt"),
-    ("maildir", "maildir"),
-    (".mbox", "mbox"),
-    (".mbx", "mbox"),
-    (".jsonl", "jsonl"),
-    (".ndjson", "jsonl"),
-    (".md", "markdown"),
-    (".markdown", "markdown"),
-    ("notes", "markdown"),
-)
-_COMPRESSED = (".gz", ".xz", ".bz2", ".zst", ".zip", ".tar", ".tgz")
-
-
-def guess_format(filename: str, known: list[str]) -> str | None:
-    """The import format an archive's name points at, among ``known``; None if it does not say."""
-    name = filename.lower()
-    while name.endswith(_COMPRESSED):
-        name = name[: name.rfind(".")]
-    for hint, adapter in _FORMAT_HINTS:
-        found = name.endswith(hint) if hint.startswith(".") else hint in name
-        if found and adapter in known:
-            return adapter
-    return None
 
 
 #: where something was done, as the end of a sentence

@@ -56,6 +56,22 @@ def test_start_status_list_and_a_reimport_that_adds_nothing(tmp_path: Path) -> N
     assert unknown.returncode == 2 and "not_found" in unknown.stderr
 
 
+def test_the_format_is_told_by_the_archive_when_not_named(tmp_path: Path) -> None:
+    mbox = archives.build_mbox(tmp_path).path
+    renamed = mbox.rename(tmp_path / "download")  # a name that says nothing
+    out = _run(tmp_path / "data", "start", str(renamed))
+    assert out.returncode == 0, out.stderr
+    assert "read as mbox" in out.stderr and "written 4" in out.stdout
+
+    photo = tmp_path / "photo.png"
+    photo.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    unknown = _run(tmp_path / "data", "start", str(photo))
+    assert unknown.returncode == 2
+    assert "says its format: name it with --adapter" in unknown.stderr
+    missing = _run(tmp_path / "data", "start", str(tmp_path / "gone"))
+    assert missing.returncode == 2 and "not_found" in missing.stderr
+
+
 def test_ctrl_c_pauses_the_import_and_resume_finishes_it(tmp_path: Path) -> None:
     # enough that the import cannot finish in the second before the interrupt: with
     # 1,200, full-suite runs sometimes saw the import done and exit 0 instead of 130

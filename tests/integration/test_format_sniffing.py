@@ -1,11 +1,15 @@
-"""An upload's format told from its content: each sample archive, renamed to say nothing."""
+"""An archive's format told from its name, else from its content (each sample renamed)."""
 
 import gzip
 import shutil
 from pathlib import Path
 
-from adapters.sources.sniff import sniff_format
+import pytest
+
+from adapters.sources.sniff import format_by_name, format_of, sniff_format
 from tests.support import archives
+
+_KNOWN = ["chatgpt", "jsonl", "maildir", "markdown", "mbox"]
 
 
 def _renamed(path: Path, name: str) -> Path:
@@ -39,3 +43,32 @@ def test_what_says_nothing_is_none(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     for name in ("odd.bin", "object.json", "fake.gz", "empty", "absent"):
         assert sniff_format(tmp_path / name) is None, name
+
+
+@pytest.mark.parametrize(
+    ("name", "adapter"),
+    [
+        ("Inbox.mbox", "mbox"),
+        ("archive.mbox.gz", "mbox"),
+        ("chatgpt-export.zip", "chatgpt"),
+        ("conversations.json", "chatgpt"),
+        ("events.jsonl.zst", "jsonl"),
+        ("my-maildir.tar.gz", "maildir"),
+        ("README.md", "markdown"),
+        ("photo.png", None),
+        ("archive.zip", None),
+    ],
+)
+def test_the_import_format_from_the_files_name(name: str, adapter: str | None) -> None:
+    assert format_by_name(name, _KNOWN) == adapter
+
+
+def test_a_format_the_service_lacks_is_not_guessed() -> None:
+    assert format_by_name("Inbox.mbox", ["jsonl"]) is None
+
+
+def test_the_name_is_asked_first_then_the_content(tmp_path: Path) -> None:
+    mbox = archives.build_mbox(tmp_path).path
+    assert format_of(mbox, _KNOWN) == "mbox"
+    assert format_of(_renamed(mbox, "download"), _KNOWN) == "mbox"
+    assert format_of(tmp_path / "download", ["jsonl"]) is None  # not one the caller knows

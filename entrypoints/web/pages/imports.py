@@ -23,7 +23,7 @@ from litestar.params import FromPath
 from litestar.response import Redirect, Template
 
 from adapters.sources.estimate import estimate_items
-from adapters.sources.sniff import sniff_format
+from adapters.sources.sniff import format_by_name, sniff_format
 from application.imports.import_jobs import ImportJobs
 from application.imports.jobs import ImportStatus
 from application.imports.views import ImportView
@@ -35,7 +35,7 @@ from entrypoints.http.uploads import keep_upload, too_large
 from entrypoints.web.forms import posted
 from entrypoints.web.render import page
 from entrypoints.web.viewer import Viewer, signed_in
-from entrypoints.web.words import guess_format, parse_space, size_words, space_value
+from entrypoints.web.words import parse_space, size_words, space_value
 
 __all__ = ["ROUTES"]
 
@@ -159,7 +159,7 @@ async def _start(request: Request[Any, Any, State], viewer: Viewer, jobs: Import
     adapter = None if chosen in (None, DETECT) else chosen
     upload_id = viewer.services.audit.new_id()
     path = await keep_upload(jobs, viewer.ctx, upload_id, upload)
-    adapter = adapter or guess_format(upload.filename, jobs.adapters)
+    adapter = adapter or format_by_name(upload.filename, jobs.adapters)
     if adapter is None:
         adapter = await asyncio.to_thread(sniff_format, path)
     if adapter is None or adapter not in jobs.adapters:

@@ -7,14 +7,11 @@ from domain.scopes import MemoryScope
 from entrypoints.web.words import (
     denial_words,
     duration_words,
-    guess_format,
     metadata_facts,
     parse_space,
     reason_words,
     size_words,
 )
-
-_KNOWN = ["chatgpt", "jsonl", "maildir", "markdown", "mbox"]
 
 
 def test_sizes_in_binary_units() -> None:
@@ -22,28 +19,6 @@ def test_sizes_in_binary_units() -> None:
     assert size_words(300_000) == "293 KiB"
     assert size_words(512) == "512 bytes"
     assert size_words(3 * 1024**3) == "3 GiB"
-
-
-@pytest.mark.parametrize(
-    ("name", "adapter"),
-    [
-        ("Inbox.mbox", "mbox"),
-        ("archive.mbox.gz", "mbox"),
-        ("chatgpt-export.zip", "chatgpt"),
-        ("conversations.json", "chatgpt"),
-        ("events.jsonl.zst", "jsonl"),
-        ("my-maildir.tar.gz", "maildir"),
-        ("README.md", "markdown"),
-        ("photo.png", None),
-        ("archive.zip", None),
-    ],
-)
-def test_the_import_format_from_the_files_name(name: str, adapter: str | None) -> None:
-    assert guess_format(name, _KNOWN) == adapter
-
-
-def test_a_format_the_service_lacks_is_not_guessed() -> None:
-    assert guess_format("Inbox.mbox", ["jsonl"]) is None
 
 
 def test_a_space_is_written_either_way() -> None:
