@@ -97,12 +97,15 @@ def _container(saved: Path, lowered: str) -> str | None:
     return kind.container
 
 
+#: what a zip tool adds beside the content (macOS's resource forks)
+_NOT_CONTENT = frozenset({"__MACOSX"})
+
+
 def _unpacked_root(folder: Path) -> Path:
-    """The one folder an archive held, else the folder it was unpacked into."""
-    entries = list(folder.iterdir())
-    if len(entries) == 1 and entries[0].is_dir():
-        return entries[0]
-    return folder
+    """The one folder or file an archive held (a zipped mailbox is read as the mailbox),
+    else the folder it was unpacked into."""
+    entries = [e for e in folder.iterdir() if e.name not in _NOT_CONTENT]
+    return entries[0] if len(entries) == 1 else folder
 
 
 def save_upload(source: _Readable, filename: str | None, folder: Path, limit: int) -> Path:

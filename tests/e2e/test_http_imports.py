@@ -170,6 +170,21 @@ def test_an_uploaded_archive_is_imported(site: Site, tmp_path: Path) -> None:
     assert [p for p in uploads.rglob("*") if p.is_file()] == []
 
 
+def test_a_zipped_mailbox_is_read_as_the_mailbox(site: Site, tmp_path: Path) -> None:
+    mbox = archives.build_mbox(tmp_path).path
+    packed = io.BytesIO()
+    with zipfile.ZipFile(packed, "w") as zipped:
+        zipped.write(mbox, "Inbox")  # a name that says nothing: its content does
+        zipped.writestr("__MACOSX/._Inbox", b"resource fork")
+    response = site.call(
+        "POST", BASE, files={"file": ("export.zip", packed.getvalue())}, data={"adapter": "mbox"}
+    )
+    assert response.status_code == 202, response.text
+    done = site.wait(response.json()["id"])
+    assert (done["status"], done["counters"]["written"]) == ("completed", 4)
+    assert Path(done["path"]).name == "Inbox"
+
+
 def test_an_upload_over_the_limit_is_refused_with_the_limit_stated(site: Site) -> None:
     limit = site.services.imports.max_upload_bytes  # type: ignore[union-attr]
     response = site.call(

@@ -5,6 +5,7 @@ import asyncio
 import mailbox
 import re
 import time
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -178,6 +179,18 @@ def test_a_file_whose_name_says_nothing_is_told_by_its_content(
     page = _finished(site, answer.headers["location"])  # type: ignore[attr-defined]
     assert f"completed</span> {told} into" in page
     assert "Done: read" in page and 'id="warning"' not in page
+
+
+def test_a_zip_holding_one_mailbox_is_told_by_the_mailbox(site: Site, tmp_path: Path) -> None:
+    csrf = site.sign_in()
+    mbox = archives.build_mbox(tmp_path).path
+    packed = tmp_path / "export.zip"
+    with zipfile.ZipFile(packed, "w") as zipped:
+        zipped.write(mbox, "Inbox")
+    answer = _upload(site, csrf, packed, adapter="detect")
+    assert answer.status_code == 303, answer.text  # type: ignore[attr-defined]
+    page = _finished(site, answer.headers["location"])  # type: ignore[attr-defined]
+    assert "completed</span> Mailbox (mbox) into" in page
 
 
 def test_a_paused_import_shows_its_progress_as_a_bar_and_a_sentence(
