@@ -8,9 +8,9 @@ only: documents keep every word, so phrases and stats are unaffected. A
 query made only of function words is kept whole, so it still matches.
 """
 
-import re
+from domain.words import word_tokens
 
-__all__ = ["FUNCTION_WORDS", "meaningful_query", "word_tokens"]
+__all__ = ["FUNCTION_WORDS", "meaningful_query"]
 
 #: English function words: articles, auxiliaries, pronouns, prepositions, question words.
 FUNCTION_WORDS = frozenset(
@@ -25,14 +25,6 @@ FUNCTION_WORDS = frozenset(
     s t don didn doesn isn wasn weren aren won wouldn shouldn couldn ll re ve d m o y
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
-
-#: a word in any script: letters and digits, no underscore
-_WORD = re.compile(r"[^\W_]+")
-
-
-def word_tokens(text: str) -> list[str]:
-    """``text``'s words as written (any script), in order."""
-    return _WORD.findall(text)
 
 
 def meaningful_query(query: str) -> str:

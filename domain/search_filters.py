@@ -25,6 +25,7 @@ import msgspec
 
 from domain.models import MetadataValue
 from domain.scopes import MemoryScope, SourceType
+from domain.words import name_words
 
 __all__ = [
     "MAX_FILTER_ENTRIES",
@@ -48,7 +49,6 @@ FilterScalar = str | int | float | bool
 
 #: one space per organisation each: a key names nothing
 _UNKEYED = frozenset({MemoryScope.ORGANIZATION, MemoryScope.PUBLIC})
-_WORDS = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
 _SPACES = re.compile(r"\s+")
 
 
@@ -90,7 +90,7 @@ def _name_forms(recorded: str) -> set[str]:
     forms = {normalize_name(text)}
     if name:
         forms.add(normalize_name(name))
-        forms.update(word.casefold() for word in _WORDS.findall(name))
+        forms.update(word.casefold() for word in name_words(name))
     if address:
         forms.add(address.casefold())
         local, _, domain = address.casefold().partition("@")

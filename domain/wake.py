@@ -12,6 +12,7 @@ token counter.
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
 
+from domain.budget import fill_budget
 from domain.reflection.candidates import CandidateType
 
 __all__ = [
@@ -69,18 +70,19 @@ def share_budget(
     is passed over (a shorter one after it may still fit). A section's heading is
     paid once, with its first item.
     """
-    if budget < 0:
-        raise ValueError("a budget is not negative")
-    taken: dict[WakeSection, list[int]] = {s: [] for s in WakeSection if costs.get(s)}
-    used = 0
-    rounds = max((len(c) for c in costs.values()), default=0)
-    for n in range(rounds):
-        for section in WakeSection:
-            items = costs.get(section, ())
-            if n >= len(items):
-                continue
-            cost = items[n] + (0 if taken[section] else heading_costs.get(section, 0))
-            if used + cost <= budget:
-                taken[section].append(n)
-                used += cost
+    offers = [
+        (section, n)
+        for n in range(max((len(c) for c in costs.values()), default=0))
+        for section in WakeSection
+        if n < len(costs.get(section, ()))
+    ]
+
+    def cost(at: int, opens: bool) -> int:
+        section, n = offers[at]
+        return costs[section][n] + (heading_costs.get(section, 0) if opens else 0)
+
+    taken: dict[WakeSection, list[int]] = {s: [] for s in WakeSection}
+    for at in fill_budget([section for section, _ in offers], cost, budget):
+        section, n = offers[at]
+        taken[section].append(n)
     return {s: picked for s, picked in taken.items() if picked}

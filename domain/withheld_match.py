@@ -4,9 +4,10 @@ A redacted source keeps no chunks and no vectors, so nothing secret can be
 matched; what is left is what its corrector wrote to stand in for it (the
 summary, or the text outside the redacted spans). A pack counts a redacted
 source as relevant withheld memory when that remainder shares a meaningful
-query word (``domain.query_terms``). Words are split like the in-process
-analyzer splits them (letters, digits) and folded by a light suffix rule on
-both sides, so "deploys" finds "deploy"; the count never shows the text.
+query word (``domain.query_terms``). Words are split like the lexical index
+splits them (``domain.words.class_tokens``) and folded by a light suffix rule
+(``domain.words.fold``) on both sides, so "deploys" finds "deploy"; the count
+never shows the text.
 
 Why ``remainder_terms``: a remainder's folded words are computed once, when
 the redaction is written, and stored beside it, so a search tests a set
@@ -15,13 +16,12 @@ source's text per query. ``mentions`` is the same test on the text itself.
 """
 
 import re
-from collections.abc import Iterable
 
 from domain.query_terms import FUNCTION_WORDS, meaningful_query
+from domain.words import class_tokens, fold
 
 __all__ = [
     "REDACTED_MARK",
-    "fold",
     "mentions",
     "query_terms",
     "remainder_terms",
@@ -34,23 +34,6 @@ REDACTED_MARK = "[redacted]"
 #: the marks a redaction writes: ``[redacted]``, or ``[redacted: SUMMARY]`` before a summary
 _MARKS = re.compile(r"\[redacted(?:\]|: )")
 
-_TOKEN = re.compile(r"[^\W\d_]+|\d+")
-#: longest first: "ies" before "es" before "s"
-_SUFFIXES = (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
-
-
-def fold(word: str) -> str:
-    """A word lowercased, one common English suffix and then a final "e" taken off, keeping
-    at least 3 letters: "databases", "database" -> "databas"; "deploying" -> "deploy"."""
-    word = word.lower()
-    for suffix, replacement in _SUFFIXES:
-        if suffix == "s" and word.endswith("ss"):
-            break
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)] + replacement
-            break
-    return word[:-1] if word.endswith("e") and len(word) > 3 else word
-
 
 def stand_in(summary: str | None) -> str:
     """What replaces one redacted span: the mark, with the corrector's summary inside it."""
@@ -62,24 +45,20 @@ def without_marks(remainder: str) -> str:
     return _MARKS.sub(" ", remainder)
 
 
-def _words(text: str) -> Iterable[str]:
-    return _TOKEN.findall(text)
-
-
 def query_terms(query: str) -> frozenset[str]:
     """The query's meaningful words, folded; function words never count as a match."""
     meaningful = meaningful_query(query)
-    return frozenset(fold(w) for w in _words(meaningful) if w.lower() not in FUNCTION_WORDS)
+    return frozenset(fold(w) for w in class_tokens(meaningful) if w.lower() not in FUNCTION_WORDS)
 
 
 def mentions(remainder: str, terms: frozenset[str]) -> bool:
     """True when the remainder of a redacted source shares a term with the query."""
     if not terms:
         return False
-    return any(fold(w) in terms for w in _words(remainder))
+    return any(fold(w) in terms for w in class_tokens(remainder))
 
 
 def remainder_terms(remainder: str) -> frozenset[str]:
     """Every folded word of a redacted source's remainder, the redaction marks taken out:
     it shares one of ``terms`` exactly when ``mentions(without_marks(remainder), terms)``."""
-    return frozenset(fold(w) for w in _words(without_marks(remainder)))
+    return frozenset(fold(w) for w in class_tokens(without_marks(remainder)))

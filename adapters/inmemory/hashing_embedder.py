@@ -7,14 +7,12 @@ stable across machines, which the real models are not guaranteed to be.
 
 import hashlib
 import math
-import re
 from collections.abc import Sequence
 
 from application.ports.records import EmbeddingSpace, Vector
+from domain.words import word_tokens
 
 __all__ = ["HashingEmbedder"]
-
-_WORD = re.compile(r"[^\W_]+")
 
 
 class HashingEmbedder:
@@ -29,7 +27,7 @@ class HashingEmbedder:
 
     def _vector(self, text: str) -> Vector:
         vector = [0.0] * self._space.dimension
-        for word in _WORD.findall(text.lower()):
+        for word in word_tokens(text.lower()):
             digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
             bucket = int.from_bytes(digest[:4], "big") % self._space.dimension
             vector[bucket] += 1.0 if digest[4] & 1 else -1.0

@@ -5,14 +5,14 @@ digits, everything else), ``lowercase``, ``snowball(english)``. Matching the
 native analyzer keeps the two index backends' lexical results comparable.
 """
 
-import re
 from functools import lru_cache
 
 import Stemmer
 
+from domain.words import class_tokens
+
 __all__ = ["analyze", "stem"]
 
-_TOKEN = re.compile(r"[^\W\d_]+|\d+")
 _stemmer = None
 
 
@@ -27,4 +27,4 @@ def stem(word: str) -> str:
 
 
 def analyze(text: str) -> list[str]:
-    return [stem(w) for w in _TOKEN.findall(text.lower())]
+    return [stem(w) for w in class_tokens(text.lower())]

@@ -18,7 +18,7 @@ import msgspec
 from application.reflection.accept_tokens import accept_digest, accept_state, accept_subject
 from application.reflection.review import Reviewer
 from application.trust.audit import AuditTrail
-from application.trust.guard import require_org, write_target
+from application.trust.guard import may_read, require_org, write_target
 from application.trust.preview_tokens import PreviewTokens
 from application.trust.readers import OrgReaders
 from domain.models import Source
@@ -97,12 +97,8 @@ class PromotionPreviewer:
         ]
         found = reach_of(readers, where, cited)
         per_source = []
-        for source, c in zip(sources, cited, strict=True):
-            may = sum(
-                1
-                for r in readers
-                if authorize_read(r, c.ref, c.lifecycle, c.marks, c.owner).allowed
-            )
+        for source in sources:
+            may = sum(1 for r in readers if may_read(r, source))
             per_source.append(
                 SourceReach(
                     source_id=source.source_id,

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from application.retrieval.grouping import group_by_episode, render_groups
 from application.retrieval.lifecycle import LifecycleNote
 from application.retrieval.pipeline import Retrieved
+from domain.budget import fill_budget, trim_to_budget
 
 __all__ = ["fit_rendered"]
 
@@ -28,23 +29,17 @@ def fit_rendered(
     notes: Mapping[str, LifecycleNote] | None = None,
 ) -> tuple[list[Retrieved], str, int]:
     """The items kept (best first), their rendering, and how many were left out."""
-    if budget < 0:
-        raise ValueError("budget must be >= 0")
-    chosen: list[Retrieved] = []
-    opened: set[str] = set()
-    used = 0
-    for item in ranked:
-        alone = render_groups([[item]], notes)
-        header = alone.split("\n", 1)[0]
-        cost = count(alone) + _JOIN
-        if item.chunk.source_id in opened:
-            cost -= count(header)
-        if used + cost <= budget:
-            chosen.append(item)
-            opened.add(item.chunk.source_id)
-            used += cost
-    rendered = render_groups(group_by_episode(chosen), notes)
-    while chosen and count(rendered) > budget:
-        chosen.pop()
-        rendered = render_groups(group_by_episode(chosen), notes)
+
+    def cost(n: int, opens: bool) -> int:
+        alone = render_groups([[ranked[n]]], notes)
+        joined = count(alone) + _JOIN
+        return joined if opens else joined - count(alone.split("\n", 1)[0])
+
+    taken = fill_budget([item.chunk.source_id for item in ranked], cost, budget)
+    chosen, rendered = trim_to_budget(
+        [ranked[n] for n in taken],
+        lambda kept: render_groups(group_by_episode(kept), notes),
+        count,
+        budget,
+    )
     return chosen, rendered, len(ranked) - len(chosen)

@@ -16,6 +16,7 @@ the rendered pack (headings included) never exceeds the budget.
 """
 
 import asyncio
+import itertools
 
 from application.ports import MemoryStore, TokenCounter
 from application.ports.records import SourceLifecycle
@@ -26,6 +27,7 @@ from application.trust.audience import parse_space
 from application.trust.audit import AuditTrail
 from application.trust.guard import denied, may_read, require_org
 from application.trust.reading import unreadable_reason
+from domain.budget import trim_to_budget
 from domain.lifecycle import Mark
 from domain.models import Chunk
 from domain.policy import MemoryPolicyContext, authorize_read, readable_spaces
@@ -122,9 +124,10 @@ class WakePacker:
             {s: self._tokens.count(_heading(s)) for s in WakeSection},
             request.token_budget,
         )
-        chosen = [[offers[s][n] for n in taken[s]] for s in WakeSection if s in taken]
-        rendered, count = self._render(chosen, request.token_budget)
-        items = [i for group in chosen for i in group]
+        chosen = [offers[s][n] for s in WakeSection if s in taken for n in taken[s]]
+        items, (rendered, count) = trim_to_budget(
+            chosen, self._render, lambda done: done[1], request.token_budget
+        )
         considered = sum(len(v) for v in offers.values())
         self._audit.note(
             policy,
@@ -146,20 +149,13 @@ class WakePacker:
             space=request.space,
         )
 
-    def _render(self, chosen: list[list[WakeItem]], budget: int) -> tuple[str, int]:
-        """The pack as text; items are dropped from the end in the rare case that joining
-        the parts counts more tokens than the parts did."""
-        while True:
-            text = "".join(
-                _heading(group[0].section) + "".join(_line(i.text) for i in group)
-                for group in chosen
-                if group
-            )
-            count = self._tokens.count(text)
-            if count <= budget or not any(chosen):
-                return text, count
-            last = max(n for n, group in enumerate(chosen) if group)
-            chosen[last].pop()
+    def _render(self, items: list[WakeItem]) -> tuple[str, int]:
+        """The pack as text, a heading before each section's items, and its token count."""
+        text = "".join(
+            _heading(section) + "".join(_line(i.text) for i in group)
+            for section, group in itertools.groupby(items, key=lambda i: i.section)
+        )
+        return text, self._tokens.count(text)
 
     async def _derived(
         self, org_id: str, policy: MemoryPolicyContext, visible: frozenset[ScopeRef]

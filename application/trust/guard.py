@@ -20,6 +20,7 @@ __all__ = [
     "correct_decision",
     "denied",
     "may_read",
+    "read_decision",
     "require_org",
     "write_target",
 ]
@@ -48,15 +49,22 @@ def candidate_filter(ctx: MemoryPolicyContext) -> CandidateFilter:
     return CandidateFilter(visible=readable_spaces(ctx), recall=recall_keys(ctx))
 
 
-def may_read(ctx: MemoryPolicyContext, item: Chunk | Source | SourceLifecycle) -> bool:
-    """The re-check before an item is returned: the index may lag a correction.
+def read_decision(
+    ctx: MemoryPolicyContext, item: Chunk | Source | SourceLifecycle
+) -> PolicyDecision:
+    """May the caller read this item now, and if not, why not.
 
     A chunk is checked by its own lifecycle; a source also by its marks and owner.
     """
     ref = ScopeRef(item.scope, item.scope_key)
     if isinstance(item, Source | SourceLifecycle):
-        return authorize_read(ctx, ref, item.lifecycle, item.marks, item.owner).allowed
-    return authorize_read(ctx, ref, item.lifecycle).allowed
+        return authorize_read(ctx, ref, item.lifecycle, item.marks, item.owner)
+    return authorize_read(ctx, ref, item.lifecycle)
+
+
+def may_read(ctx: MemoryPolicyContext, item: Chunk | Source | SourceLifecycle) -> bool:
+    """The re-check before an item is returned: the index may lag a correction."""
+    return read_decision(ctx, item).allowed
 
 
 def correct_decision(ctx: MemoryPolicyContext, source: Source) -> PolicyDecision:

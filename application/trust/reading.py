@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from application.ports import MemoryStore
 from application.ports.records import SourceLifecycle
-from application.trust.guard import may_read
+from application.trust.guard import read_decision
 from domain.models import Source
 from domain.policy import MemoryPolicyContext, authorize_read
 from domain.reasons import ReasonCode
@@ -27,12 +27,11 @@ def unreadable_reason(
     """
     if source is None:
         return ReasonCode.NOT_FOUND
-    ref = ScopeRef(source.scope, source.scope_key)
-    if not may_read(policy, source):
-        if not authorize_read(policy, ref).allowed:
+    decision = read_decision(policy, source)
+    if not decision.allowed:
+        if not authorize_read(policy, ScopeRef(source.scope, source.scope_key)).allowed:
             return ReasonCode.NOT_FOUND
-        owner = source.owner
-        return authorize_read(policy, ref, source.lifecycle, source.marks, owner).reason
+        return decision.reason
     if source.lifecycle is not LifecycleState.ACTIVE:
         return ReasonCode.SOURCE_NOT_ACTIVE
     return None

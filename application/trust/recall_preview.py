@@ -4,8 +4,9 @@ Why its own rule: an access preview that looked at a source's state alone
 counted a source another reader marked sensitive, a wrong one, or one
 superseded by a replacement the principal cannot read, as recallable; search
 returns none of them. Here each source is judged as recall judges it (see
-``application.retrieval.lifecycle``): the policy with its state, marks and
-owner, then a superseded source only when its replacement is readable too.
+``application.retrieval.lifecycle``): the guard's ``read_decision`` (its space,
+state, marks and owner), then a superseded source only when its replacement
+is readable too.
 Duplicates count as recallable: they collapse only under a canonical source
 returned beside them. Ids and reason codes only, never text.
 """
@@ -17,7 +18,8 @@ import msgspec
 
 from application.ports import MemoryStore
 from application.ports.records import SourceLifecycle
-from domain.policy import MemoryPolicyContext, authorize_read
+from application.trust.guard import may_read, read_decision
+from domain.policy import MemoryPolicyContext
 from domain.reasons import ReasonCode
 from domain.scopes import LifecycleState, ScopeRef
 
@@ -34,20 +36,15 @@ class RecallPreview(msgspec.Struct, frozen=True, kw_only=True):
     total: int
 
 
-def _readable(ctx: MemoryPolicyContext, source: SourceLifecycle) -> ReasonCode:
-    ref = ScopeRef(source.scope, source.scope_key)
-    return authorize_read(ctx, ref, source.lifecycle, source.marks, source.owner).reason
-
-
 def recall_verdict(
     ctx: MemoryPolicyContext, source: SourceLifecycle, known: Mapping[str, SourceLifecycle]
 ) -> ReasonCode:
     """ALLOWED when recall could return the source to ``ctx``; ``known`` holds its replacement."""
-    reason = _readable(ctx, source)
+    reason = read_decision(ctx, source).reason
     if reason is not ReasonCode.ALLOWED or source.lifecycle is not LifecycleState.SUPERSEDED:
         return reason
     replacement = known.get(source.superseded_by or "")
-    if replacement is None or _readable(ctx, replacement) is not ReasonCode.ALLOWED:
+    if replacement is None or not may_read(ctx, replacement):
         return ReasonCode.REPLACEMENT_NOT_VISIBLE
     return ReasonCode.ALLOWED
 

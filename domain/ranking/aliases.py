@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from domain.ranking.candidate import Candidate
-from domain.ranking.text import stem
+from domain.words import stem
 
 __all__ = ["speaker_aliases"]
 

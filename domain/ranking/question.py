@@ -15,7 +15,8 @@ import re
 import msgspec
 
 from domain.query_terms import FUNCTION_WORDS
-from domain.ranking.text import content_terms, ranker_words, stem
+from domain.ranking.text import content_terms
+from domain.words import ranker_words, stem
 
 __all__ = ["QuestionProfile", "profile_question", "subject_phrase"]
 

@@ -1,67 +1,23 @@
-"""Words as the ranker compares them: lowercase tokens with a light suffix stemmer.
+"""Words as the ranker compares them: its tokens stemmed, found by position.
 
-The domain may not import a stemming library, and the ranker only needs
-"plants" to meet "plant" and "visited" to meet "visit" inside a few hundred
-candidates, so a small, predictable suffix rule is enough.
+The split and the stemmer are ``domain.words``'s ``ranker_words`` and ``stem``.
 """
 
-import re
 from bisect import bisect_left
 from collections.abc import Collection
 from functools import lru_cache
 from itertools import islice
 
 from domain.query_terms import FUNCTION_WORDS
+from domain.words import iter_ranker_words, ranker_words, stem
 
 __all__ = [
     "content_terms",
     "fewer_words_than",
-    "ranker_words",
-    "stem",
     "term_hits",
     "term_prefixes",
     "tokens",
 ]
-
-#: the ranker's word: ASCII letters and digits, with an apostrophe's tail ("ana's")
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-_SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "ed", "es", "s")
-#: endings where a final "s" or "ed" belongs to the word ("previous", "analysis", "speed")
-_KEEP_S = ("us", "ss", "is")
-
-
-def ranker_words(text: str) -> list[str]:
-    """``text``'s words as the ranker reads them, lowercased, in order."""
-    return _WORD.findall(text.lower())
-
-
-@lru_cache(maxsize=100_000)
-def stem(word: str) -> str:
-    """Strip one common English suffix (keeping a stem of three letters), then a final "e".
-
-    Dropping the final "e" lets "make", "making" and "made"-less forms meet
-    ("mak"), and "bottle" meet "bottles"; both sides of a comparison are
-    stemmed alike, so the odd-looking stems never matter.
-    """
-    word = word.split("'", 1)[0]
-    for suffix in _SUFFIXES:
-        if not word.endswith(suffix) or len(word) - len(suffix) < 3:
-            continue
-        base = word[: -len(suffix)]
-        if suffix == "s" and word.endswith(_KEEP_S):
-            break
-        if suffix == "ed" and base.endswith("e"):
-            break  # "speed", "need"
-        if suffix in ("ies", "ied"):
-            word = base + "y"
-        elif len(base) > 3 and base[-1] == base[-2] and base[-1] not in "lsz":
-            word = base[:-1]  # "planned" -> "plann" -> "plan"
-        else:
-            word = base
-        break
-    if len(word) > 3 and word.endswith("e"):
-        word = word[:-1]
-    return word
 
 
 @lru_cache(maxsize=4096)
@@ -73,7 +29,7 @@ def tokens(text: str) -> tuple[str, ...]:
     (7 of ~21 ms, ``benchmarks.tail_profile``). The bound keeps the cache to a
     few MB: 4,096 texts, each held once.
     """
-    return tuple(stem(w) for w in _WORD.findall(text.lower()))
+    return tuple(stem(w) for w in ranker_words(text))
 
 
 def _stem_prefix(term: str) -> str:
@@ -99,14 +55,14 @@ def _words(lowered: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     (10k chunks, 200 questions: about half the ranker's texts found here). 4,096 texts
     of at most ~1,000 characters: ~28 MB, the bound ``tokens`` has (which no longer
     holds candidate texts)."""
-    words = tuple(_WORD.findall(lowered))
+    words = tuple(ranker_words(lowered))
     return words, tuple(sorted(set(words)))
 
 
 def fewer_words_than(text: str, count: int) -> bool:
     """Whether ``tokens(text)`` has fewer than ``count`` words, reading only as far as the
     ``count``-th: a turn's shortness is a feature of every candidate, most of them long."""
-    return sum(1 for _ in islice(_WORD.finditer(text.lower()), count)) < count
+    return sum(1 for _ in islice(iter_ranker_words(text), count)) < count
 
 
 def term_hits(
@@ -161,7 +117,7 @@ def term_hits(
 def content_terms(text: str) -> list[str]:
     """The stemmed words of a question that carry meaning, in order, without repeats."""
     seen: dict[str, None] = {}
-    for word in _WORD.findall(text.lower()):
+    for word in ranker_words(text):
         base = word.split("'", 1)[0]
         if base in FUNCTION_WORDS or len(base) < 2:
             continue

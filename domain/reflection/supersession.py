@@ -14,7 +14,8 @@ replaces when proposing); no coreference ("we dropped it"); English only.
 
 import re
 
-from domain.query_terms import FUNCTION_WORDS, word_tokens
+from domain.query_terms import FUNCTION_WORDS
+from domain.words import word_tokens
 
 __all__ = ["MAX_PHRASE_WORDS", "names_replaced", "replaced_phrase"]
 

@@ -8,7 +8,6 @@ from domain.chunking import ChunkingRules, split_into_chunks
 from domain.explain import inclusion_reason
 from domain.fusion import rrf_merge
 from domain.models import Chunk, Principal, PrincipalKind
-from domain.packing import PackCandidate, select_within_budget
 from domain.scopes import MemoryScope
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -17,14 +16,6 @@ NOW = datetime(2026, 1, 1, tzinfo=UTC)
 def test_rrf_accepts_k_of_one() -> None:
     (hit,) = rrf_merge({"x": ["a"]}, k=1)
     assert hit.score == pytest.approx(0.5)
-
-
-def test_packing_counts_every_item_left_out() -> None:
-    candidates = [PackCandidate(item_id=i, token_count=50) for i in "abcd"]
-    selection = select_within_budget(candidates, 60)
-    assert selection.chosen == ["a"]
-    assert selection.skipped_over_budget == 3
-    assert PackCandidate(item_id="z", token_count=0).token_count == 0
 
 
 def test_chunk_span_must_be_non_empty_and_start_at_zero_or_later() -> None:

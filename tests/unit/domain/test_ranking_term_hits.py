@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.ranking.features import term_positions
-from domain.ranking.text import fewer_words_than, stem, term_hits, term_prefixes, tokens
+from domain.ranking.text import fewer_words_than, term_hits, term_prefixes, tokens
+from domain.words import stem
 
 #: words on every branch of ``stem``: suffixes, "ies"/"ied", doubled letters, kept "s",
 #: "ed" after "e", final "e", apostrophes, short words, digits, capitals

@@ -5,7 +5,6 @@ from hypothesis import strategies as st
 
 from domain.withheld_match import (
     REDACTED_MARK,
-    fold,
     mentions,
     query_terms,
     remainder_terms,
@@ -18,16 +17,6 @@ _SUFFIXED = (
     "policies", "policy", "classes", "class", "deploys", "deploying", "stored", "store",
     "databases", "database", "redacted", "keys", "key", "bus", "is", "yes",
 )
-
-
-def test_fold_takes_one_common_suffix_off_and_keeps_short_words() -> None:
-    assert fold("Databases") == fold("database") == "databas"
-    assert fold("classes") == fold("class") == "class"
-    assert fold("stored") == fold("store") == fold("storing") == "stor"
-    assert fold("deploys") == fold("deploy") == "deploy"
-    assert fold("policies") == "policy"
-    assert fold("deploying") == fold("deployed") == "deploy"
-    assert fold("is") == "is" and fold("bus") == "bus"
 
 
 def test_query_terms_drop_function_words() -> None:
@@ -85,8 +74,3 @@ def test_a_stored_term_set_matches_exactly_when_mentions_does(remainder: str, qu
     terms = query_terms(query)
     by_text = mentions(without_marks(remainder), terms)
     assert by_text == (not remainder_terms(remainder).isdisjoint(terms))
-
-
-def test_a_final_e_goes_only_from_words_longer_than_three_letters() -> None:
-    assert fold("cake") == "cak"
-    assert fold("ace") == "ace"
