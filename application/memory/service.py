@@ -35,7 +35,7 @@ from application.ports import (
 from application.ports.records import EmbeddingSpace, StoreInfo
 from application.retrieval.grouping import group_by_episode
 from application.retrieval.pack_fit import fit_rendered
-from application.retrieval.pipeline import Retrieved
+from application.retrieval.pipeline import LEG_DEPTH, Retrieved
 from application.retrieval.recall import Recall, Recalled
 from application.retrieval.relevance import about, gate_pack, relatedness_floors
 from application.retrieval.withheld import withheld_redacted
@@ -55,8 +55,9 @@ __all__ = ["MemoryService"]
 
 _T = TypeVar("_T")
 
-#: a context pack considers this many fused candidates before filling its budget
-_PACK_CANDIDATES = 40
+#: a context pack considers this many ranked candidates before filling its budget, from
+#: legs as deep as a search's: forty short chat turns filled ~85% of the default budget
+_PACK_CANDIDATES = 80
 
 
 class MemoryService:
@@ -259,7 +260,9 @@ class MemoryService:
         redacted = self._count_redacted(policy, request.org_id, request.query, request.filters)
         recalled = await _beside(
             redacted,
-            self._recall.retrieve_with_derived(request, policy, _PACK_CANDIDATES, request.filters),
+            self._recall.retrieve_with_derived(
+                request, policy, _PACK_CANDIDATES, request.filters, depth=LEG_DEPTH
+            ),
         )
         notes, withheld, derived = recalled.notes, recalled.withheld, recalled.derived
         # a question nothing in memory is about gets a few items, not a budget of them

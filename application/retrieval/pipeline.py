@@ -43,10 +43,10 @@ from domain.ranking.question import QuestionProfile, profile_question, subject_p
 from domain.ranking.ranker import Candidate, RankModel, RankWeights, rank_candidates
 from domain.relevance_gate import Evidence
 
-__all__ = ["GATE_POOL", "Ranked", "RetrievalMode", "RetrievalPipeline", "Retrieved"]
+__all__ = ["GATE_POOL", "LEG_DEPTH", "Ranked", "RetrievalMode", "RetrievalPipeline", "Retrieved"]
 
 #: candidates each turn signal returns (more when more results are asked for)
-_MIN_CANDIDATES = 50
+LEG_DEPTH = 50
 #: episodes each episode signal returns
 _EPISODE_DEPTH = 20
 #: fused episodes whose turns all join the candidates
@@ -199,6 +199,7 @@ class RetrievalPipeline:
         as_of: datetime | None = None,
         extra: Awaitable[Mapping[str, Sequence[str]]] | None = None,
         on_vector: Callable[[Vector], None] | None = None,
+        depth: int | None = None,
     ) -> Ranked:
         """At most ``limit`` chunk ids, best first; every candidate was admitted by ``where``.
 
@@ -208,8 +209,10 @@ class RetrievalPipeline:
         ``on_vector``: told the query vector at the loop's first turn after it is made,
         before the vector legs at the latest (``extra``'s vector legs reuse it rather than
         embed the query again).
+        ``depth``: how many candidates each leg returns (by default as many as asked for,
+        at least ``LEG_DEPTH``); the ranked list may hold more than that, from several legs.
         """
-        depth = max(limit, _MIN_CANDIDATES)
+        depth = max(limit, LEG_DEPTH) if depth is None else depth
         if self._mode in (RetrievalMode.BM25, RetrievalMode.VECTOR):
             single = await self._single(org_id, query, depth, where)
             return Ranked(

@@ -143,16 +143,17 @@ class Recall:
         policy: MemoryPolicyContext,
         limit: int,
         filters: SearchFilters | None = None,
+        depth: int | None = None,
     ) -> Recalled:
         """``retrieve``, and the promoted records that matched (each gated on all its sources).
 
         A filtered query leaves the derived signal out: a promoted record spans sources
-        the filter may not match, and a filter must only narrow."""
+        the filter may not match, and a filter must only narrow. ``depth``: the pipeline's."""
         await self.readiness.ensure(request.org_id)
         where = msgspec.structs.replace(candidate_filter(policy), narrow=filters)
         if self._derived is None or self._pipeline.mode not in _FUSED or filters is not None:
             ranked = await self._pipeline.ranked(
-                request.org_id, request.query, limit, where, request.as_of
+                request.org_id, request.query, limit, where, request.as_of, depth=depth
             )
             found, notes, withheld = await self.resolve(request, policy, ranked.found)
             return Recalled(found=found, notes=notes, withheld=withheld, evidence=ranked.evidence)
@@ -185,6 +186,7 @@ class Recall:
                 request.as_of,
                 extra=signal,
                 on_vector=heard,
+                depth=depth,
             )
         finally:
             if not meaning.done():  # the pipeline failed before embedding: no vector legs

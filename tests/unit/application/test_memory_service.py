@@ -111,6 +111,19 @@ async def test_context_pack_respects_the_budget_and_explains_itself(parts: Parts
     assert all("rank" in item.reason for item in pack.items)
 
 
+async def test_a_pack_of_short_notes_fills_its_budget_past_forty_candidates(
+    parts: Parts,
+) -> None:
+    # short chat turns: forty of them left part of the budget unused
+    for i in range(90):
+        await parts.service.remember(_remember(f"Garden note {i}: watered."), parts.ctx)
+    pack = await parts.service.context_pack(
+        ContextRequest(org_id=ORG, query="garden", token_budget=4000), parts.ctx
+    )
+    assert 40 < len(pack.items) <= 80
+    assert pack.token_count <= 4000
+
+
 async def test_index_is_rebuilt_from_the_store_on_first_use(parts: Parts) -> None:
     first = await parts.service.remember(
         _remember("The cellar key is under the blue pot."), parts.ctx
