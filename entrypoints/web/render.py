@@ -32,6 +32,7 @@ from entrypoints.web.words import (
     denial_words,
     duration_words,
     reason_words,
+    record_words,
     size_words,
 )
 
@@ -105,6 +106,7 @@ def environment() -> Environment:
     env.globals["badge_tone"] = BADGE_TONES
     env.globals["destructive"] = DESTRUCTIVE
     env.globals["reason_words"] = reason_words
+    env.globals["record_words"] = record_words
     env.globals["surface_words"] = SURFACE_WORDS
     env.globals["space_label"] = _space_words(None)
     env.globals["nav"] = NAV

@@ -68,6 +68,7 @@ def test_an_uploaded_mailbox_is_imported_and_its_skips_are_shown(
     written = re.search(r'id="c-written">(\d+)<', page)
     assert written is not None and int(written.group(1)) == 4
     assert "Records not written" in page
+    assert f"message 4 of {mbox.name}: not readable" in page  # where to find it, in words
     assert str(tmp_path) not in page  # the file's name, not where the server keeps it
     assert mbox.name in site.client.get("/memory/imports").text
     assert mbox.name in site.client.get("/memory").text or "mbox" in site.client.get("/memory").text
