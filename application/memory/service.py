@@ -43,10 +43,11 @@ from application.trust.audit import AuditTrail
 from application.trust.guard import require_org
 from domain.chunking import ChunkingRules
 from domain.errors import InvalidInputError, PolicyDeniedError
-from domain.explain import inclusion_reason
 from domain.hashing import content_hash
 from domain.models import Chunk
 from domain.policy import MemoryPolicyContext
+from domain.ranking.reasons import RankReason, found_by
+from domain.ranking.sentences import reason_text
 from domain.relevance_gate import NOTHING_RELEVANT
 from domain.search_filters import SearchFilters
 from domain.signals import Signal
@@ -374,5 +375,10 @@ def _episode_time(group: Sequence[Retrieved]) -> datetime | None:
     return min((r.chunk.occurred_at for r in group if r.chunk.occurred_at), default=None)
 
 
+def _reasons(found: Retrieved) -> list[RankReason]:
+    """Every reason of a hit: the signals that found it, then the rules that placed it."""
+    return [*found_by(found.ranks), *found.reasons]
+
+
 def _reason(found: Retrieved) -> str:
-    return "; ".join([inclusion_reason(found.ranks), *found.reasons])
+    return reason_text(_reasons(found))
