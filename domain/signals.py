@@ -2,7 +2,7 @@
 
 A signal's value is the key of its ranked list, of its rank in a hit's ``signals``
 (``<value>_rank``) and of its figures in the benchmarks, so a value never changes once
-released. Each one has words in ``domain.explain.SIGNAL_LABELS`` and on the web page.
+released. Each one has words in ``domain.ranking.sentences.SIGNAL_LABELS`` and on the web page.
 """
 
 from enum import StrEnum

@@ -6,12 +6,15 @@ import msgspec
 
 from application.ports.derived import DerivedHit
 from application.ports.writes import EmbeddingState
+from domain.ranking.reasons import RankReason
 from domain.scopes import LifecycleState, MemoryScope
 
 __all__ = [
     "ContextItem",
     "ContextPack",
     "EpisodeGroup",
+    "ExplainedPack",
+    "ExplainedSearch",
     "RememberResult",
     "SearchHit",
     "SearchResults",
@@ -155,3 +158,18 @@ class ContextPack(msgspec.Struct, frozen=True, kw_only=True):
     below_floor: int = 0
     #: ``nothing_relevant`` when the gate closed the pack, else null
     reason: str | None = None
+
+
+class ExplainedSearch(msgspec.Struct, frozen=True, kw_only=True):
+    """Search results and each hit's reasons as values, by chunk id: for a surface that
+    says them in its own words (the web page) rather than as the ``reason`` sentence."""
+
+    results: SearchResults
+    reasons: dict[str, list[RankReason]]
+
+
+class ExplainedPack(msgspec.Struct, frozen=True, kw_only=True):
+    """A context pack and each item's reasons as values, by chunk id (as ``ExplainedSearch``)."""
+
+    pack: ContextPack
+    reasons: dict[str, list[RankReason]]

@@ -18,6 +18,8 @@ from application.memory.results import (
     ContextItem,
     ContextPack,
     EpisodeGroup,
+    ExplainedPack,
+    ExplainedSearch,
     RememberResult,
     SearchHit,
     SearchResults,
@@ -43,10 +45,11 @@ from application.trust.audit import AuditTrail
 from application.trust.guard import require_org
 from domain.chunking import ChunkingRules
 from domain.errors import InvalidInputError, PolicyDeniedError
-from domain.explain import inclusion_reason
 from domain.hashing import content_hash
 from domain.models import Chunk
 from domain.policy import MemoryPolicyContext
+from domain.ranking.reasons import RankReason, found_by
+from domain.ranking.sentences import reason_text
 from domain.relevance_gate import NOTHING_RELEVANT
 from domain.search_filters import SearchFilters
 from domain.signals import Signal
@@ -171,6 +174,12 @@ class MemoryService:
         )
 
     async def search(self, request: SearchRequest, policy: MemoryPolicyContext) -> SearchResults:
+        return (await self.search_explained(request, policy)).results
+
+    async def search_explained(
+        self, request: SearchRequest, policy: MemoryPolicyContext
+    ) -> ExplainedSearch:
+        """``search``, with each hit's reasons as values besides its ``reason`` sentence."""
         request.validate()
         require_org(policy, request.org_id)
         redacted = self._count_redacted(policy, request.org_id, request.query, request.filters)
@@ -190,7 +199,7 @@ class MemoryService:
         if gated:
             found, derived = [], []
         self._note_read(policy, "search", request.query, [r.chunk for r in found], withheld)
-        return SearchResults(
+        results = SearchResults(
             results=[
                 SearchHit(
                     source_id=r.chunk.source_id,
@@ -219,6 +228,8 @@ class MemoryService:
             below_floor=below_floor,
             reason=NOTHING_RELEVANT if gated else None,
         )
+        reasons = {r.chunk.chunk_id: _reasons(r) for r in found}
+        return ExplainedSearch(results=results, reasons=reasons)
 
     def _about(self, org_id: str, query: str, recalled: Recalled) -> bool:
         """Whether memory holds something about the question (``domain.relevance_gate``).
@@ -255,6 +266,12 @@ class MemoryService:
     async def context_pack(
         self, request: ContextRequest, policy: MemoryPolicyContext
     ) -> ContextPack:
+        return (await self.context_pack_explained(request, policy)).pack
+
+    async def context_pack_explained(
+        self, request: ContextRequest, policy: MemoryPolicyContext
+    ) -> ExplainedPack:
+        """``context_pack``, with each item's reasons as values besides its ``reason``."""
         request.validate()
         require_org(policy, request.org_id)
         redacted = self._count_redacted(policy, request.org_id, request.query, request.filters)
@@ -307,7 +324,7 @@ class MemoryService:
             [r.chunk for r in found if r.chunk.chunk_id in chosen],
             withheld,
         )
-        return ContextPack(
+        pack = ContextPack(
             query=request.query,
             token_budget=request.token_budget,
             token_count=sum(counts.values()),
@@ -330,6 +347,8 @@ class MemoryService:
             below_floor=below_floor,
             reason=NOTHING_RELEVANT if gated else None,
         )
+        reasons = {r.chunk.chunk_id: _reasons(r) for r in kept}
+        return ExplainedPack(pack=pack, reasons=reasons)
 
     async def drop_organization(self, org_id: str) -> None:
         self.lane.forget(org_id)
@@ -377,5 +396,10 @@ def _episode_time(group: Sequence[Retrieved]) -> datetime | None:
     return min((r.chunk.occurred_at for r in group if r.chunk.occurred_at), default=None)
 
 
+def _reasons(found: Retrieved) -> list[RankReason]:
+    """Every reason of a hit: the signals that found it, then the rules that placed it."""
+    return [*found_by(found.ranks), *found.reasons]
+
+
 def _reason(found: Retrieved) -> str:
-    return "; ".join([inclusion_reason(found.ranks), *found.reasons])
+    return reason_text(_reasons(found))

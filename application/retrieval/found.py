@@ -2,6 +2,8 @@
 
 import msgspec
 
+from domain.ranking.reasons import RankReason
+
 __all__ = ["Found"]
 
 
@@ -11,7 +13,8 @@ class Found(msgspec.Struct, frozen=True, kw_only=True):
     chunk_id: str
     score: float
     ranks: dict[str, int]
-    reasons: list[str] = msgspec.field(default_factory=list)
+    #: the rules that placed it, as values (said in words by ``domain.ranking.sentences``)
+    reasons: list[RankReason] = msgspec.field(default_factory=list)
     #: evidence about the question (``application.retrieval.evidence``); None: not measured
     similarity: float | None = None
     words: int | None = None

@@ -22,6 +22,7 @@ from application.retrieval.pipeline import Retrieved
 from application.trust.guard import may_read
 from domain.lifecycle import Mark, demoted
 from domain.policy import MemoryPolicyContext
+from domain.ranking.reasons import RankCode, RankReason
 from domain.scopes import LifecycleState
 
 __all__ = ["LifecycleNote", "honour_corrections"]
@@ -45,10 +46,10 @@ def _note(source: SourceLifecycle) -> LifecycleNote:
     )
 
 
-def _why_lower(source: SourceLifecycle) -> str:
+def _why_lower(source: SourceLifecycle) -> RankReason:
     if source.superseded_by:
-        return f"superseded by {source.superseded_by}: ranked below fresh evidence"
-    return "stale: ranked below fresh evidence"
+        return RankReason(code=RankCode.SUPERSEDED, who=source.superseded_by)
+    return RankReason(code=RankCode.STALE)
 
 
 async def honour_corrections(

@@ -41,6 +41,7 @@ from domain.ranking.learned import is_talk
 from domain.ranking.learned_weights import LEARNED
 from domain.ranking.question import QuestionProfile, profile_question, subject_phrase
 from domain.ranking.ranker import Candidate, RankModel, RankWeights, rank_candidates
+from domain.ranking.reasons import RankReason
 from domain.relevance_gate import Evidence
 
 __all__ = ["GATE_POOL", "LEG_DEPTH", "Ranked", "RetrievalMode", "RetrievalPipeline", "Retrieved"]
@@ -91,7 +92,7 @@ class Retrieved(msgspec.Struct, frozen=True, kw_only=True):
     chunk: Chunk
     score: float
     ranks: dict[str, int]
-    reasons: list[str] = msgspec.field(default_factory=list)
+    reasons: list[RankReason] = msgspec.field(default_factory=list)
     similarity: float | None = None
     words: int | None = None
 
@@ -451,9 +452,7 @@ class RetrievalPipeline:
         model = self._model if self._model is not None and is_talk(candidates) else None
         ranked = rank_candidates(profile, candidates, window, self._weights, model)
         return [
-            Found(
-                chunk_id=r.item_id, score=r.score, ranks=by_id[r.item_id].ranks, reasons=r.reasons
-            )
+            Found(chunk_id=r.item_id, score=r.score, ranks=by_id[r.item_id].ranks, reasons=r.rules)
             for r in ranked
         ], model is not None
 

@@ -47,8 +47,9 @@ import msgspec
 
 from application.retrieval.pipeline import Retrieved
 from domain.query_terms import meaningful_query
+from domain.ranking.reasons import RankCode, RankReason
 from domain.ranking.text import content_terms
-from domain.relevance_gate import WEAK_KEEP, WEAK_MATCH, Evidence, Floors, about_the_question
+from domain.relevance_gate import WEAK_KEEP, Evidence, Floors, about_the_question
 
 __all__ = [
     "GATE_FLOORS",
@@ -112,5 +113,6 @@ def gate_pack(found: Sequence[Retrieved], is_about: bool) -> tuple[list[Retrieve
     """The candidates a pack may fill its budget with, and how many the gate left out."""
     if is_about:
         return list(found), 0
-    kept = [msgspec.structs.replace(r, reasons=[*r.reasons, WEAK_MATCH]) for r in found[:WEAK_KEEP]]
+    weak = RankReason(code=RankCode.WEAK_MATCH)
+    kept = [msgspec.structs.replace(r, reasons=[*r.reasons, weak]) for r in found[:WEAK_KEEP]]
     return kept, len(found) - len(kept)

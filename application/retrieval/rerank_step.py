@@ -17,6 +17,7 @@ import msgspec
 from application.ports.records import IndexedText
 from application.ports.rerank import RerankCandidate, Reranker, RerankScore
 from application.retrieval.found import Found
+from domain.ranking.reasons import RankCode, RankReason
 from domain.reasons import ReasonCode
 
 __all__ = ["DEFAULT_TOP_N", "rerank_top"]
@@ -77,9 +78,13 @@ async def rerank_top(
     moved: list[Found] = []
     for new, old in enumerate(order):
         hit = head[old]
-        reasons = [*hit.reasons, *by_id[hit.chunk_id].reasons]
+        notes = by_id[hit.chunk_id].reasons
+        reasons = [*hit.reasons, *(RankReason(code=RankCode.RERANKER_NOTE, note=n) for n in notes)]
         if new != old:
-            reasons.append(f"reranked from {old + 1} to {new + 1} by {reranker.name}")
+            moved_by = RankReason(
+                code=RankCode.RERANKED, before=old + 1, after=new + 1, by=reranker.name
+            )
+            reasons.append(moved_by)
         moved.append(msgspec.structs.replace(hit, reasons=reasons))
     kept = {f.chunk_id for f in head}
     return moved + [f for f in found if f.chunk_id not in kept]

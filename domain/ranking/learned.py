@@ -5,7 +5,7 @@ candidates alone (which leg found a turn and how high, how much of the
 question's weighted words it and its episode hold, the turn before and after
 it, who said it, when). The weights are fitted on real conversations
 (docs/design.md#the-learned-ranker); the strongest contributions of a hit are
-its reasons, in the words the hand-set rules used.
+its reasons, the hand-set rules' reasons (``domain.ranking.reasons``).
 """
 
 from collections.abc import Mapping, Sequence
@@ -23,6 +23,7 @@ from domain.ranking.features import (
 )
 from domain.ranking.persons import in_first_person
 from domain.ranking.question import QuestionProfile
+from domain.ranking.reasons import RankCode, RankReason
 from domain.ranking.text import fewer_words_than, term_hits, term_prefixes
 
 __all__ = [
@@ -222,29 +223,29 @@ def _persons(values: dict[str, float], text: str) -> None:
 _REASON_FLOOR = 0.05
 
 
-def _reason(feature: str, values: Mapping[str, float], speaker: str | None) -> str | None:
-    """A strong contribution in the words the hand-set rules use (the surfaces render
-    them); the legs that found a hit are named by ``domain.explain`` from its ranks."""
+def _reason(feature: str, values: Mapping[str, float], speaker: str | None) -> RankReason | None:
+    """A strong contribution as the hand-set rules' reason (the surfaces say it in words);
+    the legs that found a hit are named from its ranks (``domain.ranking.reasons``)."""
     if feature == "coverage" and values.get("coverage", 0.0) >= 0.5:
-        return f"holds {values['coverage']:.0%} of the question's weighted words"
+        return RankReason(code=RankCode.COVERAGE, share=values["coverage"])
     if feature == "phrase":
-        return "has the question's words side by side"
+        return RankReason(code=RankCode.PHRASE)
     if feature in ("named_speaker", "named_and_matching") and speaker:
-        return f"said by {speaker}, whom the question names"
+        return RankReason(code=RankCode.SPEAKER_NAMED, who=speaker)
     if feature == "date":
-        return "happened when the question says"
+        return RankReason(code=RankCode.DATE)
     if feature == "alternatives" and values.get("alternatives", 0.0) >= 0.99:
-        return "matches one of the events the question compares"
+        return RankReason(code=RankCode.COMPARED_EVENT)
     if feature in ("reply", "previous_coverage", "first_person_reply"):
-        return "reply to a matching turn"
+        return RankReason(code=RankCode.REPLY)
     if feature.startswith("first_person"):
-        return "told in the first person"
+        return RankReason(code=RankCode.FIRST_PERSON)
     return None
 
 
 def score_with_model(
     model: RankModel, values: Mapping[str, float], speaker: str | None = None
-) -> tuple[float, list[str]]:
+) -> tuple[float, list[RankReason]]:
     """The score and the reasons: the strongest contributions that have words, first.
 
     Each contribution is computed once, for the score (summed in the weights' order, as
@@ -252,7 +253,7 @@ def score_with_model(
     candidate of every search is scored, and sorting all ~30 per candidate was most of it."""
     parts = [(w * values.get(f, 0.0), f) for f, w in model.weights.items()]
     score = model.bias + sum(part for part, _ in parts)
-    reasons: list[str] = []
+    reasons: list[RankReason] = []
     for _, feature in sorted((p for p in parts if p[0] >= _REASON_FLOOR), reverse=True):
         said = _reason(feature, values, speaker)
         if said is not None and said not in reasons:

@@ -24,6 +24,8 @@ from domain.ranking.learned import (
     wanted_role,
 )
 from domain.ranking.question import QuestionProfile
+from domain.ranking.reasons import RankCode, RankReason
+from domain.ranking.sentences import sentence
 from domain.ranking.text import term_hits, term_prefixes, tokens
 
 __all__ = ["Candidate", "RankModel", "RankWeights", "Ranked", "features_of", "rank_candidates"]
@@ -63,13 +65,19 @@ _NONE: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
 class Ranked(msgspec.Struct, frozen=True, kw_only=True):
     item_id: str
     score: float
-    reasons: list[str]
+    #: the rules that scored it, as values (``domain.ranking.reasons``)
+    rules: list[RankReason]
+
+    @property
+    def reasons(self) -> list[str]:
+        """The rules in the words a hit's ``reason`` says them."""
+        return [sentence(r) for r in self.rules]
 
 
 class _Scored(msgspec.Struct, kw_only=True):
     item_id: str
     score: float
-    reasons: list[str]
+    reasons: list[RankReason]
     base: int
 
 
@@ -119,7 +127,7 @@ def _lend_to_replies(
         lent = share * words[before]
         if other and "?" in asking.text and lent > words[n]:
             scored[n].score += lent - words[n]
-            scored[n].reasons.append("reply to a matching turn")
+            scored[n].reasons.append(RankReason(code=RankCode.REPLY))
 
 
 def _stabilise(items: list[_Scored], window: int, margin: float) -> list[_Scored]:
@@ -136,7 +144,7 @@ def _stabilise(items: list[_Scored], window: int, margin: float) -> list[_Scored
             if insider is not None and head.score < insider.score + margin:
                 head = insider
             elif insider is not None:
-                head.reasons.append("moved up past the fused order by a clear margin")
+                head.reasons.append(RankReason(code=RankCode.CLEAR_MARGIN))
         out.append(head)
         placed.add(head.item_id)
         pending = [p for p in pending if p.item_id != head.item_id]
@@ -159,7 +167,7 @@ def _rank_with(
         score, reasons = score_with_model(model, features, cand.speaker)
         scored.append(_Scored(item_id=cand.item_id, score=score, reasons=reasons, base=base))
     scored.sort(key=lambda s: (-s.score, s.base))
-    return [Ranked(item_id=s.item_id, score=s.score, reasons=s.reasons) for s in scored]
+    return [Ranked(item_id=s.item_id, score=s.score, rules=s.reasons) for s in scored]
 
 
 def features_of(
@@ -218,13 +226,13 @@ def rank_candidates(
     scored: list[_Scored] = []
     evidence: list[float] = []
     for base, (cand, positions, present) in enumerate(zip(candidates, hits, sets, strict=True)):
-        reasons: list[str] = []
+        reasons: list[RankReason] = []
         score = w.fused * cand.fused / high
         cover = coverage(profile.terms, present, idf, whole)
         own = words * w.coverage * cover
         score += own + episode_weight * episode_cover[cand.episode_id]
         if cover >= 0.5:
-            reasons.append(f"holds {cover:.0%} of the question's weighted words")
+            reasons.append(RankReason(code=RankCode.COVERAGE, share=cover))
         phrase = 0.0
         if cover > 0:  # no question word in the text: no phrase, no segment
             phrase = phrase_adjacency(profile.bigrams, positions)
@@ -232,26 +240,26 @@ def rank_candidates(
             own += words * (w.phrase * phrase + w.segment * segment)
             score += words * (w.phrase * phrase + w.segment * segment)
         if phrase > 0:
-            reasons.append("has the question's words side by side")
+            reasons.append(RankReason(code=RankCode.PHRASE))
         wanted = wanted_role(profile, cand.role)
         if wanted is not None and cand.role == wanted:
             score += w.speaker
-            reasons.append(f"said by the {wanted}, whom the question asks about")
+            reasons.append(RankReason(code=RankCode.ROLE_ASKED, who=wanted))
         if cand.speaker in speakers:
             score += w.named_speaker
-            reasons.append(f"said by {cand.speaker}, whom the question names")
+            reasons.append(RankReason(code=RankCode.SPEAKER_NAMED, who=cand.speaker))
         dated = date_score(window, cand.episode_date, w.date_fade_days)
         if dated > 0:
             score += w.date * dated
-            reasons.append("happened when the question says")
+            reasons.append(RankReason(code=RankCode.DATE))
         if parts:
             best_part = max(coverage(p, present, idf, t) for p, t in parts)
             score += w.alternatives * best_part
             if best_part >= 0.99:
-                reasons.append("matches one of the events the question compares")
+                reasons.append(RankReason(code=RankCode.COMPARED_EVENT))
         scored.append(_Scored(item_id=cand.item_id, score=score, reasons=reasons, base=base))
         evidence.append(own)
     if w.reply > 0:
         _lend_to_replies(candidates, scored, evidence, w.reply)
     ordered = _stabilise(scored, w.window, w.margin)
-    return [Ranked(item_id=s.item_id, score=s.score, reasons=s.reasons) for s in ordered]
+    return [Ranked(item_id=s.item_id, score=s.score, rules=s.reasons) for s in ordered]

@@ -23,6 +23,7 @@ from application.memory.commands import ContextRequest, SearchRequest
 from application.memory.filters import FiltersSpec, OccurredRange, parse_filters
 from domain.errors import InvalidInputError
 from domain.hashing import content_hash
+from domain.ranking.reasons import RankReason
 from domain.reasons import ReasonCode
 from domain.relevance_gate import nothing_relevant_words, weak_pack_words
 from domain.scopes import SourceType
@@ -70,20 +71,25 @@ async def search(request: Request[Any, Any, State]) -> Template:
     query = (params.get("q") or "").strip()
     spaces = await viewer.services.inspector.visible_spaces(viewer.ctx)
     results = pack = None
+    #: each hit's and each pack item's reasons, by chunk id: the page says them shortly
+    reasons: dict[str, list[RankReason]] = {}
+    pack_reasons: dict[str, list[RankReason]] = {}
     headings: dict[str, Any] = {}
     if query:
         filters = parse_filters(_filters(params))
         ctx = await viewer.context()
-        results = await viewer.services.memory.search(
+        found = await viewer.services.memory.search_explained(
             SearchRequest(org_id=ctx.org_id, query=query, limit=_LIMIT, filters=filters), ctx
         )
         ctx = await viewer.context()
-        pack = await viewer.services.memory.context_pack(
+        packed = await viewer.services.memory.context_pack_explained(
             ContextRequest(
                 org_id=ctx.org_id, query=query, token_budget=_PACK_BUDGET, filters=filters
             ),
             ctx,
         )
+        results, reasons = found.results, found.reasons
+        pack, pack_reasons = packed.pack, packed.reasons
         viewer.session.searched(content_hash(query), query)
         shown = [h.source_id for h in results.results] + [i.source_id for i in pack.items]
         headings = await viewer.services.inspector.headings(await viewer.context(), shown)
@@ -94,6 +100,8 @@ async def search(request: Request[Any, Any, State]) -> Template:
         query=query,
         results=results,
         pack=pack,
+        reasons=reasons,
+        pack_reasons=pack_reasons,
         headings=headings,
         snippet=snippet,
         imports=await _imports(viewer),

@@ -6,7 +6,8 @@ import msgspec
 
 from application.memory.results import Signals
 from application.memory.service import _signals
-from domain.explain import SIGNAL_LABELS, inclusion_reason
+from domain.explain import SIGNAL_LABELS
+from domain.ranking.reasons import found_by
 from domain.signals import Signal
 from entrypoints.web.why import _SIGNALS, why_of
 
@@ -42,5 +43,5 @@ def test_each_signal_lands_in_its_own_field() -> None:
 
 def test_a_record_matched_by_meaning_is_said_in_words_on_the_web() -> None:
     ranks = {"entity_vector": 2}
-    said = why_of(inclusion_reason(ranks), ranks).short
+    said = why_of(found_by(ranks)).short
     assert said == "Backs a matching record"
