@@ -61,6 +61,8 @@ _T = TypeVar("_T")
 #: a context pack considers this many ranked candidates before filling its budget, from
 #: legs as deep as a search's: forty short chat turns filled ~85% of the default budget
 _PACK_CANDIDATES = 80
+#: of which it reads and authorizes this many first, and the rest only if all of them fit
+_PACK_FIRST = 40
 
 
 class MemoryService:
@@ -278,10 +280,15 @@ class MemoryService:
         recalled = await _beside(
             redacted,
             self._recall.retrieve_with_derived(
-                request, policy, _PACK_CANDIDATES, request.filters, depth=LEG_DEPTH
+                request,
+                policy,
+                _PACK_CANDIDATES,
+                request.filters,
+                depth=LEG_DEPTH,
+                resolve_first=_PACK_FIRST,
             ),
         )
-        notes, withheld, derived = recalled.notes, recalled.withheld, recalled.derived
+        notes, withheld, derived = dict(recalled.notes), recalled.withheld, recalled.derived
         # a question nothing in memory is about gets a few items, not a budget of them
         gated = bool(recalled.found) and not self._about(request.org_id, request.query, recalled)
         found, below_floor = gate_pack(recalled.found, not gated)
@@ -289,6 +296,17 @@ class MemoryService:
         kept, rendered, omitted = fit_rendered(
             found, request.token_budget, self._tokens.count, notes
         )
+        if not gated and not omitted and recalled.unresolved:
+            # every candidate fit, so the budget may take more: the next ones are read and
+            # authorized only now (long turns or mail fill it with the first ones)
+            more, more_notes, more_withheld = await self._recall.resolve(
+                request, policy, recalled.unresolved
+            )
+            found, withheld = [*found, *more], withheld + more_withheld
+            notes.update(more_notes)
+            kept, rendered, omitted = fit_rendered(
+                found, request.token_budget, self._tokens.count, notes
+            )
         counts = {r.chunk.chunk_id: self._tokens.count(r.chunk.text) for r in kept}
         chosen = set(counts)
         groups = group_by_episode(kept)

@@ -61,6 +61,8 @@ class Recalled(msgspec.Struct, frozen=True, kw_only=True):
     withheld: int
     derived: list[DerivedHit] = msgspec.field(default_factory=list)
     evidence: list[Evidence] = msgspec.field(default_factory=list)
+    #: ranked after ``found`` but not yet loaded nor authorized (``resolve`` them if needed)
+    unresolved: list[Found] = msgspec.field(default_factory=list)
 
 
 class Recall:
@@ -144,19 +146,29 @@ class Recall:
         limit: int,
         filters: SearchFilters | None = None,
         depth: int | None = None,
+        resolve_first: int | None = None,
     ) -> Recalled:
         """``retrieve``, and the promoted records that matched (each gated on all its sources).
 
         A filtered query leaves the derived signal out: a promoted record spans sources
-        the filter may not match, and a filter must only narrow. ``depth``: the pipeline's."""
+        the filter may not match, and a filter must only narrow. ``depth``: the pipeline's.
+        ``resolve_first``: only the first so many are loaded and authorized; the rest come
+        back ``unresolved``, for a caller that may not need them (a pack's full budget)."""
         await self.readiness.ensure(request.org_id)
         where = msgspec.structs.replace(candidate_filter(policy), narrow=filters)
         if self._derived is None or self._pipeline.mode not in _FUSED or filters is not None:
             ranked = await self._pipeline.ranked(
                 request.org_id, request.query, limit, where, request.as_of, depth=depth
             )
-            found, notes, withheld = await self.resolve(request, policy, ranked.found)
-            return Recalled(found=found, notes=notes, withheld=withheld, evidence=ranked.evidence)
+            now, later = _split(ranked.found, resolve_first)
+            found, notes, withheld = await self.resolve(request, policy, now)
+            return Recalled(
+                found=found,
+                notes=notes,
+                withheld=withheld,
+                evidence=ranked.evidence,
+                unresolved=later,
+            )
         # the records' queries run beside the index searches (the store's I/O overlaps
         # the in-process index's CPU work), not before them
         derived = self._derived
@@ -196,11 +208,17 @@ class Recall:
                 # let an embedded read finish rather than cancel it inside the engine
                 with contextlib.suppress(Exception):
                     await hits
-        found, notes, withheld = await self.resolve(request, policy, ranked.found)
+        now, later = _split(ranked.found, resolve_first)
+        found, notes, withheld = await self.resolve(request, policy, now)
         return Recalled(
             found=found,
             notes=notes,
             withheld=withheld,
             derived=hits.result()[0],
             evidence=ranked.evidence,
+            unresolved=later,
         )
+
+
+def _split(found: list[Found], first: int | None) -> tuple[list[Found], list[Found]]:
+    return (found, []) if first is None else (found[:first], found[first:])

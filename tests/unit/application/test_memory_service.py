@@ -124,6 +124,27 @@ async def test_a_pack_of_short_notes_fills_its_budget_past_forty_candidates(
     assert pack.token_count <= 4000
 
 
+async def test_a_pack_reads_no_more_candidates_than_its_budget_can_take(
+    parts: Parts, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(90):
+        words = " ".join(f"garden{i} bed{j}" for j in range(40))
+        await parts.service.remember(_remember(f"Long garden note {i}: {words}."), parts.ctx)
+    asked: list[int] = []
+    read = parts.store.chunks_with_sources
+
+    async def counting(org_id: str, chunk_ids: list[str]) -> object:
+        asked.append(len(chunk_ids))
+        return await read(org_id, chunk_ids)
+
+    monkeypatch.setattr(parts.store, "chunks_with_sources", counting)
+    pack = await parts.service.context_pack(
+        ContextRequest(org_id=ORG, query="garden", token_budget=600), parts.ctx
+    )
+    assert pack.omitted > 0  # the first candidates filled the budget
+    assert sum(asked) <= 40  # so the rest were never read
+
+
 async def test_index_is_rebuilt_from_the_store_on_first_use(parts: Parts) -> None:
     first = await parts.service.remember(
         _remember("The cellar key is under the blue pot."), parts.ctx
