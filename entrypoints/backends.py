@@ -11,43 +11,15 @@ import json
 import logging
 import os
 import sys
-from typing import Any, Protocol
 
 from domain.policy import Surface
 from entrypoints.credentials import Credentials, read_key
+from entrypoints.json_calls import Backend
 from entrypoints.settings import Settings
 
 __all__ = ["Backend", "Credentials", "choose_backend", "running_server"]
 
-Json = Any
-
 _log = logging.getLogger("tessera.cli")
-
-
-class Backend(Protocol):
-    description: str
-
-    async def call(
-        self,
-        method: str,
-        path: str,
-        body: Json = None,
-        params: dict[str, Any] | None = None,
-        credentials: Credentials | None = None,
-    ) -> Json: ...
-
-    async def text(
-        self,
-        method: str,
-        path: str,
-        body: Json = None,
-        params: dict[str, Any] | None = None,
-        credentials: Credentials | None = None,
-    ) -> str:
-        """A route that answers text rather than one JSON value (the JSON-lines export)."""
-        ...
-
-    async def close(self) -> None: ...
 
 
 def _pid_alive(pid: int) -> bool:

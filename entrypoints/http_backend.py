@@ -13,14 +13,13 @@ import httpx
 from domain.errors import StoreUnavailableError
 from domain.reasons import ReasonCode
 from entrypoints.credentials import Credentials
+from entrypoints.json_calls import Backend, Json
 from entrypoints.service_errors import error_of
 
 __all__ = ["HttpBackend"]
 
-Json = Any
 
-
-class HttpBackend:
+class HttpBackend(Backend):
     """Calls the HTTP API, over a socket or straight into an in-process app."""
 
     def __init__(
@@ -35,30 +34,6 @@ class HttpBackend:
         self._on_close = on_close
         self.description = description
 
-    async def call(
-        self,
-        method: str,
-        path: str,
-        body: Json = None,
-        params: dict[str, Any] | None = None,
-        credentials: Credentials | None = None,
-    ) -> Json:
-        """One request, as the backend's own key or as ``credentials`` when given."""
-        response = await self._send(method, path, body, params, credentials)
-        return response.json()
-
-    async def text(
-        self,
-        method: str,
-        path: str,
-        body: Json = None,
-        params: dict[str, Any] | None = None,
-        credentials: Credentials | None = None,
-    ) -> str:
-        """``call`` for a route that answers text (the export's JSON lines)."""
-        response = await self._send(method, path, body, params, credentials)
-        return response.text
-
     async def _send(
         self,
         method: str,
@@ -66,7 +41,7 @@ class HttpBackend:
         body: Json,
         params: dict[str, Any] | None,
         credentials: Credentials | None,
-    ) -> httpx.Response:
+    ) -> bytes:
         headers = self._headers if credentials is None else credentials.headers()
         try:
             response = await self._client.request(
@@ -79,7 +54,7 @@ class HttpBackend:
             ) from None
         if response.status_code >= 400:
             raise error_of(response.status_code, response.content)
-        return response
+        return response.content
 
     async def close(self) -> None:
         """Idempotent: the MCP server closes on shutdown and again on the way out."""

@@ -17,11 +17,10 @@ from urllib.parse import urlencode, urlsplit
 from domain.errors import StoreUnavailableError
 from domain.reasons import ReasonCode
 from entrypoints.credentials import Credentials
+from entrypoints.json_calls import Backend, Json
 from entrypoints.service_errors import error_of
 
 __all__ = ["ServiceBackend"]
-
-Json = Any
 
 #: how long a call may take: a large import or a reflection is slow, a dead socket is not
 _CALL_TIMEOUT = 60.0
@@ -38,7 +37,7 @@ def _query_value(value: object) -> str:
     return "" if value is None else str(value)
 
 
-class ServiceBackend:
+class ServiceBackend(Backend):
     """The HTTP API of a running service; ``call`` and ``text`` as ``Backend`` has them."""
 
     def __init__(self, url: str, headers: dict[str, str]) -> None:
@@ -55,31 +54,6 @@ class ServiceBackend:
         """False only when nothing accepts a connection there; a slow service still answers
         (one that is still starting answers 503 at once: the calls then wait for it)."""
         return await asyncio.to_thread(self._listens)
-
-    async def call(
-        self,
-        method: str,
-        path: str,
-        body: Json = None,
-        params: dict[str, Any] | None = None,
-        credentials: Credentials | None = None,
-    ) -> Json:
-        """One request, as the backend's own key or as ``credentials`` when given."""
-        return json.loads(await self._send(method, path, body, params, credentials))
-
-    async def text(
-        self,
-        method: str,
-        path: str,
-        body: Json = None,
-        params: dict[str, Any] | None = None,
-        credentials: Credentials | None = None,
-    ) -> str:
-        """``call`` for a route that answers text (the export's JSON lines)."""
-        return (await self._send(method, path, body, params, credentials)).decode("utf-8")
-
-    async def close(self) -> None:
-        """Nothing stays open between calls."""
 
     async def _send(
         self,

@@ -25,7 +25,7 @@ from application.ports.rerank import Reranker
 from application.retrieval.found import Found
 from application.retrieval.lifecycle import LifecycleNote, honour_corrections
 from application.retrieval.options import ConversationRecall
-from application.retrieval.pipeline import RetrievalMode, RetrievalPipeline, Retrieved
+from application.retrieval.pipeline import Ranked, RetrievalMode, RetrievalPipeline, Retrieved
 from application.retrieval.rerank_step import DEFAULT_TOP_N
 from application.trust.guard import candidate_filter, may_read
 from domain.policy import MemoryPolicyContext
@@ -160,15 +160,7 @@ class Recall:
             ranked = await self._pipeline.ranked(
                 request.org_id, request.query, limit, where, request.as_of, depth=depth
             )
-            now, later = _split(ranked.found, resolve_first)
-            found, notes, withheld = await self.resolve(request, policy, now)
-            return Recalled(
-                found=found,
-                notes=notes,
-                withheld=withheld,
-                evidence=ranked.evidence,
-                unresolved=later,
-            )
+            return await self._recalled(request, policy, ranked, resolve_first, [])
         # the records' queries run beside the index searches (the store's I/O overlaps
         # the in-process index's CPU work), not before them
         derived = self._derived
@@ -208,17 +200,25 @@ class Recall:
                 # let an embedded read finish rather than cancel it inside the engine
                 with contextlib.suppress(Exception):
                     await hits
-        now, later = _split(ranked.found, resolve_first)
+        return await self._recalled(request, policy, ranked, resolve_first, hits.result()[0])
+
+    async def _recalled(
+        self,
+        request: RecallQuery,
+        policy: MemoryPolicyContext,
+        ranked: Ranked,
+        first: int | None,
+        derived: list[DerivedHit],
+    ) -> Recalled:
+        now, later = (
+            (ranked.found, []) if first is None else (ranked.found[:first], ranked.found[first:])
+        )
         found, notes, withheld = await self.resolve(request, policy, now)
         return Recalled(
             found=found,
             notes=notes,
             withheld=withheld,
-            derived=hits.result()[0],
+            derived=derived,
             evidence=ranked.evidence,
             unresolved=later,
         )
-
-
-def _split(found: list[Found], first: int | None) -> tuple[list[Found], list[Found]]:
-    return (found, []) if first is None else (found[:first], found[first:])
