@@ -15,6 +15,7 @@ __all__ = [
     "EpisodeGroup",
     "ExplainedPack",
     "ExplainedSearch",
+    "Hit",
     "RememberResult",
     "SearchHit",
     "SearchResults",
@@ -57,7 +58,9 @@ class Signals(msgspec.Struct, frozen=True, kw_only=True):
     entity_vector_rank: int | None = None
 
 
-class SearchHit(msgspec.Struct, frozen=True, kw_only=True):
+class Hit(msgspec.Struct, frozen=True, kw_only=True):
+    """What a search result and a context pack's item both say of one chunk."""
+
     source_id: str
     chunk_id: str
     text: str
@@ -80,6 +83,10 @@ class SearchHit(msgspec.Struct, frozen=True, kw_only=True):
     duplicate_of: str | None = None
 
 
+class SearchHit(Hit, frozen=True, kw_only=True):
+    """One search result."""
+
+
 class SearchResults(msgspec.Struct, frozen=True, kw_only=True):
     results: list[SearchHit]
     #: relevant hits the caller may not have (hidden, redacted, another's sensitive
@@ -98,29 +105,13 @@ class SearchResults(msgspec.Struct, frozen=True, kw_only=True):
     reason: str | None = None
 
 
-class ContextItem(msgspec.Struct, frozen=True, kw_only=True):
-    source_id: str
-    chunk_id: str
-    text: str
-    reason: str
-    score: float
-    signals: Signals
+class ContextItem(Hit, frozen=True, kw_only=True):
+    """One item of a context pack: a hit, with its tokens and its episode's time."""
+
     token_count: int
-    scope: MemoryScope
-    scope_key: str | None = None
-    occurred_at: datetime | None = None
-    created_at: datetime
-    role: str | None = None
-    turn_index: int | None = None
-    #: who said it, by name, when the turn was remembered with a speaker
-    speaker: str | None = None
     #: when its episode (the conversation) happened, time included where known: a reader
     #: answers "when" from it ("last weekend", said in a talk of Monday 12 June)
     episode_occurred_at: datetime | None = None
-    lifecycle: LifecycleState = LifecycleState.ACTIVE
-    stale: bool = False
-    superseded_by: str | None = None
-    duplicate_of: str | None = None
 
 
 class EpisodeGroup(msgspec.Struct, frozen=True, kw_only=True):

@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from application.enrichment.embedding import preload
 from application.enrichment.lane import EmbeddingLane
@@ -36,6 +36,7 @@ from application.ports import (
 )
 from application.ports.records import EmbeddingSpace, StoreInfo
 from application.retrieval.grouping import group_by_episode
+from application.retrieval.lifecycle import LifecycleNote
 from application.retrieval.pack_fit import fit_rendered
 from application.retrieval.pipeline import LEG_DEPTH, Retrieved
 from application.retrieval.recall import Recall, Recalled
@@ -202,28 +203,7 @@ class MemoryService:
             found, derived = [], []
         self._note_read(policy, "search", request.query, [r.chunk for r in found], withheld)
         results = SearchResults(
-            results=[
-                SearchHit(
-                    source_id=r.chunk.source_id,
-                    chunk_id=r.chunk.chunk_id,
-                    text=r.chunk.text,
-                    score=r.score,
-                    signals=_signals(r.ranks),
-                    scope=r.chunk.scope,
-                    scope_key=r.chunk.scope_key,
-                    occurred_at=r.chunk.occurred_at,
-                    created_at=r.chunk.created_at,
-                    role=r.chunk.role,
-                    turn_index=r.chunk.turn_index,
-                    speaker=r.chunk.speaker,
-                    reason=_reason(r),
-                    lifecycle=notes[r.chunk.chunk_id].state,
-                    stale=notes[r.chunk.chunk_id].stale,
-                    superseded_by=notes[r.chunk.chunk_id].superseded_by,
-                    duplicate_of=notes[r.chunk.chunk_id].duplicate_of,
-                )
-                for r in found
-            ],
+            results=[SearchHit(**_said(r, notes[r.chunk.chunk_id])) for r in found],
             withheld=withheld,
             withheld_redacted=await redacted,
             derived=derived,
@@ -312,25 +292,9 @@ class MemoryService:
         groups = group_by_episode(kept)
         items = [
             ContextItem(
-                source_id=r.chunk.source_id,
-                chunk_id=r.chunk.chunk_id,
-                text=r.chunk.text,
-                reason=_reason(r),
-                score=r.score,
-                signals=_signals(r.ranks),
+                **_said(r, notes[r.chunk.chunk_id]),
                 token_count=counts[r.chunk.chunk_id],
-                scope=r.chunk.scope,
-                scope_key=r.chunk.scope_key,
-                occurred_at=r.chunk.occurred_at,
-                created_at=r.chunk.created_at,
-                role=r.chunk.role,
-                turn_index=r.chunk.turn_index,
-                speaker=r.chunk.speaker,
                 episode_occurred_at=_episode_time(group),
-                lifecycle=notes[r.chunk.chunk_id].state,
-                stale=notes[r.chunk.chunk_id].stale,
-                superseded_by=notes[r.chunk.chunk_id].superseded_by,
-                duplicate_of=notes[r.chunk.chunk_id].duplicate_of,
             )
             for group in groups
             for r in group
@@ -407,6 +371,30 @@ def _signals(ranks: Mapping[str, int]) -> Signals:
         relation_rank=ranks.get(Signal.RELATION),
         entity_vector_rank=ranks.get(Signal.ENTITY_VECTOR),
     )
+
+
+def _said(found: Retrieved, note: LifecycleNote) -> dict[str, Any]:
+    """What a search hit and a pack item both say of a chunk (``results.Hit``)."""
+    chunk = found.chunk
+    return {
+        "source_id": chunk.source_id,
+        "chunk_id": chunk.chunk_id,
+        "text": chunk.text,
+        "score": found.score,
+        "signals": _signals(found.ranks),
+        "scope": chunk.scope,
+        "scope_key": chunk.scope_key,
+        "occurred_at": chunk.occurred_at,
+        "created_at": chunk.created_at,
+        "role": chunk.role,
+        "turn_index": chunk.turn_index,
+        "speaker": chunk.speaker,
+        "reason": _reason(found),
+        "lifecycle": note.state,
+        "stale": note.stale,
+        "superseded_by": note.superseded_by,
+        "duplicate_of": note.duplicate_of,
+    }
 
 
 def _episode_time(group: Sequence[Retrieved]) -> datetime | None:
