@@ -35,10 +35,10 @@ def people(browser: Any, server: Server) -> Iterator[People]:
         cai = server.api("POST", "/api/admin/keys", json={"principal": "cai"})["key"]
         server.keys["cai"] = cai
         # cai creates her agent, delegates to it and mints its key herself
-        agent = {"name": "cai-helper", "acting_for": "cai", "delegation_days": 30}
+        agent = {"name": "cai-courier", "acting_for": "cai", "delegation_days": 30}
         server.api("POST", "/api/admin/principals", cai, json=agent)
-        issued = server.api("POST", "/api/admin/keys", cai, json={"principal": "cai-helper"})
-        server.keys["cai-helper"] = issued["key"]
+        issued = server.api("POST", "/api/admin/keys", cai, json={"principal": "cai-courier"})
+        server.keys["cai-courier"] = issued["key"]
     yield from signed_in_people(browser, server)
 
 
@@ -52,30 +52,30 @@ def _hits(person: Person, word: str) -> int:
 
 
 def test_revoke_a_delegation_then_a_stale_key_preview(people: People, server: Server) -> None:
-    cai, helper = people("cai"), people("cai-helper")
+    cai, courier = people("cai"), people("cai-courier")
     word = _word()
     cai.remember(f"cai's private {word} locker code")
-    assert _hits(helper, word) == 1  # the delegation lets her agent read it
+    assert _hits(courier, word) == 1  # the delegation lets her agent read it
     findings: dict[str, list[str]] = {}
 
     cai.open("/memory/access")
-    assert "cai-helper acts for you" in cai.page.content()
+    assert "cai-courier acts for you" in cai.page.content()
     findings["access-own"] = cai.serious_accessibility_findings()
     cai.screenshot("access-own")
-    cai.page.click("a:has-text('Revoke…'):has-text('the delegation to cai-helper')")
+    cai.page.click("a:has-text('Revoke…'):has-text('the delegation to cai-courier')")
     cai.page.wait_for_url("**/memory/access/delegations/*/revoke")
-    assert "cai-helper stops acting for cai" in cai.page.content()
+    assert "cai-courier stops acting for cai" in cai.page.content()
     findings["revoke-delegation-preview"] = cai.serious_accessibility_findings()
     cai.screenshot("revoke-delegation-preview")
     cai.page.click("button:has-text('Revoke this delegation')")
     cai.page.wait_for_url("**/memory/access?done=delegation-revoked")
     assert "The delegation is revoked" in cai.page.content()
-    assert _hits(helper, word) == 0  # gone at once for the agent
+    assert _hits(courier, word) == 0  # gone at once for the agent
 
     # the agent's key: cai previews; an admin revokes it meanwhile; her preview is stale
-    helper_key = server.keys["cai-helper"].split("_")[1]
+    helper_key = server.keys["cai-courier"].split("_")[1]
     cai.open(f"/memory/access/keys/{helper_key}/revoke")
-    assert "cai-helper" in cai.page.content()
+    assert "cai-courier" in cai.page.content()
     path = f"/api/access/keys/{helper_key}"
     preview = server.api("POST", f"{path}/revoke-preview")
     server.api("POST", f"{path}/revoke", json={"token": preview["token"]})
@@ -88,8 +88,8 @@ def test_revoke_a_delegation_then_a_stale_key_preview(people: People, server: Se
     assert "Already revoked" in content  # the fresh preview, in its place
     findings["revoke-key-stale"] = cai.serious_accessibility_findings()
     cai.screenshot("revoke-key-stale")
-    helper.page.goto(helper.url("/memory"))
-    helper.page.wait_for_url("**/memory/sign-in")  # the revoked key's session is over
+    courier.page.goto(courier.url("/memory"))
+    courier.page.wait_for_url("**/memory/sign-in")  # the revoked key's session is over
     assert all(not found for found in findings.values()), findings
 
 
