@@ -15,7 +15,7 @@ from domain.models import Chunk, CorrectionRecord, Source
 from domain.scopes import LifecycleState
 from domain.withheld_match import REDACTED_MARK, stand_in
 
-__all__ = ["REDACTED_MARK", "corrected", "drops_text", "impact"]
+__all__ = ["REDACTED_MARK", "corrected", "drops_text", "impact", "redacted_text"]
 
 _DROPS_TEXT = frozenset({CorrectionAction.REDACT, CorrectionAction.DELETE})
 
@@ -24,12 +24,13 @@ def drops_text(action: CorrectionAction) -> bool:
     return action in _DROPS_TEXT
 
 
-def _redacted_content(source: Source, request: CorrectionRequest) -> str:
+def redacted_text(text: str, request: CorrectionRequest) -> str:
     """The whole text gives way to the summary (or the mark); spans give way one by one,
     each to the mark holding the summary, and the text around them stays."""
     if not request.spans:
         return request.summary or REDACTED_MARK
-    text, kept, at = source.content, [], 0
+    kept: list[str] = []
+    at = 0
     mark = stand_in(request.summary)
     for span in sorted(request.spans, key=lambda s: s.start):
         kept += [text[at : span.start], mark]
@@ -67,7 +68,7 @@ def corrected(
         # a tombstone: ids, hashes, who, when, why; no text and no metadata
         changes = {"content": "", "metadata": {}}
     elif request.action is CorrectionAction.REDACT:
-        changes = {"content": _redacted_content(source, request), "metadata": {}}
+        changes = {"content": redacted_text(source.content, request), "metadata": {}}
     return msgspec.structs.replace(
         source,
         lifecycle=state,

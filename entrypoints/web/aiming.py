@@ -1,4 +1,4 @@
-"""Aiming a correction: the other source found by a search, the words to redact as a span,
+"""Aiming a correction: the other source found by a search, the words to redact as spans,
 and the text before and after, as the preview shows it.
 
 Why here and not in the use case: these are the page's ways of asking (a search box, a
@@ -8,19 +8,20 @@ returns only what the viewer may read, and ``MemoryInspector.headings`` names on
 """
 
 from dataclasses import dataclass
+from itertools import pairwise
 
-from application.corrections.commands import CorrectionRequest, Span
+from application.corrections.commands import MAX_SPANS, CorrectionRequest, Span
+from application.corrections.planning import redacted_text
 from application.memory.commands import SearchRequest
 from application.operations.inspection import SourceHeading, SourceView
 from domain.errors import InvalidInputError
 from domain.lifecycle import CorrectionAction
 from domain.reasons import ReasonCode
 from domain.scopes import LifecycleState
-from domain.withheld_match import REDACTED_MARK, stand_in
 from entrypoints.web.forms import Form
 from entrypoints.web.viewer import Viewer
 
-__all__ = ["AIMED", "BeforeAfter", "before_after", "candidates", "check_span", "span_of"]
+__all__ = ["AIMED", "BeforeAfter", "before_after", "candidates", "check_span", "spans_of"]
 
 #: the corrections that name another source
 AIMED = frozenset({CorrectionAction.SUPERSEDE, CorrectionAction.MARK_DUPLICATE})
@@ -46,18 +47,17 @@ async def candidates(viewer: Viewer, source_id: str, query: str) -> list[SourceH
     return [headings[i] for i in ids if i in headings]
 
 
-def _offset(form: Form, name: str, words: str) -> int | None:
-    raw = form.optional(name)
-    if raw is None:
+def _offset(raw: str, words: str) -> int | None:
+    raw = raw.strip()
+    if not raw:
         return None
     if not raw.isdigit():
         raise InvalidInputError(ReasonCode.INVALID_REQUEST, f"the {words} is not a whole number")
     return int(raw)
 
 
-def span_of(form: Form) -> Span | None:
-    """The redact form's start and end: none for the whole text, else a non-empty range."""
-    start, end = _offset(form, "start", "start"), _offset(form, "end", "end")
+def _span(start_field: str, end_field: str) -> Span | None:
+    start, end = _offset(start_field, "start"), _offset(end_field, "end")
     if start is None and end is None:
         return None
     if start is None or end is None:
@@ -70,6 +70,27 @@ def span_of(form: Form) -> Span | None:
             "the words to remove are empty: the end must follow the start",
         )
     return Span(start=start, end=end)
+
+
+def spans_of(form: Form) -> list[Span]:
+    """The redact form's passages, each a start and an end posted side by side (the page
+    sends one pair per chosen passage, empty pairs ignored): none for the whole text."""
+    starts, ends = form.all("start"), form.all("end")
+    if len(starts) != len(ends):
+        raise InvalidInputError(
+            ReasonCode.INVALID_REQUEST, "give both the start and the end of the words to remove"
+        )
+    spans = sorted((s for s in map(_span, starts, ends) if s is not None), key=lambda s: s.start)
+    if len(spans) > MAX_SPANS:
+        raise InvalidInputError(
+            ReasonCode.INVALID_REQUEST, f"choose at most {MAX_SPANS} passages to remove at once"
+        )
+    if any(later.start < earlier.end for earlier, later in pairwise(spans)):
+        raise InvalidInputError(
+            ReasonCode.INVALID_REQUEST,
+            "two of the passages to remove overlap: choose them again without the overlap",
+        )
+    return spans
 
 
 def check_span(correction: CorrectionRequest, content: str | None) -> None:
@@ -99,13 +120,7 @@ def before_after(
     title = view.title or "this source"
     action = correction.action
     if action is CorrectionAction.REDACT and view.content is not None:
-        if not correction.spans:
-            return BeforeAfter(view.content, correction.summary or REDACTED_MARK)
-        text, kept, at = view.content, [], 0
-        for span in sorted(correction.spans, key=lambda s: s.start):
-            kept += [text[at : span.start], stand_in(correction.summary)]
-            at = span.end
-        return BeforeAfter(text, "".join([*kept, text[at:]]))
+        return BeforeAfter(view.content, redacted_text(view.content, correction))
     if action in AIMED:
         other = target.title if target and target.title else "a source you may not read"
         if action is CorrectionAction.SUPERSEDE:

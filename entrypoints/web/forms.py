@@ -20,16 +20,21 @@ _MAX_FIELD = 400_000
 
 
 class Form:
-    """Posted fields, each a string ('' when absent)."""
+    """Posted fields, each a string ('' when absent); a field posted more than once reads
+    as its first value, or as all of them through ``all``."""
 
-    def __init__(self, fields: dict[str, str]) -> None:
+    def __init__(self, fields: dict[str, list[str]]) -> None:
         self._fields = fields
 
     def get(self, name: str) -> str:
-        return self._fields.get(name, "")
+        values = self._fields.get(name)
+        return values[0] if values else ""
+
+    def all(self, name: str) -> list[str]:
+        return list(self._fields.get(name, ()))
 
     def optional(self, name: str) -> str | None:
-        value = self._fields.get(name, "").strip()
+        value = self.get(name).strip()
         return value or None
 
 
@@ -42,22 +47,22 @@ def same_origin(request: Request[Any, Any, State]) -> None:
         raise CsrfRefusedError
 
 
-async def _fields(request: Request[Any, Any, State]) -> dict[str, str]:
+async def _fields(request: Request[Any, Any, State]) -> dict[str, list[str]]:
     data = await request.form()
-    fields: dict[str, str] = {}
+    fields: dict[str, list[str]] = {}
     for name, value in data.multi_items():
-        if isinstance(value, str) and name not in fields:
-            fields[name] = value[:_MAX_FIELD]
+        if isinstance(value, str):
+            fields.setdefault(name, []).append(value[:_MAX_FIELD])
     return fields
 
 
 async def posted(request: Request[Any, Any, State], viewer: Viewer | None) -> Form:
     """The form's fields once it passed the origin check and (signed in) the CSRF token."""
     same_origin(request)
-    fields = await _fields(request)
+    form = Form(await _fields(request))
     if viewer is not None:
-        check_csrf(viewer.session, fields.get("csrf"))
-    return Form(fields)
+        check_csrf(viewer.session, form.get("csrf") or None)
+    return form
 
 
 def client_of(request: Request[Any, Any, State]) -> str:

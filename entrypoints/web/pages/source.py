@@ -20,7 +20,7 @@ from application.corrections.commands import CorrectionRequest
 from domain.errors import ConflictError, InvalidInputError
 from domain.lifecycle import CorrectionAction
 from domain.reasons import ReasonCode
-from entrypoints.web.aiming import AIMED, before_after, candidates, check_span, span_of
+from entrypoints.web.aiming import AIMED, before_after, candidates, check_span, spans_of
 from entrypoints.web.forms import Form, posted
 from entrypoints.web.history import Receipt, history
 from entrypoints.web.render import page
@@ -76,28 +76,28 @@ def _request(form: Form) -> CorrectionRequest:
         raise InvalidInputError(
             ReasonCode.INVALID_REQUEST, "choose the other source, or paste its id"
         )
-    span = span_of(form) if action is CorrectionAction.REDACT else None
+    spans = spans_of(form) if action is CorrectionAction.REDACT else []
     return CorrectionRequest(
         action=action,
         reason=form.optional("reason"),
         replacement_id=target if action is CorrectionAction.SUPERSEDE else None,
         canonical_id=target if action is CorrectionAction.MARK_DUPLICATE else None,
-        spans=[span] if span else None,
+        spans=spans or None,
         summary=form.optional("summary") if action is CorrectionAction.REDACT else None,
     )
 
 
-def _fields(correction: CorrectionRequest, form: Form) -> dict[str, str]:
-    """What the next form posts again, the target resolved to one id."""
-    span = correction.spans[0] if correction.spans else None
-    return {
-        "action": correction.action,
-        "target": correction.target_id or "",
-        "reason": form.get("reason"),
-        "summary": correction.summary or "",
-        "start": str(span.start) if span else "",
-        "end": str(span.end) if span else "",
-    }
+def _fields(correction: CorrectionRequest, form: Form) -> list[tuple[str, str]]:
+    """What the next form posts again, the target resolved to one id, a start and an end
+    per passage to remove."""
+    spans = [(str(s.start), str(s.end)) for s in correction.spans or ()]
+    return [
+        ("action", correction.action),
+        ("target", correction.target_id or ""),
+        ("reason", form.get("reason")),
+        ("summary", correction.summary or ""),
+        *(pair for start, end in spans for pair in (("start", start), ("end", end))),
+    ]
 
 
 def _preview_page(

@@ -54,18 +54,29 @@ def test_select_words_to_redact_and_the_preview_shows_before_and_after(people: P
     assert page.input_value("#redact-start") == str(text.index("4417"))
     assert page.input_value("#redact-end") == str(text.index("4417") + 4)
     assert "4417" in page.inner_text("#redact-chosen")
+    # keep that passage and choose a second one: one redaction removes both
+    page.click("#redact-more")
+    assert page.locator("#redact-kept li").count() == 1
+    assert "4417" in page.inner_text("#redact-kept") and page.input_value("#redact-start") == ""
+    page.evaluate(_SELECT, ["source-text", "June"])
+    page.wait_for_selector("#redact-chosen:has-text('June')")
     page.fill("#redact-summary", "gate code")
+    findings["source-redact-two"] = owner.serious_accessibility_findings()
+    owner.screenshot("source-redact-two")
     page.click("#act-redact button[type=submit]")
     page.wait_for_url("**/preview")
     before = page.inner_text("section:has(#before) pre")
     after = page.inner_text("section:has(#after) pre")
     assert "gate code is 4417 until June." in before
-    assert "gate code is [redacted: gate code] until June." in after and "4417" not in after
+    assert "gate code is [redacted: gate code] until [redacted: gate code]." in after
+    assert "4417" not in after and "June" not in after
     findings["correction-preview"] = owner.serious_accessibility_findings()
     owner.screenshot("correction-preview")
     page.click("button:has-text('Apply')")
     page.wait_for_url(f"**/memory/sources/{source_id}?done=redact")
-    assert "[redacted: gate code]" in page.inner_text("#source-text")
+    assert "is [redacted: gate code] until [redacted: gate code]." in page.inner_text(
+        "#source-text"
+    )
     assert all(not found for found in findings.values()), findings
     # leave nothing recalled behind: later modules count their own search's hits
     owner.correct(newer, "hide")

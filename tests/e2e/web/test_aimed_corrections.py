@@ -116,3 +116,52 @@ def test_a_bad_span_is_refused_with_a_reason_in_words(site: Site) -> None:
         assert 400 <= answer.status_code < 500, span
         assert words in answer.text.lower(), span
     assert "short text" in site.client.get(f"/memory/sources/{source_id}").text
+
+
+def test_a_redaction_removes_several_passages_at_once_and_the_preview_posts_them_all(
+    site: Site,
+) -> None:
+    csrf = site.sign_in()
+    text = "Codes\nThe gate code is 4417 and the safe code is 9903."
+    source_id = site.remember(csrf, text)
+    gate, safe = text.index("4417"), text.index("9903")
+    form = {
+        "csrf": csrf,
+        "action": "redact",
+        # the page posts the kept passages first and the fields being chosen last
+        "start": [str(safe), str(gate), ""],
+        "end": [str(safe + 4), str(gate + 4), ""],
+        "summary": "a code",
+    }
+    preview = site.client.post(f"/memory/sources/{source_id}/preview", data=form)
+    assert preview.status_code == 200, preview.text
+    after = _section(preview.text, "after")
+    assert "The gate code is [redacted: a code] and the safe code is [redacted: a code]." in after
+    # the apply form carries both passages, in the text's order
+    apply_form = preview.text.split('action="/memory/sources/', 2)[1]
+    assert re.findall(r'name="start" value="(\d+)"', apply_form) == [str(gate), str(safe)]
+    applied = site.client.post(
+        f"/memory/sources/{source_id}/apply",
+        data={**form, "preview_token": _token(preview.text)},
+        follow_redirects=False,
+    )
+    assert applied.status_code == 303, applied.text
+    page = site.client.get(f"/memory/sources/{source_id}").text
+    assert "4417" not in page and "9903" not in page
+
+
+def test_passages_that_overlap_or_lack_a_partner_are_refused_in_words(site: Site) -> None:
+    csrf = site.sign_in()
+    source_id = site.remember(csrf, "a short text to redact")
+    cases = [
+        ({"start": ["2", "4"], "end": ["6", "9"]}, "two of the passages to remove overlap"),
+        ({"start": ["2", "8"], "end": ["6"]}, "give both the start and the end"),
+        ({"start": ["2", ""], "end": ["6", "9"]}, "give both the start and the end"),
+    ]
+    for spans, words in cases:
+        answer = site.client.post(
+            f"/memory/sources/{source_id}/preview",
+            data={"csrf": csrf, "action": "redact", **spans},
+        )
+        assert answer.status_code == 422, spans
+        assert words in answer.text.lower(), spans
