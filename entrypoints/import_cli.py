@@ -21,6 +21,7 @@ from urllib.parse import quote
 from domain.errors import InvalidInputError, NotFoundError, UpstreamError
 from domain.reasons import ReasonCode
 from domain.scopes import MemoryScope
+from entrypoints.import_words import record_words, skip_words
 
 if TYPE_CHECKING:
     from entrypoints.backends import Backend
@@ -81,7 +82,8 @@ def _print(record: dict[str, Any], as_json: bool) -> None:
     if record.get("warning"):
         print(f"  warning: {record['warning']['detail']}")
     for problem in record["skipped"][:10]:
-        print(f"  skipped {problem['record_id']}: {problem['reason']} ({problem['detail']})")
+        where = record_words(record["adapter"], problem["record_id"])
+        print(f"  skipped {where}: {skip_words(problem['reason'])} ({problem['detail']})")
     if len(record["skipped"]) > 10:
         print(f"  ... {len(record['skipped']) - 10} more in --json")
 

@@ -17,6 +17,7 @@ from litestar.template.config import TemplateConfig
 from markupsafe import Markup, escape
 
 from domain.scopes import MemoryScope
+from entrypoints.import_words import record_words, skip_words
 from entrypoints.web.viewer import Viewer
 from entrypoints.web.why import why
 from entrypoints.web.words import (
@@ -32,7 +33,6 @@ from entrypoints.web.words import (
     denial_words,
     duration_words,
     reason_words,
-    record_words,
     size_words,
 )
 
@@ -107,6 +107,7 @@ def environment() -> Environment:
     env.globals["destructive"] = DESTRUCTIVE
     env.globals["reason_words"] = reason_words
     env.globals["record_words"] = record_words
+    env.globals["skip_words"] = skip_words
     env.globals["surface_words"] = SURFACE_WORDS
     env.globals["space_label"] = _space_words(None)
     env.globals["nav"] = NAV

@@ -4,8 +4,6 @@ Why one module: every page names corrections and lifecycle states the same
 way, and a space is chosen from one select whose values parse in one place.
 """
 
-import re
-
 from domain.errors import InvalidInputError
 from domain.lifecycle import CorrectionAction
 from domain.models import MetadataValue
@@ -31,7 +29,6 @@ __all__ = [
     "metadata_facts",
     "parse_space",
     "reason_words",
-    "record_words",
     "size_words",
     "space_value",
 ]
@@ -253,22 +250,6 @@ FORMAT_WORDS = {
     "chatgpt": "ChatGPT export",
     "markdown": "Markdown or text notes",
 }
-
-
-#: how each format names one of its records: ``mail.mbox#4``, ``chats.jsonl:9``
-_RECORD_SHAPES = {
-    "mbox": (re.compile(r"(?P<file>.+)#(?P<n>\d+)"), "message {n} of {file}"),
-    "jsonl": (re.compile(r"(?P<file>.+):(?P<n>\d+)"), "line {n} of {file}"),
-}
-
-
-def record_words(adapter: str, record_id: str) -> str:
-    """An import's record as a person finds it in the archive: "message 4 of mail.mbox"."""
-    shape = _RECORD_SHAPES.get(adapter)
-    found = shape[0].fullmatch(record_id) if shape else None
-    if shape is None or found is None:
-        return record_id  # a file's path or a conversation's own id says where it is
-    return shape[1].format(**found.groupdict())
 
 
 #: where something was done, as the end of a sentence

@@ -36,7 +36,7 @@ def test_start_status_list_and_a_reimport_that_adds_nothing(tmp_path: Path) -> N
     out = _run(tmp_path / "data", "start", str(mbox), "--adapter", "mbox")
     assert out.returncode == 0, out.stderr
     assert "completed" in out.stdout and "written 4, duplicates 1, skipped 1" in out.stdout
-    assert "skipped mail.mbox#4: malformed" in out.stdout
+    assert "skipped message 4 of mail.mbox: not readable" in out.stdout
     assert "importing" in out.stderr and "6/6" in out.stderr  # the progress bar
 
     again = _run(tmp_path / "data", "start", str(mbox), "--adapter", "mbox", "--json")

@@ -10,7 +10,6 @@ from entrypoints.web.words import (
     metadata_facts,
     parse_space,
     reason_words,
-    record_words,
     size_words,
 )
 
@@ -68,11 +67,3 @@ def test_denials_are_clauses_about_the_person() -> None:
     )
     assert denial_words("some_new_code", "bea") == "some new code"
     assert denial_words(None, "bea") == "no reason was given"
-
-
-def test_a_skipped_record_is_named_where_a_person_finds_it() -> None:
-    assert record_words("mbox", "mail.mbox#4") == "message 4 of mail.mbox"
-    assert record_words("jsonl", "chats.jsonl:9") == "line 9 of chats.jsonl"
-    assert record_words("markdown", "notes/a.md") == "notes/a.md"
-    assert record_words("mbox", "odd") == "odd"  # a name not of the format's shape stays
-
