@@ -20,11 +20,13 @@ _SERIOUS = {"serious", "critical"}
 
 
 class Person:
-    def __init__(self, browser: Any, server: Server, name: str) -> None:
+    def __init__(self, browser: Any, server: Server, name: str, *, script: bool = True) -> None:
         self.server = server
         self.name = name
         self.key = server.keys[name]
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.context = browser.new_context(
+            viewport={"width": 1280, "height": 900}, java_script_enabled=script
+        )
         self.page = self.context.new_page()
         self.requests: list[str] = []
         self.console_errors: list[str] = []

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.browser.conftest import Server
-from tests.e2e.browser.person import People, signed_in_people
+from tests.e2e.browser.person import People, Person, signed_in_people
 
 pytestmark = pytest.mark.slow
 
@@ -80,3 +80,30 @@ def test_select_words_to_redact_and_the_preview_shows_before_and_after(people: P
     assert all(not found for found in findings.values()), findings
     # leave nothing recalled behind: later modules count their own search's hits
     owner.correct(newer, "hide")
+
+
+def test_without_script_the_passages_are_typed_as_offsets(browser: Any, server: Server) -> None:
+    person = Person(browser, server, "owner", script=False)
+    try:
+        person.sign_in()
+        text = "Locker\nLocker 12 opens with 3390; the spare key is under 7781."
+        source_id = person.remember(text)
+        page = person.page
+        # the script's button stays hidden: one passage, typed as numbers
+        assert not page.locator("#redact-more").is_visible()
+        # the browser posts a textarea's lines with CRLF, and the server counts that text
+        stored = text.replace("\n", "\r\n")
+        page.fill("#redact-start", str(stored.index("3390")))
+        page.fill("#redact-end", str(stored.index("3390") + 4))
+        page.fill("#redact-summary", "locker code")
+        page.click("#act-redact button[type=submit]")
+        page.wait_for_url("**/preview")
+        after = page.inner_text("section:has(#after) pre")
+        assert "opens with [redacted: locker code]; the spare key is under 7781." in after
+        page.click("button:has-text('Apply')")
+        page.wait_for_url(f"**/memory/sources/{source_id}?done=redact")
+        shown = page.inner_text("#source-text")
+        assert "[redacted: locker code]" in shown and "3390" not in shown
+        person.check_clean()
+    finally:
+        person.close()
