@@ -20,6 +20,7 @@ from application.memory.results import (
     EpisodeGroup,
     ExplainedPack,
     ExplainedSearch,
+    Hit,
     RememberResult,
     SearchHit,
     SearchResults,
@@ -58,6 +59,7 @@ from domain.signals import Signal
 __all__ = ["MemoryService"]
 
 _T = TypeVar("_T")
+_H = TypeVar("_H", bound=Hit)
 
 #: a context pack considers this many ranked candidates before filling its budget, from
 #: legs as deep as a search's: forty short chat turns filled ~85% of the default budget
@@ -177,12 +179,18 @@ class MemoryService:
         )
 
     async def search(self, request: SearchRequest, policy: MemoryPolicyContext) -> SearchResults:
-        return (await self.search_explained(request, policy)).results
+        return (await self._search(request, policy))[0]
 
     async def search_explained(
         self, request: SearchRequest, policy: MemoryPolicyContext
     ) -> ExplainedSearch:
         """``search``, with each hit's reasons as values besides its ``reason`` sentence."""
+        results, found = await self._search(request, policy)
+        return ExplainedSearch(results=results, reasons=_reasons_by_chunk(found))
+
+    async def _search(
+        self, request: SearchRequest, policy: MemoryPolicyContext
+    ) -> tuple[SearchResults, list[Retrieved]]:
         request.validate()
         require_org(policy, request.org_id)
         redacted = self._count_redacted(policy, request.org_id, request.query, request.filters)
@@ -203,15 +211,14 @@ class MemoryService:
             found, derived = [], []
         self._note_read(policy, "search", request.query, [r.chunk for r in found], withheld)
         results = SearchResults(
-            results=[SearchHit(**_said(r, notes[r.chunk.chunk_id])) for r in found],
+            results=[_said(SearchHit, r, notes[r.chunk.chunk_id]) for r in found],
             withheld=withheld,
             withheld_redacted=await redacted,
             derived=derived,
             below_floor=below_floor,
             reason=NOTHING_RELEVANT if gated else None,
         )
-        reasons = {r.chunk.chunk_id: _reasons(r) for r in found}
-        return ExplainedSearch(results=results, reasons=reasons)
+        return results, found
 
     def _about(self, org_id: str, query: str, recalled: Recalled) -> bool:
         """Whether memory holds something about the question (``domain.relevance_gate``).
@@ -248,12 +255,18 @@ class MemoryService:
     async def context_pack(
         self, request: ContextRequest, policy: MemoryPolicyContext
     ) -> ContextPack:
-        return (await self.context_pack_explained(request, policy)).pack
+        return (await self._context_pack(request, policy))[0]
 
     async def context_pack_explained(
         self, request: ContextRequest, policy: MemoryPolicyContext
     ) -> ExplainedPack:
         """``context_pack``, with each item's reasons as values besides its ``reason``."""
+        pack, kept = await self._context_pack(request, policy)
+        return ExplainedPack(pack=pack, reasons=_reasons_by_chunk(kept))
+
+    async def _context_pack(
+        self, request: ContextRequest, policy: MemoryPolicyContext
+    ) -> tuple[ContextPack, list[Retrieved]]:
         request.validate()
         require_org(policy, request.org_id)
         redacted = self._count_redacted(policy, request.org_id, request.query, request.filters)
@@ -291,8 +304,10 @@ class MemoryService:
         chosen = set(counts)
         groups = group_by_episode(kept)
         items = [
-            ContextItem(
-                **_said(r, notes[r.chunk.chunk_id]),
+            _said(
+                ContextItem,
+                r,
+                notes[r.chunk.chunk_id],
                 token_count=counts[r.chunk.chunk_id],
                 episode_occurred_at=_episode_time(group),
             )
@@ -329,8 +344,7 @@ class MemoryService:
             below_floor=below_floor,
             reason=NOTHING_RELEVANT if gated else None,
         )
-        reasons = {r.chunk.chunk_id: _reasons(r) for r in kept}
-        return ExplainedPack(pack=pack, reasons=reasons)
+        return pack, kept
 
     async def drop_organization(self, org_id: str) -> None:
         self.lane.forget(org_id)
@@ -373,28 +387,30 @@ def _signals(ranks: Mapping[str, int]) -> Signals:
     )
 
 
-def _said(found: Retrieved, note: LifecycleNote) -> dict[str, Any]:
-    """What a search hit and a pack item both say of a chunk (``results.Hit``)."""
+def _said(kind: type[_H], found: Retrieved, note: LifecycleNote, **more: Any) -> _H:
+    """A search hit or a pack item: what both say of a chunk (``results.Hit``), and ``more``
+    for the fields only the pack has."""
     chunk = found.chunk
-    return {
-        "source_id": chunk.source_id,
-        "chunk_id": chunk.chunk_id,
-        "text": chunk.text,
-        "score": found.score,
-        "signals": _signals(found.ranks),
-        "scope": chunk.scope,
-        "scope_key": chunk.scope_key,
-        "occurred_at": chunk.occurred_at,
-        "created_at": chunk.created_at,
-        "role": chunk.role,
-        "turn_index": chunk.turn_index,
-        "speaker": chunk.speaker,
-        "reason": _reason(found),
-        "lifecycle": note.state,
-        "stale": note.stale,
-        "superseded_by": note.superseded_by,
-        "duplicate_of": note.duplicate_of,
-    }
+    return kind(
+        source_id=chunk.source_id,
+        chunk_id=chunk.chunk_id,
+        text=chunk.text,
+        score=found.score,
+        signals=_signals(found.ranks),
+        scope=chunk.scope,
+        scope_key=chunk.scope_key,
+        occurred_at=chunk.occurred_at,
+        created_at=chunk.created_at,
+        role=chunk.role,
+        turn_index=chunk.turn_index,
+        speaker=chunk.speaker,
+        reason=_reason(found),
+        lifecycle=note.state,
+        stale=note.stale,
+        superseded_by=note.superseded_by,
+        duplicate_of=note.duplicate_of,
+        **more,
+    )
 
 
 def _episode_time(group: Sequence[Retrieved]) -> datetime | None:
@@ -405,6 +421,10 @@ def _episode_time(group: Sequence[Retrieved]) -> datetime | None:
 def _reasons(found: Retrieved) -> list[RankReason]:
     """Every reason of a hit: the signals that found it, then the rules that placed it."""
     return [*found_by(found.ranks), *found.reasons]
+
+
+def _reasons_by_chunk(found: Sequence[Retrieved]) -> dict[str, list[RankReason]]:
+    return {r.chunk.chunk_id: _reasons(r) for r in found}
 
 
 def _reason(found: Retrieved) -> str:
