@@ -49,6 +49,8 @@ class RecentCapture(msgspec.Struct, frozen=True, kw_only=True):
     lifecycle: LifecycleState
     #: its title, subject or first line (``domain.source_titles``)
     title: str = ""
+    #: when what it holds happened (a message's own date), where the source says
+    occurred_at: datetime | None = None
 
 
 class RecentRecall(msgspec.Struct, frozen=True, kw_only=True):
@@ -148,6 +150,7 @@ class ActivityFeed:
                     excerpt=excerpt(source.content),
                     lifecycle=source.lifecycle,
                     title=source_title(source.content, source.metadata),
+                    occurred_at=source.occurred_at,
                 )
             )
             if len(shown) == SHOWN:

@@ -243,3 +243,21 @@ def test_error_pages_keep_the_navigation_for_a_signed_in_person(site: Site) -> N
         html = _is_error_page_with_headers(site.client.get(path), status)
         assert 'href="/memory/search"' in html and "Sign out" in html, path
         assert 'name="csrf" value="' in html
+
+
+def test_home_dates_a_capture_by_when_it_happened_where_the_source_says(site: Site) -> None:
+    csrf = site.sign_in()
+    answer = site.client.post(
+        "/api/memory/remember",
+        json={
+            "content": "Subject: Harbour survey\n\nThe survey boat leaves on Monday.",
+            "source_type": "email",
+            "occurred_at": "2019-03-04T09:00:00+00:00",
+        },
+        headers={"Authorization": f"Bearer {site.owner_key}"},
+    )
+    assert answer.status_code == 201, answer.text
+    site.remember(csrf, "A note written today")
+    captures = site.client.get("/memory").text.split('id="captures"')[1].split("</section>")[0]
+    mail = captures.split("Harbour survey", 1)[1].split("</li>", 1)[0]
+    assert "4 Mar 2019" in mail
