@@ -10,6 +10,12 @@ were not selected together is marked, so a reader never takes two distant
 turns for an exchange. An episode whose statements were replaced says by
 which source ("Maya moved from Lisbon to Porto" after "I live in Lisbon"),
 so a reader does not answer from the older one.
+
+An episode is cited by its number in the pack (``[1]`` for the first block),
+not by its source id: a source id costs about 24 tokens, and on real chat a
+pack holds a dozen episodes, so the ids took about 15 % of the budget from the
+turns (docs/decisions/learned-ranker.md). The pack's ``episodes`` list, in
+the same order, holds each number's source id.
 """
 
 from collections.abc import Sequence
@@ -47,15 +53,17 @@ def _when(moment: datetime) -> str:
     return moment.strftime("%A %Y-%m-%d %H:%M %z").rstrip()
 
 
-def _header(episode: PackEpisode) -> str:
+def _header(episode: PackEpisode, number: int, numbers: dict[str, int]) -> str:
     kind = "Conversation" if any(line.role for line in episode.lines) else "Source"
     when = f" of {_when(episode.occurred_at)}" if episode.occurred_at else " (date unknown)"
-    notes = [f"source {episode.source_id}"]
-    if episode.superseded_by:
-        notes.append(f"superseded by source {episode.superseded_by}")
+    replaced = episode.superseded_by
+    if replaced:
+        # by its number when the replacing source is in the pack too, else by its id
+        by = f"[{numbers[replaced]}]" if replaced in numbers else f"source {replaced}"
+        when += f" — superseded by {by}"
     elif episode.stale:
-        notes.append("marked stale")
-    return f"## {kind}{when} [{'; '.join(notes)}]"
+        when += " — marked stale"
+    return f"## [{number}] {kind}{when}"
 
 
 def _line(line: PackLine, episode_time: datetime | None) -> str:
@@ -69,10 +77,12 @@ def _line(line: PackLine, episode_time: datetime | None) -> str:
 
 
 def render_pack(episodes: Sequence[PackEpisode]) -> str:
-    """Plain text, one block per episode (best episode first), blank line between blocks."""
+    """Plain text, one block per episode (best episode first, numbered from 1 in that
+    order), blank line between blocks."""
     blocks = []
-    for episode in episodes:
-        out = [_header(episode)]
+    numbers = {e.source_id: n for n, e in enumerate(episodes, start=1)}
+    for number, episode in enumerate(episodes, start=1):
+        out = [_header(episode, number, numbers)]
         previous: int | None = None
         for line in episode.lines:
             at = line.turn_index

@@ -120,6 +120,8 @@ class EpisodeGroup(msgspec.Struct, frozen=True, kw_only=True):
     source_id: str
     occurred_at: datetime | None
     chunk_ids: list[str]
+    #: the number ``rendered`` cites this episode by ("[1]" opens the first block)
+    number: int = 0
 
 
 class ContextPack(msgspec.Struct, frozen=True, kw_only=True):

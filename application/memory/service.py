@@ -335,8 +335,9 @@ class MemoryService:
                     source_id=group[0].chunk.source_id,
                     occurred_at=_episode_time(group),
                     chunk_ids=[r.chunk.chunk_id for r in group],
+                    number=number,
                 )
-                for group in groups
+                for number, group in enumerate(groups, start=1)
             ],
             rendered=rendered,
             rendered_token_count=self._tokens.count(rendered),

@@ -173,7 +173,10 @@ async def test_a_superseded_episode_says_what_replaced_it_in_the_rendering(parts
         ContextRequest(org_id=ORG, query="Where does Maya live, Lisbon?"), parts.ctx
     )
     assert [e.source_id for e in pack.episodes] == [new.source_id, old.source_id]
-    assert f"[source {old.source_id}; superseded by source {new.source_id}]" in pack.rendered
+    # the replacing episode is in the pack, so the older one names it by its number
+    assert [e.number for e in pack.episodes] == [1, 2]
+    assert "## [2] Conversation of" in pack.rendered
+    assert pack.rendered.splitlines()[3].endswith("— superseded by [1]")
 
 
 def test_a_question_without_its_speaker_names() -> None:

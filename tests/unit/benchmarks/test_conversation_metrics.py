@@ -43,13 +43,13 @@ def test_aggregate_splits_by_pattern() -> None:
 
 def test_rendered_metrics_need_speaker_date_and_the_turn_before() -> None:
     rendered = (
-        "## Conversation of Monday 2023-05-08 19:42 +0000 [source s1]\n"
+        "## [1] Conversation of Monday 2023-05-08 19:42 +0000\n"
         "Sam: Did you adopt the cat?\n"
         "Maya: Yes!! We called him Pixel.\n"
         "…\n"
         "Maya: I ran a marathon.\n"
         "\n"
-        "## Conversation of Friday 2023-06-02 10:00 +0000 [source s2]\n"
+        "## [2] Conversation of Friday 2023-06-02 10:00 +0000\n"
         "user: Lovely weather."
     )
     reply = m.Shown("Maya", "Yes!! We called him Pixel.", "2023-05-08", "Did you adopt the cat?")
