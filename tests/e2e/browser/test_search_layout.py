@@ -62,3 +62,21 @@ def test_a_question_nothing_is_about_says_so_plainly(owner: Person) -> None:
     assert owner.page.locator("ol.hits").count() == 0
     assert owner.serious_accessibility_findings() == []
     owner.screenshot("search-nothing")
+
+
+def test_ten_long_results_fit_in_about_two_screens(owner: Person) -> None:
+    """Ten hits of about 1,000 characters each: a person scans them in about two screens
+    at 1280 px (900 px tall), and in a few more at 400 px; the heights are printed."""
+    word = "zq" + uuid.uuid4().hex[:8]
+    for n in range(10):
+        owner.remember(f"Survey note {n + 1}\n{_FILLER}The {word} survey, part {n + 1}. {_FILLER}")
+    owner.page.goto(owner.url("/memory/search?q=" + quote(f"{word} survey")))
+    assert owner.page.inner_text("h2#hits").startswith("10 results for")
+    heights = {}
+    for width in (1280, 400):
+        owner.page.set_viewport_size({"width": width, "height": 900})
+        heights[width] = owner.page.evaluate("document.documentElement.scrollHeight")
+    owner.page.set_viewport_size({"width": 1280, "height": 900})
+    print(f"search page with 10 long results: {heights[1280]} px at 1280, {heights[400]} at 400")
+    assert heights[1280] <= 2 * 900 + 200, heights
+    assert heights[400] <= 4 * 900, heights
