@@ -99,7 +99,7 @@ class Person:
         if target is not None:
             form.locator("details.paste summary").click()
             form.locator("input[name=target_id]").fill(target)
-        form.locator("button").click()
+        form.locator("button[type=submit]").click()
         self.page.wait_for_url("**/preview")
         self.page.click("button:has-text('Apply')")
         self.page.wait_for_url(f"**/memory/sources/{source_id}?done={action}")

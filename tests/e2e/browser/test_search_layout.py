@@ -66,17 +66,21 @@ def test_a_question_nothing_is_about_says_so_plainly(owner: Person) -> None:
 
 def test_ten_long_results_fit_in_about_two_screens(owner: Person) -> None:
     """Ten hits of about 1,000 characters each: a person scans them in about two screens
-    at 1280 px (900 px tall), and in a few more at 400 px; the heights are printed."""
+    at 1280 px (900 px tall), and in a few more at 400 px. Measured to the end of the tenth
+    hit (weaker matches from other modules' notes may follow it); the heights are printed."""
     word = "zq" + uuid.uuid4().hex[:8]
     for n in range(10):
         owner.remember(f"Survey note {n + 1}\n{_FILLER}The {word} survey, part {n + 1}. {_FILLER}")
-    owner.page.goto(owner.url("/memory/search?q=" + quote(f"{word} survey")))
-    assert owner.page.inner_text("h2#hits").startswith("10 results for")
-    heights = {}
+    owner.page.goto(owner.url("/memory/search?q=" + quote(word)))
+    tenth = "ol.hits > li:nth-child(10)"
+    assert word in owner.page.locator(tenth).inner_text().lower()
+    ends = {}
     for width in (1280, 400):
         owner.page.set_viewport_size({"width": width, "height": 900})
-        heights[width] = owner.page.evaluate("document.documentElement.scrollHeight")
+        ends[width] = owner.page.evaluate(
+            f"document.querySelector('{tenth}').getBoundingClientRect().bottom + window.scrollY"
+        )
     owner.page.set_viewport_size({"width": 1280, "height": 900})
-    print(f"search page with 10 long results: {heights[1280]} px at 1280, {heights[400]} at 400")
-    assert heights[1280] <= 2 * 900 + 200, heights
-    assert heights[400] <= 4 * 900, heights
+    print(f"the tenth long result ends at {ends[1280]:.0f} px at 1280, {ends[400]:.0f} at 400")
+    assert ends[1280] <= 2 * 900 + 200, ends
+    assert ends[400] <= 4 * 900, ends
