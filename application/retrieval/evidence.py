@@ -8,8 +8,7 @@ unrelated question still has a first, second and third candidate.
 from collections.abc import Iterable, Mapping, Sequence
 
 from application.ports.records import IndexedText, ScoredId
-from domain.query_terms import meaningful_query
-from domain.ranking.text import content_terms, term_hits, term_prefixes
+from domain.ranking.text import meaningful_terms, term_hits, term_prefixes
 
 __all__ = ["evidence_of"]
 
@@ -28,7 +27,7 @@ def evidence_of(
             best = similarity.get(hit.item_id)
             if best is None or hit.score > best:
                 similarity[hit.item_id] = hit.score
-    words = set(content_terms(meaningful_query(query)))
+    words = meaningful_terms(query)
     prefixes = term_prefixes(words)
     out: dict[str, tuple[float | None, int]] = {}
     for cid in chunk_ids:

@@ -46,9 +46,8 @@ from typing import TypeVar
 import msgspec
 
 from application.retrieval.pipeline import Retrieved
-from domain.query_terms import meaningful_query
 from domain.ranking.reasons import RankCode, RankReason
-from domain.ranking.text import content_terms
+from domain.ranking.text import meaningful_terms
 from domain.relevance_gate import WEAK_KEEP, Evidence, Floors, about_the_question
 
 __all__ = [
@@ -97,7 +96,7 @@ def relatedness_floors(model: str) -> Floors | None:
 
 def question_words(query: str) -> int:
     """How many meaningful words the question has (what ``Evidence.words`` counts)."""
-    return len(content_terms(meaningful_query(query)))
+    return len(meaningful_terms(query))
 
 
 def about(

@@ -17,11 +17,10 @@ What a draft leaves out of a section, and why, is said per source
 import math
 from enum import StrEnum
 
-from domain.query_terms import meaningful_query
-from domain.ranking.text import content_terms, term_hits
+from domain.ranking.text import term_hits
 from domain.relevance_gate import Evidence, Floors, about_the_question
 
-__all__ = ["WORDS_ONLY", "LeftOutReason", "bears_on", "question_terms"]
+__all__ = ["WORDS_ONLY", "LeftOutReason", "bears_on"]
 
 #: floors for an embedder nobody measured: one shared word, never meaning alone
 WORDS_ONLY = Floors(near=-1.0, alone=math.inf)
@@ -51,11 +50,6 @@ _WORDS = {
     LeftOutReason.ALREADY_QUOTED: "its sentences are quoted already",
     LeftOutReason.SECTION_FULL: "the section was full",
 }
-
-
-def question_terms(question: str) -> frozenset[str]:
-    """The question's meaningful words, stemmed: what a source must share with it."""
-    return frozenset(content_terms(meaningful_query(question)))
 
 
 def bears_on(
