@@ -10,11 +10,8 @@ from typing import Any
 
 import httpx
 
-from domain.errors import StoreUnavailableError
-from domain.reasons import ReasonCode
 from entrypoints.credentials import Credentials
 from entrypoints.json_calls import Backend, Json
-from entrypoints.service_errors import error_of
 
 __all__ = ["HttpBackend"]
 
@@ -34,27 +31,20 @@ class HttpBackend(Backend):
         self._on_close = on_close
         self.description = description
 
-    async def _send(
+    _unreachable = (httpx.TransportError,)
+
+    async def _exchange(
         self,
         method: str,
         path: str,
         body: Json,
         params: dict[str, Any] | None,
-        credentials: Credentials | None,
-    ) -> bytes:
-        headers = self._headers if credentials is None else credentials.headers()
-        try:
-            response = await self._client.request(
-                method, path, json=body, params=params, headers=headers
-            )
-        except httpx.TransportError as exc:
-            raise StoreUnavailableError(
-                ReasonCode.SERVICE_UNREACHABLE,
-                f"the Tessera service did not answer ({type(exc).__name__})",
-            ) from None
-        if response.status_code >= 400:
-            raise error_of(response.status_code, response.content)
-        return response.content
+        headers: dict[str, str],
+    ) -> tuple[int, bytes]:
+        response = await self._client.request(
+            method, path, json=body, params=params, headers=headers
+        )
+        return response.status_code, response.content
 
     async def close(self) -> None:
         """Idempotent: the MCP server closes on shutdown and again on the way out."""

@@ -14,11 +14,7 @@ import json
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from domain.errors import StoreUnavailableError
-from domain.reasons import ReasonCode
-from entrypoints.credentials import Credentials
 from entrypoints.json_calls import Backend, Json
-from entrypoints.service_errors import error_of
 
 __all__ = ["ServiceBackend"]
 
@@ -55,27 +51,18 @@ class ServiceBackend(Backend):
         (one that is still starting answers 503 at once: the calls then wait for it)."""
         return await asyncio.to_thread(self._listens)
 
-    async def _send(
+    _unreachable = (OSError, http.client.HTTPException)
+
+    async def _exchange(
         self,
         method: str,
         path: str,
         body: Json,
         params: dict[str, Any] | None,
-        credentials: Credentials | None,
-    ) -> bytes:
-        headers = self._headers if credentials is None else credentials.headers()
-        try:
-            status, data = await asyncio.to_thread(
-                self._request, method, path, body, params, headers
-            )
-        except (OSError, http.client.HTTPException) as exc:
-            raise StoreUnavailableError(
-                ReasonCode.SERVICE_UNREACHABLE,
-                f"the Tessera service did not answer ({type(exc).__name__})",
-            ) from None
-        if status >= 400:
-            raise error_of(status, data)
-        return data
+        headers: dict[str, str],
+    ) -> tuple[int, bytes]:
+        # each call its own connection in a worker thread: calls may run side by side
+        return await asyncio.to_thread(self._request, method, path, body, params, headers)
 
     def _listens(self) -> bool:
         connection = http.client.HTTPConnection(self._host, self._port, timeout=_CONNECT_TIMEOUT)

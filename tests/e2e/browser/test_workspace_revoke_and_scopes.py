@@ -73,13 +73,13 @@ def test_revoke_a_delegation_then_a_stale_key_preview(people: People, server: Se
     assert _hits(courier, word) == 0  # gone at once for the agent
 
     # the agent's key: cai previews; an admin revokes it meanwhile; her preview is stale
-    helper_key = server.keys["cai-courier"].split("_")[1]
-    cai.open(f"/memory/access/keys/{helper_key}/revoke")
+    courier_key = server.keys["cai-courier"].split("_")[1]
+    cai.open(f"/memory/access/keys/{courier_key}/revoke")
     assert "cai-courier" in cai.page.content()
-    path = f"/api/access/keys/{helper_key}"
+    path = f"/api/access/keys/{courier_key}"
     preview = server.api("POST", f"{path}/revoke-preview")
     server.api("POST", f"{path}/revoke", json={"token": preview["token"]})
-    cai.expected_errors.add(cai.url(f"/memory/access/keys/{helper_key}/revoke"))
+    cai.expected_errors.add(cai.url(f"/memory/access/keys/{courier_key}/revoke"))
     with cai.page.expect_response(lambda r: r.request.method == "POST") as answer:
         cai.page.click("button:has-text('Revoke this key')")
     assert answer.value.status == 409
