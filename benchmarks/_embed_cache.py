@@ -41,9 +41,20 @@ class DiskEmbeddingCache:
         self._load()
 
     def _load(self) -> None:
-        if not self.path.exists():
-            return
-        raw = self.path.read_bytes()
+        if self._read(self.path):  # a torn tail from a killed run: drop it
+            with self.path.open("r+b") as handle:
+                handle.truncate(self.path.stat().st_size // self._record * self._record)
+
+    def read_also(self, directory: Path) -> None:
+        """Answer from another cache directory's vectors of the same model too, without
+        writing to it (another run may be appending there)."""
+        self._read(directory / self.path.name)
+
+    def _read(self, path: Path) -> bool:
+        """Load the whole records of ``path``; whether a torn tail followed them."""
+        if not path.exists():
+            return False
+        raw = path.read_bytes()
         whole = len(raw) - len(raw) % self._record
         for offset in range(0, whole, self._record):
             key = raw[offset : offset + _HASH_BYTES].decode("ascii")
@@ -51,9 +62,7 @@ class DiskEmbeddingCache:
                 raw, dtype="<f4", count=self.space.dimension, offset=offset + _HASH_BYTES
             )
             self._vectors[key] = vec
-        if whole != len(raw):  # a torn tail from a killed run: drop it
-            with self.path.open("r+b") as handle:
-                handle.truncate(whole)
+        return whole != len(raw)
 
     def __len__(self) -> int:
         return len(self._vectors)

@@ -2,7 +2,7 @@
 
     python -m benchmarks.longmemeval --data PATH --out RESULTS.json \\
         [--limit N] [--types T,...] [--workers N] [--mode bm25,vector,hybrid,ranked]
-        [--derived off|on|paired] [--accept auto|all]
+        [--derived off|on|paired] [--accept auto|all] [--cross-validate TABLE]
 
 For each question: a throwaway organisation; every haystack session is
 remembered as one conversation (an episode dated with the session's date,
@@ -14,6 +14,10 @@ Metrics follow LongMemEval's official session-level semantics (see
 ``benchmarks/out/`` (filled on a miss); query vectors are always computed
 live, so the timed search includes the model. Progress goes to stderr; the
 last stdout line is one JSON object (the last mode's metrics at top level).
+
+``--cross-validate TABLE`` ranks each question the learned ranker was fitted
+on with weights fitted without it (the table ``benchmarks.ranker_fit``
+records); questions outside the table use the shipped weights.
 
 ``--derived on`` reflects on each haystack with the rules extractor and
 promotes candidates (``--accept auto``: the documented auto-accept rule;
@@ -33,12 +37,16 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from application.memory.commands import RememberRequest, SearchRequest
 from application.memory.service import MemoryService
 from application.ports import Embedder, MemoryStore, RetrievalIndex
 from application.ports.reflection import CandidateStore, GraphStore
+from application.retrieval.options import ConversationRecall
 from application.retrieval.pipeline import RetrievalMode
 from benchmarks._embed_cache import CachedEmbedder, DiskEmbeddingCache
+from benchmarks._lme_chats import chat_id
 from benchmarks._lme_data import DEFAULT_LME, load_questions, stratified
 from benchmarks._lme_derived import (
     ACCEPT_MODES,
@@ -52,7 +60,9 @@ from benchmarks._lme_metrics import aggregate
 from benchmarks._lme_run import owner_context, run_question
 from benchmarks._stats import machine_info
 from benchmarks._wiring import make_embedder, make_index
+from benchmarks.conversations._options import parse_conversation
 from benchmarks.longmemeval_prefill import CACHE_DIR
+from benchmarks.ranker_fit import load_folds
 
 __all__ = ["main"]
 
@@ -100,6 +110,12 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         help="results read per search; sessions rank by first appearance",
     )
     p.add_argument(
+        "--cross-validate",
+        type=Path,
+        metavar="TABLE",
+        help="rank each question of the ranker's training table with weights fitted without it",
+    )
+    p.add_argument(
         "--derived",
         choices=DERIVED_SWITCH,
         default="off",
@@ -129,10 +145,9 @@ def _service(
     index: RetrievalIndex,
     embedder: Embedder,
     mode: RetrievalMode,
-    conversation: str = "on",
+    conversation: ConversationRecall | None = None,
     derived_stores: tuple[CandidateStore, GraphStore] | None = None,
 ) -> MemoryService:
-    from benchmarks.conversations._options import parse_conversation
     from entrypoints.container import make_service
 
     return make_service(
@@ -140,7 +155,7 @@ def _service(
         index,
         embedder,
         retrieval_mode=mode,
-        conversation=parse_conversation(conversation),
+        conversation=conversation,
         derived_stores=derived_stores,
     )
 
@@ -192,19 +207,25 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     phase: DerivedPhase | None = None
     stores: tuple[CandidateStore, GraphStore] | None = None
     searchers: dict[str, MemoryService] = {}
+    options = parse_conversation(args.conversation)
     if args.derived == "off":
-        ingest = _service(store, index, cached, RetrievalMode.RANKED)
+        ingest = _service(store, index, cached, RetrievalMode.RANKED, options)
     else:
         ingest, phase = derived_ingest(store, index, cached, args.accept)
         stores = phase.stores
-    if args.derived == "paired":  # its own (empty) derived stores: raw memory only
-        searchers = {
-            m.value + RAW_SUFFIX: _service(store, index, model, m, args.conversation)
-            for m in modes
+
+    def searchers_for(conversation: ConversationRecall) -> dict[str, MemoryService]:
+        out: dict[str, MemoryService] = {}
+        if args.derived == "paired":  # its own (empty) derived stores: raw memory only
+            out = {
+                m.value + RAW_SUFFIX: _service(store, index, model, m, conversation) for m in modes
+            }
+        return out | {
+            m.value: _service(store, index, model, m, conversation, stores) for m in modes
         }
-    searchers |= {
-        m.value: _service(store, index, model, m, args.conversation, stores) for m in modes
-    }
+
+    searchers = searchers_for(options)
+    folds = load_folds(args.cross_validate) if args.cross_validate else None
     await _warm_up(searchers)
     progress = _Progress(len(items))
     gate = asyncio.Semaphore(max(args.workers, 1))
@@ -212,10 +233,15 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
 
     async def one(item: dict[str, Any]) -> dict[str, Any]:
         async with gate:
+            asking = searchers
+            group = f"{args.data.name}:{chat_id(item)}"
+            if folds is not None and group in folds:
+                fold = folds.model_without(group)
+                asking = searchers_for(msgspec.structs.replace(options, model=fold))
             record = await run_question(
                 item,
                 ingest,
-                searchers,
+                asking,
                 cached,
                 not args.no_pack,
                 args.search_limit,
@@ -237,6 +263,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
         "store": args.store,
         "index": args.index,
         "conversation": args.conversation,
+        "cross_validated": folds is not None,
         "derived": args.derived if phase is None else f"{args.derived} ({args.accept})",
         "workers": args.workers,
         "wall_s": round(wall, 1),
