@@ -3,13 +3,15 @@
 What must hold: a haystack becomes one chat whose evidence is its ``has_answer``
 turns, laid out as the conversation fixture is (so one ingest serves both), and
 a question without evidence is left out; a long turn split into several
-candidates counts once towards recall, so recall never passes 1.
+candidates counts once towards recall, so recall never passes 1; the refit
+test learns which chunks lack a cached vector before it starts.
 """
 
+from pathlib import Path
 from typing import Any
 
 from benchmarks._lme_chats import as_chats
-from benchmarks.ranker_fit import Example, _recall
+from benchmarks.ranker_fit import Example, Source, _recall, uncached
 
 
 def _item(qid: str, answered: bool) -> dict[str, Any]:
@@ -55,3 +57,10 @@ def test_a_table_recorded_before_turns_counts_each_evidence_candidate_apart() ->
         {"group": "g", "rows": [[1.0], [0.0]], "gold": [True, False], "hand": [0, 1], "wanted": 1}
     )
     assert _recall([0, 1], ex) == 1.0
+
+
+def test_chunks_without_a_cached_vector_are_counted(tmp_path: Path) -> None:
+    chats = as_chats([_item("q1", True)])
+    cached = Source("lme", chats, named=False, vectors=tmp_path)
+    assert uncached(cached) == 2  # "the tiles are green" and "noted", nothing cached yet
+    assert uncached(Source("chat", chats)) == 0  # no cache: embedded as it is read
