@@ -375,7 +375,7 @@ class Folds:
         return any(ex.group == group for ex in self._examples)
 
     def model_without(self, group: str) -> RankModel:
-        if not any(ex.group == group for ex in self._examples):
+        if group not in self:
             raise ValueError(f"{group} is not in the table: record it with ranker_fit first")
         return model_of(fit([ex for ex in self._examples if ex.group != group]))
 
