@@ -4,7 +4,7 @@ A member (cai, not an admin) ends the delegation she granted her agent from
 the access page: preview in words, then revoke; her agent's next search no
 longer finds her private note. She previews revoking her agent's key while an
 admin revokes it meanwhile: her revoke answers 409 with the reason and the
-fresh preview, and the agent's session is over. The owner narrows home to one
+fresh preview, and the agent is signed out. The owner narrows home to one
 project and carries it into search. Each changed page passes axe-core (0
 serious or critical) and is photographed at 1280 and 400 px; every request
 stays on 127.0.0.1, with no console error and no dialog.
@@ -26,7 +26,6 @@ from tests.e2e.browser.person import People, Person, signed_in_owner, signed_in_
 pytestmark = pytest.mark.slow
 
 
-
 @pytest.fixture(scope="module")
 def people(browser: Any, server: Server) -> Iterator[People]:
     """cai (a member) and her agent with a live delegation, made once; each signs in once."""
@@ -37,8 +36,8 @@ def people(browser: Any, server: Server) -> Iterator[People]:
         # cai creates her agent, delegates to it and mints its key herself
         agent = {"name": "cai-courier", "acting_for": "cai", "delegation_days": 30}
         server.api("POST", "/api/admin/principals", cai, json=agent)
-        issued = server.api("POST", "/api/admin/keys", cai, json={"principal": "cai-courier"})
-        server.keys["cai-courier"] = issued["key"]
+        minted = server.api("POST", "/api/admin/keys", cai, json={"principal": "cai-courier"})
+        server.keys["cai-courier"] = minted["key"]
     yield from signed_in_people(browser, server)
 
 
@@ -89,7 +88,7 @@ def test_revoke_a_delegation_then_a_stale_key_preview(people: People, server: Se
     findings["revoke-key-stale"] = cai.serious_accessibility_findings()
     cai.screenshot("revoke-key-stale")
     courier.page.goto(courier.url("/memory"))
-    courier.page.wait_for_url("**/memory/sign-in")  # the revoked key's session is over
+    courier.page.wait_for_url("**/memory/sign-in")  # the revoked key signs the agent out
     assert all(not found for found in findings.values()), findings
 
 
