@@ -22,6 +22,7 @@ from domain.words import class_tokens, fold
 
 __all__ = [
     "REDACTED_MARK",
+    "folded_terms",
     "mentions",
     "query_terms",
     "remainder_terms",
@@ -47,7 +48,11 @@ def without_marks(remainder: str) -> str:
 
 def query_terms(query: str) -> frozenset[str]:
     """The query's meaningful words, folded; function words never count as a match."""
-    meaningful = meaningful_query(query)
+    return folded_terms(meaningful_query(query))
+
+
+def folded_terms(meaningful: str) -> frozenset[str]:
+    """The folded words of a query's meaningful words (``meaningful_query``)."""
     return frozenset(fold(w) for w in class_tokens(meaningful) if w.lower() not in FUNCTION_WORDS)
 
 

@@ -50,6 +50,7 @@ from domain.errors import InvalidInputError, PolicyDeniedError
 from domain.hashing import content_hash
 from domain.models import Chunk
 from domain.policy import MemoryPolicyContext
+from domain.query_words import QueryWords, query_words
 from domain.ranking.reasons import RankReason, found_by
 from domain.ranking.sentences import reason_text
 from domain.relevance_gate import NOTHING_RELEVANT
@@ -193,10 +194,13 @@ class MemoryService:
     ) -> tuple[SearchResults, list[Retrieved]]:
         request.validate()
         require_org(policy, request.org_id)
-        redacted = self._count_redacted(policy, request.org_id, request.query, request.filters)
+        question = query_words(request.query)
+        redacted = self._count_redacted(policy, request.org_id, question, request.filters)
         recalled = await _beside(
             redacted,
-            self._recall.retrieve_with_derived(request, policy, request.limit, request.filters),
+            self._recall.retrieve_with_derived(
+                request, policy, request.limit, request.filters, question=question
+            ),
         )
         found, notes, withheld, derived = (
             recalled.found,
@@ -205,7 +209,7 @@ class MemoryService:
             recalled.derived,
         )
         # a question nothing in memory is about gets no results, and is told so
-        gated = bool(found) and not self._about(request.org_id, request.query, recalled)
+        gated = bool(found) and not self._about(request.org_id, question, recalled)
         below_floor = len(found) if gated else 0
         if gated:
             found, derived = [], []
@@ -220,7 +224,7 @@ class MemoryService:
         )
         return results, found
 
-    def _about(self, org_id: str, query: str, recalled: Recalled) -> bool:
+    def _about(self, org_id: str, question: QueryWords, recalled: Recalled) -> bool:
         """Whether memory holds something about the question (``domain.relevance_gate``).
 
         A promoted record that matched the question's words (its name or type: "which
@@ -228,13 +232,13 @@ class MemoryService:
         if any(d.by_words for d in recalled.derived):
             return True
         floors = relatedness_floors(self._embedder.space.model)
-        return about(query, recalled.evidence, floors, self.lane.waiting(org_id))
+        return about(question, recalled.evidence, floors, self.lane.waiting(org_id))
 
     def _count_redacted(
         self,
         policy: MemoryPolicyContext,
         org_id: str,
-        query: str,
+        question: QueryWords,
         filters: SearchFilters | None,
     ) -> asyncio.Future[int]:
         """The redacted count, started now: it needs only the question, so its store read
@@ -246,7 +250,7 @@ class MemoryService:
 
         async def count() -> int:
             await self._readiness.ensure(org_id)
-            return await withheld_redacted(self._store, policy, org_id, query, filters)
+            return await withheld_redacted(self._store, policy, org_id, question, filters)
 
         return asyncio.ensure_future(count())
 
@@ -269,7 +273,8 @@ class MemoryService:
     ) -> tuple[ContextPack, list[Retrieved]]:
         request.validate()
         require_org(policy, request.org_id)
-        redacted = self._count_redacted(policy, request.org_id, request.query, request.filters)
+        question = query_words(request.query)
+        redacted = self._count_redacted(policy, request.org_id, question, request.filters)
         recalled = await _beside(
             redacted,
             self._recall.retrieve_with_derived(
@@ -279,11 +284,12 @@ class MemoryService:
                 request.filters,
                 depth=LEG_DEPTH,
                 resolve_first=_PACK_FIRST,
+                question=question,
             ),
         )
         notes, withheld, derived = dict(recalled.notes), recalled.withheld, recalled.derived
         # a question nothing in memory is about gets a few items, not a budget of them
-        gated = bool(recalled.found) and not self._about(request.org_id, request.query, recalled)
+        gated = bool(recalled.found) and not self._about(request.org_id, question, recalled)
         found, below_floor = gate_pack(recalled.found, not gated)
         # the rendering (headers, names) is what fits the budget, not only the items' words
         kept, rendered, omitted = fit_rendered(

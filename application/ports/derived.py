@@ -16,6 +16,7 @@ import msgspec
 
 from application.ports.records import Vector
 from domain.policy import MemoryPolicyContext
+from domain.query_words import QueryWords
 from domain.reflection.candidates import CandidateType
 
 __all__ = [
@@ -89,9 +90,10 @@ class DerivedLists(Protocol):
     async def lists(
         self,
         org_id: str,
-        query: str,
+        query: str | QueryWords,
         policy: MemoryPolicyContext,
         meaning: Awaitable[QueryMeaning | None] | None = None,
     ) -> tuple[list[DerivedHit], dict[str, list[str]]]:
-        """The records that matched, and the chunk lists they lead to, by list name."""
+        """The records that matched, and the chunk lists they lead to, by list name
+        (``query`` as asked, or already read into its words)."""
         ...

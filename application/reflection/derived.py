@@ -35,7 +35,7 @@ from application.reflection.meaning import Meaning, by_meaning, fused_order
 from application.reflection.vectors import DerivedVectors
 from application.trust.reading import all_readable
 from domain.policy import MemoryPolicyContext, readable_spaces
-from domain.query_terms import meaningful_query
+from domain.query_words import QueryWords, query_words
 from domain.signals import Signal
 
 __all__ = ["DerivedRecall", "chunk_list"]
@@ -71,7 +71,11 @@ class DerivedRecall:
         self.one_read = one_read
 
     async def relation_list(
-        self, org_id: str, query: str, policy: MemoryPolicyContext, meaning: Meaning | None = None
+        self,
+        org_id: str,
+        query: str | QueryWords,
+        policy: MemoryPolicyContext,
+        meaning: Meaning | None = None,
     ) -> list[str]:
         """The ``relation`` list (needs no matched record: it runs beside ``hits``)."""
         meaning = meaning if self._by_meaning else None
@@ -91,7 +95,7 @@ class DerivedRecall:
     async def lists(
         self,
         org_id: str,
-        query: str,
+        query: str | QueryWords,
         policy: MemoryPolicyContext,
         meaning: Meaning | None = None,
     ) -> tuple[list[DerivedHit], dict[str, list[str]]]:
@@ -110,10 +114,11 @@ class DerivedRecall:
         self._resume(org_id)
         visible = readable_spaces(policy)
         meaning = meaning if self._by_meaning else None
+        question = query_words(query)
         words, near, fact_ids = await asyncio.gather(
-            self._graph.entity_lexical(org_id, meaningful_query(query), _DEPTH, visible),
+            self._graph.entity_lexical(org_id, question.meaningful, _DEPTH, visible),
             by_meaning(self._graph.entity_vector, org_id, meaning, _DEPTH, visible),
-            self._expansion.relation_matches(org_id, query, visible, _DEPTH, meaning),
+            self._expansion.relation_matches(org_id, question, visible, _DEPTH, meaning),
         )
         ids = fused_order(words, near) if words or near else []
         if not ids and not fact_ids:
@@ -137,7 +142,7 @@ class DerivedRecall:
     async def signals(
         self,
         org_id: str,
-        query: str,
+        query: str | QueryWords,
         policy: MemoryPolicyContext,
         limit: int = _DEPTH,
         meaning: Meaning | None = None,
@@ -150,7 +155,7 @@ class DerivedRecall:
         visible = readable_spaces(policy)
         meaning = meaning if self._by_meaning else None
         words, near = await asyncio.gather(
-            self._graph.entity_lexical(org_id, meaningful_query(query), limit, visible),
+            self._graph.entity_lexical(org_id, query_words(query).meaningful, limit, visible),
             by_meaning(self._graph.entity_vector, org_id, meaning, limit, visible),
         )
         if not words and not near:

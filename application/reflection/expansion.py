@@ -41,7 +41,7 @@ from application.ports.reflection_records import DerivedEdge, DerivedEntity, Nei
 from application.reflection.meaning import Meaning, by_meaning, fused_order
 from application.trust.reading import all_readable
 from domain.policy import MemoryPolicyContext, readable_spaces
-from domain.query_terms import meaningful_query
+from domain.query_words import QueryWords, query_words
 from domain.reflection.candidates import CandidateType
 from domain.scopes import ScopeRef
 
@@ -224,7 +224,7 @@ class GraphExpansion:
     async def relation_matches(
         self,
         org_id: str,
-        query: str,
+        question: QueryWords,
         visible: frozenset[ScopeRef],
         limit: int = 20,
         meaning: Meaning | None = None,
@@ -233,7 +233,7 @@ class GraphExpansion:
         if not self._relations:
             return []
         words, near = await asyncio.gather(
-            self._graph.edge_lexical(org_id, meaningful_query(query), limit, visible),
+            self._graph.edge_lexical(org_id, question.meaningful, limit, visible),
             by_meaning(self._graph.edge_vector, org_id, meaning, limit, visible),
         )
         return fused_order(words, near) if words or near else []
@@ -269,7 +269,7 @@ class GraphExpansion:
     async def relation_chunks(
         self,
         org_id: str,
-        query: str,
+        query: str | QueryWords,
         policy: MemoryPolicyContext,
         limit: int = 20,
         meaning: Meaning | None = None,
@@ -277,7 +277,7 @@ class GraphExpansion:
         """The ``relation`` list: chunks mentioned by the ends of matching, readable facts,
         read on their own (``DerivedRecall.lists`` reads them with the matched records)."""
         visible = readable_spaces(policy)
-        ids = await self.relation_matches(org_id, query, visible, limit, meaning)
+        ids = await self.relation_matches(org_id, query_words(query), visible, limit, meaning)
         if not ids:
             return []
         found = await self._graph.get_edges(org_id, ids)

@@ -35,7 +35,7 @@ from application.retrieval.options import ConversationRecall
 from application.retrieval.rerank_step import DEFAULT_TOP_N, rerank_top
 from domain.fusion import FusedHit, fuse_with_episodes, rrf_merge
 from domain.models import Chunk
-from domain.query_terms import meaningful_query
+from domain.query_words import QueryWords, query_words
 from domain.ranking.dates import DateWindow, date_window
 from domain.ranking.learned import is_talk
 from domain.ranking.learned_weights import LEARNED
@@ -157,13 +157,13 @@ class RetrievalPipeline:
         return {**chunks, **await self._load(org_id, missing, where)} if missing else chunks
 
     async def _single(
-        self, org_id: str, query: str, limit: int, where: CandidateFilter
+        self, org_id: str, question: QueryWords, limit: int, where: CandidateFilter
     ) -> list[Found]:
         if self._mode is RetrievalMode.BM25:
-            hits = await self._index.lexical(org_id, meaningful_query(query), limit, where)
+            hits = await self._index.lexical(org_id, question.meaningful, limit, where)
             name = "lexical"
         else:
-            vector = await self._query_vector(query)
+            vector = await self._query_vector(question.text)
             hits = await self._index.vector(org_id, vector, limit, where)
             name = "vector"
         similarity = {h.item_id: h.score for h in hits} if name == "vector" else {}
@@ -194,7 +194,7 @@ class RetrievalPipeline:
     async def ranked(
         self,
         org_id: str,
-        query: str,
+        query: str | QueryWords,
         limit: int,
         where: CandidateFilter,
         as_of: datetime | None = None,
@@ -214,8 +214,9 @@ class RetrievalPipeline:
         at least ``LEG_DEPTH``); the ranked list may hold more than that, from several legs.
         """
         depth = max(limit, LEG_DEPTH) if depth is None else depth
+        question = query_words(query)
         if self._mode in (RetrievalMode.BM25, RetrievalMode.VECTOR):
-            single = await self._single(org_id, query, depth, where)
+            single = await self._single(org_id, question, depth, where)
             return Ranked(
                 found=single[:limit],
                 evidence=[
@@ -223,16 +224,22 @@ class RetrievalPipeline:
                     for f in single[: max(limit, GATE_POOL)]
                 ],
             )
-        words = meaningful_query(query)
-        # a query naming a speaker met before is embedded without the name (checked below)
+        text = question.text
+        # a question naming a speaker met before is embedded without the name (checked below)
         unnamed = self._conversation.unnamed_vector
-        guess = self._unnamed.guess(org_id, where, query) if unnamed else None
-        shape = profile_question(query)
+        guess = self._unnamed.guess(org_id, where, text) if unnamed else None
+        shape = profile_question(text)
         # a counted thing is often mentioned in passing, without the question's frame
         # ("how many ... did I"): the subject's meaning alone is one more turn signal
-        subject = subject_phrase(query) if shape.counting and self._ranks else ""
+        subject = subject_phrase(text) if shape.counting and self._ranks else ""
         lexical, ep_lexical, semantic, ep_vector, by_subject = await self._legs(
-            org_id, words, query if guess is None else guess, subject, depth, where, on_vector
+            org_id,
+            question.meaningful,
+            text if guess is None else guess,
+            subject,
+            depth,
+            where,
+            on_vector,
         )
         outside = {name: list(ids) for name, ids in (await extra if extra else {}).items() if ids}
         turn_lists = {"lexical": _ids(lexical), "vector": _ids(semantic)}
@@ -243,8 +250,8 @@ class RetrievalPipeline:
         )
         chunks = await self._load(org_id, turn_ids, where)
         if unnamed:
-            wanted = self._unnamed.confirm(org_id, where, query, chunks)
-            if wanted != (guess or query):  # the guess was wrong: the meaning legs again
+            wanted = self._unnamed.confirm(org_id, where, text, chunks)
+            if wanted != (guess or text):  # the guess was wrong: the meaning legs again
                 again = await self._query_vector(wanted)
                 semantic, ep_vector = await asyncio.gather(
                     self._index.vector(org_id, again, depth, where),
@@ -300,7 +307,7 @@ class RetrievalPipeline:
         if self._mode is RetrievalMode.HYBRID:
             found = [Found(chunk_id=h.item_id, score=h.score, ranks=h.ranks) for h in fused]
         else:
-            found, learned = self._rank(query, shape, as_of, fused, chunks)
+            found, learned = self._rank(text, shape, as_of, fused, chunks)
         # a question whose answer spans episodes ("how many", "which first") gets one
         # turn per episode first, so the list shows as many of them as it can
         listing = shape.listing and self._conversation.list_spread and self._ranks
@@ -322,9 +329,11 @@ class RetrievalPipeline:
         )
         if self._reranker is not None and self._ranks:
             # after the ranker, over the first top-N it shows: may lift one past ``limit``
-            spread = await rerank_top(self._reranker, query, spread, chunks, self._rerank_top_n)
+            spread = await rerank_top(self._reranker, text, spread, chunks, self._rerank_top_n)
         pool = spread[: max(limit, GATE_POOL)]
-        evidence = evidence_of(query, (f.chunk_id for f in pool), chunks, [semantic, *by_subject])
+        evidence = evidence_of(
+            question.terms, (f.chunk_id for f in pool), chunks, [semantic, *by_subject]
+        )
         return Ranked(
             found=[
                 msgspec.structs.replace(

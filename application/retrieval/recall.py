@@ -29,6 +29,7 @@ from application.retrieval.pipeline import Ranked, RetrievalMode, RetrievalPipel
 from application.retrieval.rerank_step import DEFAULT_TOP_N
 from application.trust.guard import candidate_filter, may_read
 from domain.policy import MemoryPolicyContext
+from domain.query_words import QueryWords, query_words
 from domain.ranking.ranker import RankWeights
 from domain.relevance_gate import Evidence
 from domain.search_filters import SearchFilters
@@ -147,18 +148,21 @@ class Recall:
         filters: SearchFilters | None = None,
         depth: int | None = None,
         resolve_first: int | None = None,
+        question: QueryWords | None = None,
     ) -> Recalled:
         """``retrieve``, and the promoted records that matched (each gated on all its sources).
 
         A filtered query leaves the derived signal out: a promoted record spans sources
         the filter may not match, and a filter must only narrow. ``depth``: the pipeline's.
         ``resolve_first``: only the first so many are loaded and authorized; the rest come
-        back ``unresolved``, for a caller that may not need them (a pack's full budget)."""
+        back ``unresolved``, for a caller that may not need them (a pack's full budget).
+        ``question``: ``request.query`` already read, by a caller that reads it too."""
+        question = query_words(request.query) if question is None else question
         await self.readiness.ensure(request.org_id)
         where = msgspec.structs.replace(candidate_filter(policy), narrow=filters)
         if self._derived is None or self._pipeline.mode not in _FUSED or filters is not None:
             ranked = await self._pipeline.ranked(
-                request.org_id, request.query, limit, where, request.as_of, depth=depth
+                request.org_id, question, limit, where, request.as_of, depth=depth
             )
             return await self._recalled(request, policy, ranked, resolve_first, [])
         # the records' queries run beside the index searches (the store's I/O overlaps
@@ -174,7 +178,7 @@ class Recall:
         # every derived list (``entity``, ``entity_vector``, ``graph``, ``relation``) from one
         # graph read and one lifecycle read (``DerivedRecall.lists``)
         hits = asyncio.ensure_future(
-            derived.lists(request.org_id, request.query, policy, meaning=meaning)
+            derived.lists(request.org_id, question, policy, meaning=meaning)
         )
 
         async def entity_signal() -> dict[str, list[str]]:
@@ -184,7 +188,7 @@ class Recall:
         try:
             ranked = await self._pipeline.ranked(
                 request.org_id,
-                request.query,
+                question,
                 limit,
                 where,
                 request.as_of,

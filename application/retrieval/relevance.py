@@ -46,8 +46,8 @@ from typing import TypeVar
 import msgspec
 
 from application.retrieval.pipeline import Retrieved
+from domain.query_words import QueryWords
 from domain.ranking.reasons import RankCode, RankReason
-from domain.ranking.text import meaningful_terms
 from domain.relevance_gate import WEAK_KEEP, Evidence, Floors, about_the_question
 
 __all__ = [
@@ -55,7 +55,6 @@ __all__ = [
     "RELATEDNESS_FLOORS",
     "about",
     "gate_pack",
-    "question_words",
     "relatedness_floor",
     "relatedness_floors",
 ]
@@ -94,17 +93,16 @@ def relatedness_floors(model: str) -> Floors | None:
     return _lookup(GATE_FLOORS, model)
 
 
-def question_words(query: str) -> int:
-    """How many meaningful words the question has (what ``Evidence.words`` counts)."""
-    return len(meaningful_terms(query))
-
-
 def about(
-    query: str, evidence: Sequence[Evidence], floors: Floors | None, meaning_pending: bool
+    question: QueryWords,
+    evidence: Sequence[Evidence],
+    floors: Floors | None,
+    meaning_pending: bool,
 ) -> bool:
-    """Whether memory holds something about the question, by its candidates' evidence."""
+    """Whether memory holds something about the question, by its candidates' evidence
+    (``Evidence.words`` counts the question's stemmed ``terms``)."""
     return about_the_question(
-        evidence, question_words(query), floors, meaning_pending=meaning_pending
+        evidence, len(question.terms), floors, meaning_pending=meaning_pending
     )
 
 

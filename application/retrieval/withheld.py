@@ -23,8 +23,8 @@ from application.trust.guard import candidate_filter
 from domain.lifecycle import Mark, owner_key
 from domain.models import Source
 from domain.policy import MemoryPolicyContext
+from domain.query_words import QueryWords
 from domain.search_filters import FilterFacts, SearchFilters
-from domain.withheld_match import query_terms
 
 __all__ = ["REDACTED_SCAN_LIMIT", "withheld_redacted"]
 
@@ -47,12 +47,12 @@ async def withheld_redacted(
     store: MemoryStore,
     policy: MemoryPolicyContext,
     org_id: str,
-    query: str,
+    question: QueryWords,
     filters: SearchFilters | None = None,
 ) -> int:
     """How many redacted sources of the caller's readable spaces (that ``filters``
     admits) the query is about."""
-    terms = query_terms(query)
+    terms = question.folded
     if not terms:
         return 0
     where = candidate_filter(policy)

@@ -15,7 +15,7 @@ from application.enrichment.embedding import embed_for_memory
 from application.ports import Embedder, MemoryStore
 from application.retrieval.relevance import relatedness_floors
 from application.synthesis.records import LeftOut, SectionPack
-from domain.ranking.text import meaningful_terms
+from domain.query_words import query_words
 from domain.synthesis.bearing import LeftOutReason, bears_on
 
 __all__ = ["bearing_chunks", "screen_packs"]
@@ -39,7 +39,7 @@ async def bearing_chunks(
     texts = list(dict.fromkeys([question, *(s.text for s in snippets)]))
     vectors, _ = await embed_for_memory(store, embedder, org_id, texts)
     vector = dict(zip(texts, vectors, strict=True))
-    terms = meaningful_terms(question)
+    terms = query_words(question).terms
     floors = relatedness_floors(embedder.space.model)
     return {
         s.chunk_id

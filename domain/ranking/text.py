@@ -8,13 +8,12 @@ from collections.abc import Collection
 from functools import lru_cache
 from itertools import islice
 
-from domain.query_terms import FUNCTION_WORDS, meaningful_query
+from domain.query_terms import FUNCTION_WORDS
 from domain.words import iter_ranker_words, ranker_words, stem
 
 __all__ = [
     "content_terms",
     "fewer_words_than",
-    "meaningful_terms",
     "term_hits",
     "term_prefixes",
     "tokens",
@@ -124,11 +123,3 @@ def content_terms(text: str) -> list[str]:
             continue
         seen.setdefault(stem(base), None)
     return list(seen)
-
-
-@lru_cache(maxsize=256)
-def meaningful_terms(question: str) -> frozenset[str]:
-    """The question's meaningful words, stemmed: what a text must share with it to bear on
-    it. The relevance gate counts them in the shown candidates and in the question, and a
-    synthesis source must hold them; cached, as one search reads them more than once."""
-    return frozenset(content_terms(meaningful_query(question)))

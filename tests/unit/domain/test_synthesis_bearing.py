@@ -1,6 +1,6 @@
 """What a synthesis may quote: diff lines are not sentences; a source must bear on the topic."""
 
-from domain.ranking.text import meaningful_terms
+from domain.query_words import query_words
 from domain.relevance_gate import Floors
 from domain.synthesis.bearing import WORDS_ONLY, LeftOutReason, bears_on
 from domain.synthesis.text import split_sentences, without_patches
@@ -44,7 +44,7 @@ def test_text_without_a_diff_is_left_alone() -> None:
 
 
 def test_a_source_bears_on_the_topic_by_words_or_by_meaning() -> None:
-    terms = meaningful_terms("the storage engine architecture")
+    terms = query_words("the storage engine architecture").terms
     floors = Floors(near=0.2, alone=0.4)
     relevant = "The storage engine keeps every source verbatim."
     lunch = "Lunch on Friday: the team decided on pizza because the cafe is closed."
@@ -56,7 +56,7 @@ def test_a_source_bears_on_the_topic_by_words_or_by_meaning() -> None:
 
 
 def test_without_measured_floors_one_shared_word_is_needed() -> None:
-    terms = meaningful_terms("the storage engine architecture")
+    terms = query_words("the storage engine architecture").terms
     assert WORDS_ONLY.alone == float("inf")
     assert bears_on(terms, "The engine of my car makes a noise.", 0.05, None)
     assert not bears_on(terms, "Lunch is at noon.", 0.99, None)
