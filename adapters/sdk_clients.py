@@ -2,13 +2,15 @@
 
 One place describes an SDK failure without quoting its message (SDK
 messages can carry the key or echo the prompt; only a status, an error type
-and an identifier-shaped error code are kept), and one place builds
-each vendor's client with the adapters' timeout and retry options. The SDKs are
-imported on first use, so importing this module costs nothing.
+and an identifier-shaped error code are kept), one place builds each vendor's
+client with the adapters' timeout and retry options, and one place opens it
+on first use (so constructing an adapter is free) and closes it once
+(``GeminiClient``, ``OpenAIClient``). The SDKs are imported on first use, so
+importing this module costs nothing.
 """
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 if TYPE_CHECKING:
     from google.genai import Client
@@ -76,3 +78,61 @@ def openai_client(
     from openai import AsyncOpenAI
 
     return AsyncOpenAI(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries)
+
+
+ClientT = TypeVar("ClientT")
+
+
+class HostedClient(Generic[ClientT]):
+    """An SDK client opened on first use and closed once, with the adapter's options."""
+
+    _api_key: str
+    _base_url: str | None
+    _timeout: float
+    _max_retries: int
+    _client: ClientT | None = None
+
+    def _open_client(self) -> ClientT:
+        raise NotImplementedError
+
+    async def _close_client(self, client: ClientT) -> None:
+        raise NotImplementedError
+
+    def _get_client(self) -> ClientT:
+        if self._client is None:
+            self._client = self._open_client()
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the SDK's client, if one was opened."""
+        if self._client is not None:
+            client, self._client = self._client, None
+            await self._close_client(client)
+
+
+class GeminiClient(HostedClient["Client"]):
+    def _open_client(self) -> "Client":
+        return gemini_client(
+            api_key=self._api_key,
+            base_url=self._base_url,
+            timeout=self._timeout,
+            max_retries=self._max_retries,
+        )
+
+    async def _close_client(self, client: "Client") -> None:
+        """Both of the SDK's HTTP clients: the blocking one and the asynchronous one."""
+        client.close()
+        await client.aio.aclose()
+
+
+class OpenAIClient(HostedClient["AsyncOpenAI"]):
+    def _open_client(self) -> "AsyncOpenAI":
+        return openai_client(
+            api_key=self._api_key,
+            base_url=self._base_url,
+            timeout=self._timeout,
+            max_retries=self._max_retries,
+        )
+
+    async def _close_client(self, client: "AsyncOpenAI") -> None:
+        await client.close()

@@ -17,11 +17,10 @@ body, which may echo the request.
 from typing import TYPE_CHECKING
 
 from adapters.embedders.remote import RemoteEmbedder
-from adapters.sdk_clients import describe_gemini_error, gemini_client
+from adapters.sdk_clients import GeminiClient, describe_gemini_error
 from application.ports.records import Vector
 
 if TYPE_CHECKING:
-    from google.genai import Client
     from google.genai.types import EmbedContentResponse
 
 __all__ = ["GeminiEmbedder"]
@@ -32,7 +31,7 @@ DEFAULT_DIMENSIONS = 768
 MAX_BATCH = 100
 
 
-class GeminiEmbedder(RemoteEmbedder["Client"]):
+class GeminiEmbedder(GeminiClient, RemoteEmbedder):
     """Options as ``RemoteEmbedder``'s, with ``output_dimensionality`` (the API's name)
     for ``dimensions``."""
 
@@ -61,19 +60,6 @@ class GeminiEmbedder(RemoteEmbedder["Client"]):
             max_retries=max_retries,
             batch_size=batch_size,
         )
-
-    def _open_client(self) -> "Client":
-        return gemini_client(
-            api_key=self._api_key,
-            base_url=self._base_url,
-            timeout=self._timeout,
-            max_retries=self._max_retries,
-        )
-
-    async def _close_client(self, client: "Client") -> None:
-        """Both of the SDK's HTTP clients: the blocking one and the asynchronous one."""
-        client.close()
-        await client.aio.aclose()
 
     async def _embed_batch(self, batch: list[str]) -> list[Vector]:
         from google.genai import types

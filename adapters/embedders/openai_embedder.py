@@ -14,11 +14,10 @@ status and error type only: the SDK's own messages can quote the API key
 from typing import TYPE_CHECKING
 
 from adapters.embedders.remote import RemoteEmbedder
-from adapters.sdk_clients import describe_openai_error, openai_client
+from adapters.sdk_clients import OpenAIClient, describe_openai_error
 from application.ports.records import Vector
 
 if TYPE_CHECKING:
-    from openai import AsyncOpenAI
     from openai.types import CreateEmbeddingResponse
 
 __all__ = ["OpenAIEmbedder"]
@@ -30,7 +29,7 @@ DEFAULT_DIMENSIONS = 1536
 MAX_BATCH = 256
 
 
-class OpenAIEmbedder(RemoteEmbedder["AsyncOpenAI"]):
+class OpenAIEmbedder(OpenAIClient, RemoteEmbedder):
     """Options: ``api_key``, ``model``, ``dimensions``, ``base_url``, ``timeout`` (seconds),
     ``max_retries`` and ``batch_size`` (see ``RemoteEmbedder``)."""
 
@@ -38,17 +37,6 @@ class OpenAIEmbedder(RemoteEmbedder["AsyncOpenAI"]):
     max_batch = MAX_BATCH
     default_model = DEFAULT_MODEL
     default_dimensions = DEFAULT_DIMENSIONS
-
-    def _open_client(self) -> "AsyncOpenAI":
-        return openai_client(
-            api_key=self._api_key,
-            base_url=self._base_url,
-            timeout=self._timeout,
-            max_retries=self._max_retries,
-        )
-
-    async def _close_client(self, client: "AsyncOpenAI") -> None:
-        await client.close()
 
     async def _embed_batch(self, batch: list[str]) -> list[Vector]:
         import openai

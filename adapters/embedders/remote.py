@@ -1,16 +1,14 @@
-"""What every hosted-model embedder shares: options, its SDK client, batching and
-vector checks.
+"""What every hosted-model embedder shares: options, batching and vector checks.
 
 Hosted APIs differ in their SDK calls only; the rules around them are the
-same: validate options up front, never show the API key, open the SDK's client
-on first use (so constructing an embedder is free) and close it once, send
-bounded batches, and trust no vector until it has the right dimension and a
-finite norm (a compatible server may not normalise).
+same: validate options up front, never show the API key, send bounded
+batches, and trust no vector until it has the right dimension and a finite
+norm (a compatible server may not normalise). The SDK's client is opened on
+first use and closed once (``adapters.sdk_clients``).
 """
 
 import math
 from collections.abc import Sequence
-from typing import Generic, TypeVar
 
 from application.ports.records import EmbeddingSpace, Vector
 from domain.errors import UpstreamError
@@ -18,12 +16,10 @@ from domain.reasons import ReasonCode
 
 __all__ = ["RemoteEmbedder"]
 
-ClientT = TypeVar("ClientT")
 
-
-class RemoteEmbedder(Generic[ClientT]):
-    """Base of the hosted embedders; subclasses name their defaults and implement
-    ``_open_client``, ``_close_client`` and ``_embed_batch``."""
+class RemoteEmbedder:
+    """Base of the hosted embedders; subclasses name their defaults, implement
+    ``_embed_batch`` and take their SDK's client from ``adapters.sdk_clients``."""
 
     #: e.g. "openai embeddings"; prefixes every failure detail
     provider = "remote embeddings"
@@ -62,7 +58,6 @@ class RemoteEmbedder(Generic[ClientT]):
         self._timeout = timeout
         self._max_retries = max_retries
         self._batch_size = batch_size
-        self._client: ClientT | None = None
 
     def __repr__(self) -> str:  # never show the key
         return f"{type(self).__name__}(model={self._model!r}, dimensions={self._dimensions})"
@@ -82,24 +77,6 @@ class RemoteEmbedder(Generic[ClientT]):
         if not math.isfinite(norm) or norm == 0.0:
             raise self._failure("the server returned a zero or non-finite vector")
         return [float(x) / norm for x in values]
-
-    def _open_client(self) -> ClientT:
-        """The SDK's client, made with this embedder's key, endpoint, timeout and retries."""
-        raise NotImplementedError
-
-    async def _close_client(self, client: ClientT) -> None:
-        raise NotImplementedError
-
-    def _get_client(self) -> ClientT:
-        if self._client is None:
-            self._client = self._open_client()
-        return self._client
-
-    async def aclose(self) -> None:
-        """Close the SDK's client, if one was opened."""
-        if self._client is not None:
-            client, self._client = self._client, None
-            await self._close_client(client)
 
     async def _embed_batch(self, batch: list[str]) -> list[Vector]:
         raise NotImplementedError

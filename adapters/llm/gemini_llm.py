@@ -13,49 +13,20 @@ which may echo the prompt.
 from typing import TYPE_CHECKING
 
 from adapters.llm.remote import RemoteLLM
-from adapters.sdk_clients import describe_gemini_error, gemini_client
+from adapters.sdk_clients import GeminiClient, describe_gemini_error
 from application.ports.llm import LLMRequest, LLMResponse
 
 if TYPE_CHECKING:
-    from google.genai import Client
+    pass
 
 __all__ = ["DEFAULT_MODEL", "GeminiLLM"]
 
 DEFAULT_MODEL = "gemini-2.5-flash"
 
 
-class GeminiLLM(RemoteLLM):
-    """Creates its SDK client on first use, so constructing one is free."""
-
+class GeminiLLM(GeminiClient, RemoteLLM):
     provider = "gemini generate_content"
-
-    def __init__(
-        self,
-        *,
-        api_key: str,
-        model: str = DEFAULT_MODEL,
-        base_url: str | None = None,
-        timeout: float = 60.0,
-        max_retries: int = 2,
-    ) -> None:
-        super().__init__(
-            api_key=api_key,
-            model=model,
-            base_url=base_url,
-            timeout=timeout,
-            max_retries=max_retries,
-        )
-        self._client: Client | None = None
-
-    def _get_client(self) -> "Client":
-        if self._client is None:
-            self._client = gemini_client(
-                api_key=self._api_key,
-                base_url=self._base_url,
-                timeout=self._timeout,
-                max_retries=self._max_retries,
-            )
-        return self._client
+    default_model = DEFAULT_MODEL
 
     async def generate(self, request: LLMRequest) -> LLMResponse:
         from google.genai import types
@@ -76,10 +47,3 @@ class GeminiLLM(RemoteLLM):
             # APIError for HTTP failures; httpx/OS errors for transport ones
             raise self._failure(describe_gemini_error(exc)) from None
         return self._answer(request, text, response.model_version)
-
-    async def aclose(self) -> None:
-        """Close the SDK's HTTP clients, if they were opened."""
-        if self._client is not None:
-            client, self._client = self._client, None
-            client.close()
-            await client.aio.aclose()

@@ -14,32 +14,33 @@ status and error type only: SDK messages can quote the key or echo the prompt.
 from typing import TYPE_CHECKING, Any, Literal
 
 from adapters.llm.remote import RemoteLLM
-from adapters.sdk_clients import describe_openai_error, openai_client
+from adapters.sdk_clients import OpenAIClient, describe_openai_error
 from application.ports.llm import LLMRequest, LLMResponse
 
 if TYPE_CHECKING:
-    from openai import AsyncOpenAI
+    pass
 
 __all__ = ["DEFAULT_MODEL", "OpenAICompatibleLLM", "OpenAILLM"]
 
 DEFAULT_MODEL = "gpt-4.1-mini"
 
 
-class OpenAILLM(RemoteLLM):
-    """Creates its HTTP client on first use, so constructing one is free."""
-
+class OpenAILLM(OpenAIClient, RemoteLLM):
     provider = "openai chat"
+    default_model = DEFAULT_MODEL
 
     def __init__(
         self,
         *,
         api_key: str,
-        model: str = DEFAULT_MODEL,
+        model: str | None = None,
         base_url: str | None = None,
         timeout: float = 60.0,
         max_retries: int = 2,
         json_mode: Literal["json_schema", "json_object"] = "json_schema",
     ) -> None:
+        """``json_mode``: how a schema is asked for ("json_object" for servers that lack
+        structured outputs); the rest as ``RemoteLLM``."""
         super().__init__(
             api_key=api_key,
             model=model,
@@ -48,17 +49,6 @@ class OpenAILLM(RemoteLLM):
             max_retries=max_retries,
         )
         self._json_mode = json_mode
-        self._client: AsyncOpenAI | None = None
-
-    def _get_client(self) -> "AsyncOpenAI":
-        if self._client is None:
-            self._client = openai_client(
-                api_key=self._api_key,
-                base_url=self._base_url,
-                timeout=self._timeout,
-                max_retries=self._max_retries,
-            )
-        return self._client
 
     def _response_format(self, request: LLMRequest) -> dict[str, Any] | None:
         if request.schema is None:
@@ -96,12 +86,6 @@ class OpenAILLM(RemoteLLM):
         except (AttributeError, IndexError, TypeError):
             text = None
         return self._answer(request, text, completion.model)
-
-    async def aclose(self) -> None:
-        """Close the HTTP client, if one was opened."""
-        if self._client is not None:
-            client, self._client = self._client, None
-            await client.close()
 
 
 class OpenAICompatibleLLM(OpenAILLM):

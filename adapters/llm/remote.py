@@ -18,20 +18,24 @@ __all__ = ["RemoteLLM"]
 
 
 class RemoteLLM:
-    """Base of the hosted LLM adapters; subclasses implement ``generate`` with their SDK."""
+    """Base of the hosted LLM adapters; subclasses name their default model, implement
+    ``generate`` and take their SDK's client from ``adapters.sdk_clients``."""
 
     #: e.g. "openai chat"; prefixes every failure detail
     provider = "remote llm"
+    default_model = ""
 
     def __init__(
         self,
         *,
         api_key: str,
-        model: str,
-        base_url: str | None,
-        timeout: float,
-        max_retries: int,
+        model: str | None = None,
+        base_url: str | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 2,
     ) -> None:
+        """``model`` defaults to the class's own."""
+        model = self.default_model if model is None else model
         if not model:
             raise ValueError("model must not be empty")
         if timeout <= 0 or max_retries < 0:
