@@ -192,16 +192,7 @@ class MemoryService:
     async def _search(
         self, request: SearchRequest, policy: MemoryPolicyContext
     ) -> tuple[SearchResults, list[Retrieved]]:
-        request.validate()
-        require_org(policy, request.org_id)
-        question = query_words(request.query)
-        redacted = self._count_redacted(policy, request.org_id, question, request.filters)
-        recalled = await _beside(
-            redacted,
-            self._recall.retrieve_with_derived(
-                request, policy, request.limit, request.filters, question=question
-            ),
-        )
+        question, recalled, redacted = await self._recall_for(request, policy, request.limit)
         found, notes, withheld, derived = (
             recalled.found,
             recalled.notes,
@@ -223,6 +214,34 @@ class MemoryService:
             reason=NOTHING_RELEVANT if gated else None,
         )
         return results, found
+
+    async def _recall_for(
+        self,
+        request: SearchRequest | ContextRequest,
+        policy: MemoryPolicyContext,
+        limit: int,
+        depth: int | None = None,
+        resolve_first: int | None = None,
+    ) -> tuple[QueryWords, Recalled, asyncio.Future[int]]:
+        """What search and packs start with: the request checked, its question read once,
+        the candidates recalled, and the redacted count started beside them."""
+        request.validate()
+        require_org(policy, request.org_id)
+        question = query_words(request.query)
+        redacted = self._count_redacted(policy, request.org_id, question, request.filters)
+        recalled = await _beside(
+            redacted,
+            self._recall.retrieve_with_derived(
+                request,
+                policy,
+                limit,
+                request.filters,
+                depth=depth,
+                resolve_first=resolve_first,
+                question=question,
+            ),
+        )
+        return question, recalled, redacted
 
     def _about(self, org_id: str, question: QueryWords, recalled: Recalled) -> bool:
         """Whether memory holds something about the question (``domain.relevance_gate``).
@@ -271,21 +290,8 @@ class MemoryService:
     async def _context_pack(
         self, request: ContextRequest, policy: MemoryPolicyContext
     ) -> tuple[ContextPack, list[Retrieved]]:
-        request.validate()
-        require_org(policy, request.org_id)
-        question = query_words(request.query)
-        redacted = self._count_redacted(policy, request.org_id, question, request.filters)
-        recalled = await _beside(
-            redacted,
-            self._recall.retrieve_with_derived(
-                request,
-                policy,
-                _PACK_CANDIDATES,
-                request.filters,
-                depth=LEG_DEPTH,
-                resolve_first=_PACK_FIRST,
-                question=question,
-            ),
+        question, recalled, redacted = await self._recall_for(
+            request, policy, _PACK_CANDIDATES, depth=LEG_DEPTH, resolve_first=_PACK_FIRST
         )
         notes, withheld, derived = dict(recalled.notes), recalled.withheld, recalled.derived
         # a question nothing in memory is about gets a few items, not a budget of them
