@@ -368,8 +368,8 @@ class _OrgIndex:
             # one search deep enough for both vector legs of a query (turn: ``nearest``,
             # the episode leg: EPISODE_ROWS), shared: the turn leg's best ``nearest`` of
             # the deeper search are the shallower one's (the same lists read; up to
-            # near-ties at the cut), and a search cost ~2 ms at 1M rows (RESULTS, issue
-            # 18, C, measured on the HNSW graph the inverted file replaced)
+            # near-ties at the cut), and a search cost ~2 ms at 1M rows (measured on the
+            # HNSW graph the inverted file replaced: docs/decisions/ivf-over-hnsw.md)
             depth = max(nearest, ann.EPISODE_ROWS)
             found = self.cache.walk(
                 where,

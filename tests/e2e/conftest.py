@@ -105,3 +105,12 @@ def start_listening(args: list[str], env: dict[str, str], url: str) -> "subproce
             time.sleep(0.3)
     proc.kill()
     pytest.fail(f"{' '.join(args)} did not start")
+
+
+def stop(proc: "subprocess.Popen[str]") -> None:
+    """End a process ``start_listening`` started: SIGTERM, then a kill if it lingers."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import ROOT, free_port, start_listening, tessera_env
+from tests.e2e.conftest import ROOT, free_port, start_listening, stop, tessera_env
 
 _FENCE = re.compile(r"^```([\w-]*)[^\n]*\n(.*?)^```", re.M | re.S)
 #: what a reader must fill in: SOURCE_ID, NEW_ID, ``[--limit 5]``, ``...``
@@ -88,11 +88,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str
     try:
         yield env, port
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
 
 
 def test_there_are_examples_to_run() -> None:

@@ -16,7 +16,6 @@ console must stay free of errors, no dialog may open.
 
 import os
 import shutil
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +24,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.conftest import free_port, start_listening, tessera_env
+from tests.e2e.conftest import free_port, start_listening, stop, tessera_env
 
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"
 WIDTHS = (1280, 400)
@@ -112,11 +111,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             site.api("POST", members, json={"principal": name, "role": "writer"})
         yield site
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
 
 
 @pytest.fixture(scope="package")
