@@ -2,7 +2,7 @@
 
     python -m benchmarks.fill_checkpoints --data-dir D --chunks 1000000 --checkpoint 100000 300000
 
-Why: the issue-18 table wants stores of 100k, 300k and 1M chunks; filling
+Why: the scale table in RESULTS wants stores of 100k, 300k and 1M chunks; filling
 each from nothing repeats the smaller fills. This writes the latency
 benchmark's fill plan (``benchmarks.latency``: seed 7, the same turns held
 back for ``--queries 100 --remembers 100``, LongMemEval turns then varied

@@ -1,5 +1,6 @@
 """ruff and mypy --strict are part of the suite, so a red lint is a red build."""
 
+import re
 import shutil
 import subprocess
 import sys
@@ -33,3 +34,20 @@ def test_mypy_strict_is_clean() -> None:
         [sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True, check=False
     )
     assert out.returncode == 0, out.stdout[-5000:] + out.stderr[-2000:]
+
+
+#: a tracker reference ("i" "ssue 12", "i" "ssue-18", "i" "ssue #3"): history lives in git
+_TRACKER = re.compile(r"\b" + "is" + r"sues?[- ]?#?\d+", re.I)
+_SCANNED = ("domain", "application", "adapters", "entrypoints", "contracts", "benchmarks", "tests")
+
+
+def test_no_file_cites_a_tracker_number() -> None:
+    files = [ROOT / "README.md", *(ROOT / "docs").rglob("*.md")]
+    for folder in _SCANNED:
+        files += [p for p in (ROOT / folder).rglob("*") if p.suffix in {".py", ".md", ".html"}]
+    cited = [
+        f"{p.relative_to(ROOT)}: {m.group(0)}"
+        for p in files
+        for m in _TRACKER.finditer(p.read_text(encoding="utf-8", errors="replace"))
+    ]
+    assert cited == []
