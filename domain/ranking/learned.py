@@ -167,7 +167,8 @@ def candidate_features(
     for n, cand in enumerate(candidates):
         values = {"fused": cand.fused / high}
         for leg, name in _RANK_FEATURES:
-            values[name] = _rank(cand.ranks, leg)
+            if leg in cand.ranks:
+                values[name] = _rank(cand.ranks, leg)
         values["coverage"] = own[n]
         values["episode_coverage"] = episode_cover[episodes[n]]
         if own[n] > 0:
@@ -251,7 +252,9 @@ def score_with_model(
     Each contribution is computed once, for the score (summed in the weights' order, as
     ``RankModel.score``) and the reasons; only those worth naming are sorted: every
     candidate of every search is scored, and sorting all ~30 per candidate was most of it."""
-    parts = [(w * values.get(f, 0.0), f) for f, w in model.weights.items()]
+    # a feature a candidate lacks adds nothing: most of ~40 are absent or zero for a turn,
+    # and leaving a zero out of the sum leaves the sum as it was
+    parts = [(w * v, f) for f, w in model.weights.items() if (v := values.get(f))]
     score = model.bias + sum(part for part, _ in parts)
     reasons: list[RankReason] = []
     for _, feature in sorted((p for p in parts if p[0] >= _REASON_FLOOR), reverse=True):
