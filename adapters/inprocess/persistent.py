@@ -13,7 +13,7 @@ from typing import Any
 from adapters.inprocess import episode_files
 from adapters.inprocess.episode_postings import EpisodePostings
 from adapters.inprocess.index import InProcessIndex, _OrgIndex
-from adapters.inprocess.snapshot_files import Manifest, SnapshotFiles, SnapshotRefused
+from adapters.inprocess.snapshot_files import FileChecks, Manifest, SnapshotFiles, SnapshotRefused
 from adapters.inprocess.snapshot_format import freeze, read_index, write_files
 from application.indexing.snapshots import SnapshotInfo, SnapshotLoad, SnapshotOutcome
 from application.ports.changes import ChangePosition
@@ -143,8 +143,16 @@ class PersistentInProcessIndex(InProcessIndex):
         self._evicted.discard(org_id)  # restored, or rebuilt by the caller: writes count again
 
         def load() -> tuple[_OrgIndex, SnapshotInfo]:
-            folder, manifest = self._files.check(org_id, space)
-            org = read_index(folder, self._ann_policy, manifest.files)
+            folder, manifest = self._files.opened(org_id, space)
+            # the files are checked beside the read, each before it is parsed, all of
+            # them before the index is used
+            with FileChecks(folder, manifest) as checks:
+                try:
+                    org = read_index(folder, self._ann_policy, manifest.files, checks.ready)
+                except Exception:
+                    checks.finish()  # a file not as listed says why first
+                    raise
+                manifest = checks.finish()
             self._persist_episodes_into(org_id, org, folder, manifest)
             return org, manifest.info()
 

@@ -9,23 +9,31 @@ import os
 import shutil
 import uuid
 import zlib
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
+from types import TracebackType
 
 import msgspec
 import msgspec.structs
 
 from adapters.inprocess.episode_files import EPISODE_FILES
-from adapters.inprocess.snapshot_format import FILES, OPTIONAL_FILES
+from adapters.inprocess.graph_file import GRAPH_FILE
+from adapters.inprocess.snapshot_format import FILES, OPTIONAL_FILES, STATE_FILE
 from application.indexing.snapshots import SnapshotInfo, SnapshotOutcome
 from application.ports.changes import ChangePosition
 from application.ports.records import EmbeddingSpace
 
-__all__ = ["FORMAT_VERSION", "Manifest", "SnapshotFiles", "SnapshotRefused"]
+__all__ = ["FORMAT_VERSION", "FileChecks", "Manifest", "SnapshotFiles", "SnapshotRefused"]
 
 #: bump when the files' layout or what the index derives from an entry changes
 FORMAT_VERSION = 2
 _READ_BLOCK = 1 << 22
+#: threads checking a snapshot's files beside the read (``zlib.crc32`` and the reads
+#: release the GIL): two, the cores of the smallest machine the service runs on
+_CHECKERS = 2
+#: the files an open parses, checked first (the mapped ones are read by searches later)
+_PARSED_FIRST = (STATE_FILE, GRAPH_FILE, *EPISODE_FILES)
 
 _log = logging.getLogger("tessera.index")
 
@@ -91,6 +99,59 @@ def _sync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+class FileChecks:
+    """Each listed file's size and CRC-32 against the manifest, in worker threads while
+    the index reads the snapshot: ``ready`` waits for one file just before it is
+    parsed, ``finish`` for every file before the index is used. Why beside the read,
+    not before it: at 1M rows the files are ~4 GB (docs/decisions/internals.md)."""
+
+    def __init__(self, folder: Path, manifest: Manifest) -> None:
+        self.manifest = manifest
+        self._pool = ThreadPoolExecutor(_CHECKERS, thread_name_prefix="tessera-snapshot-check")
+        first = [n for n in _PARSED_FIRST if n in manifest.files]
+        order = first + sorted(
+            set(manifest.files) - set(first), key=lambda n: manifest.files[n].bytes
+        )
+        self._checks: dict[str, Future[str | None]] = {
+            name: self._pool.submit(_mismatch, folder / name, manifest.files[name])
+            for name in order
+        }
+        self._warned: set[str] = set()
+
+    def __enter__(self) -> "FileChecks":
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def ready(self, name: str) -> bool:
+        """Whether ``name`` is the file listed (waiting for its check). A required file
+        that is not raises SnapshotRefused; an episode postings file answers False (they
+        are derived from the others, so the open goes on without them, logged)."""
+        why = self._checks[name].result()
+        if why is None:
+            return True
+        if name not in EPISODE_FILES:
+            raise SnapshotRefused(SnapshotOutcome.CORRUPT, f"{name}: {why}")
+        if name not in self._warned:
+            self._warned.add(name)
+            _log.warning("snapshot file %s %s: the episode postings are derived again", name, why)
+        return False
+
+    def finish(self) -> Manifest:
+        """Every file checked (raises as ``ready``); the manifest without the episode
+        postings when one of their files is not as listed."""
+        if all([self.ready(name) for name in self._checks]):
+            return self.manifest
+        kept = {k: v for k, v in self.manifest.files.items() if k not in EPISODE_FILES}
+        return msgspec.structs.replace(self.manifest, files=kept)
+
+
 class SnapshotFiles:
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -117,7 +178,16 @@ class SnapshotFiles:
             return None
 
     def check(self, org_id: str, space: EmbeddingSpace) -> tuple[Path, Manifest]:
-        """The live folder and its manifest, checked; raises SnapshotRefused."""
+        """The live folder and its manifest, checked (files included); raises
+        SnapshotRefused. An open checks the files beside its read instead (``opened``
+        and ``FileChecks``)."""
+        live, manifest = self.opened(org_id, space)
+        with FileChecks(live, manifest) as checks:
+            return live, checks.finish()
+
+    def opened(self, org_id: str, space: EmbeddingSpace) -> tuple[Path, Manifest]:
+        """The live folder and its manifest, checked but for its files' bytes (the
+        caller checks those: ``FileChecks``); raises SnapshotRefused."""
         live = self.live(org_id)
         if live is None:
             raise SnapshotRefused(SnapshotOutcome.MISSING, "no snapshot")
@@ -142,18 +212,6 @@ class SnapshotFiles:
         listed = set(manifest.files)
         if not set(FILES) <= listed or not listed <= {*FILES, *OPTIONAL_FILES}:
             raise SnapshotRefused(SnapshotOutcome.CORRUPT, "manifest lists other files")
-        dropped = False
-        for name, want in manifest.files.items():
-            why = _mismatch(live / name, want)
-            if why is None:
-                continue
-            if name not in EPISODE_FILES:
-                raise SnapshotRefused(SnapshotOutcome.CORRUPT, f"{name}: {why}")
-            _log.warning("snapshot file %s %s: the episode postings are derived again", name, why)
-            dropped = True
-        if dropped:
-            kept = {k: v for k, v in manifest.files.items() if k not in EPISODE_FILES}
-            manifest = msgspec.structs.replace(manifest, files=kept)
         return live, manifest
 
     def add_files(

@@ -5,7 +5,7 @@ Why it is built this way: docs/decisions/internals.md#adaptersinprocesssnapshot_
 
 import logging
 from bisect import bisect_left
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from itertools import chain
 from pathlib import Path
 
@@ -31,12 +31,22 @@ from adapters.inprocess.row_texts import RowTexts, read_blob
 from application.ports.records import ScopeRef
 from domain.scopes import MemoryScope
 
-__all__ = ["FILES", "OPTIONAL_FILES", "Frozen", "freeze", "read_index", "write_files"]
+__all__ = [
+    "FILES",
+    "OPTIONAL_FILES",
+    "STATE_FILE",
+    "Frozen",
+    "freeze",
+    "read_index",
+    "write_files",
+]
 
 _log = logging.getLogger("tessera.index")
 
+#: the rows' ids, codes and columns, and the postings' terms
+STATE_FILE = "state.msgpack"
 #: the files of one snapshot, each checked against its manifest entry on open
-FILES = ("vectors.npy", "postings_docs.npy", "postings_tfs.npy", "texts.bin", "state.msgpack")
+FILES = ("vectors.npy", "postings_docs.npy", "postings_tfs.npy", "texts.bin", STATE_FILE)
 #: files a snapshot may hold besides (checked the same way when listed)
 OPTIONAL_FILES = (GRAPH_FILE, *episode_files.EPISODE_FILES)
 _BLOCK_ROWS = 8_192
@@ -194,10 +204,10 @@ def write_files(frozen: Frozen, folder: Path) -> dict[str, dict[str, int]]:
         checks[GRAPH_FILE] = write_graph(frozen.graph, folder / GRAPH_FILE)
     if frozen.episodes is not None:
         checks.update(episode_files.write(frozen.episodes, folder))
-    with (folder / "state.msgpack").open("wb") as raw:
+    with (folder / STATE_FILE).open("wb") as raw:
         out = Checked(raw)
         out.write(msgspec.msgpack.encode(state))
-        checks["state.msgpack"] = {"bytes": out.size, "crc32": out.crc}
+        checks[STATE_FILE] = {"bytes": out.size, "crc32": out.crc}
     return checks
 
 
@@ -212,14 +222,24 @@ def _padded(column: np.ndarray, capacity: int) -> np.ndarray:
     return out
 
 
+def _checked(name: str) -> bool:
+    return True
+
+
 def read_index(
-    folder: Path, ann_policy: AnnPolicy | None = None, listed: Collection[str] = ()
+    folder: Path,
+    ann_policy: AnnPolicy | None = None,
+    listed: Collection[str] = (),
+    ready: Callable[[str], bool] = _checked,
 ) -> _OrgIndex:
-    """The index the files in ``folder`` hold (checked by the caller); raises on a bad file.
+    """The index the files in ``folder`` hold; raises on a bad file.
 
     ``ann_policy``: the vector leg's graph policy of the index it is restored into;
-    ``listed``: the optional files its manifest lists (and the caller checked)."""
-    state = msgspec.msgpack.decode((folder / "state.msgpack").read_bytes(), type=_State)
+    ``listed``: the optional files its manifest lists; ``ready``: waits until a file is
+    checked against the manifest, before it is parsed (``snapshot_files.FileChecks``),
+    and says whether an optional one may be read (by default: checked before the call)."""
+    ready(STATE_FILE)
+    state = msgspec.msgpack.decode((folder / STATE_FILE).read_bytes(), type=_State)
     size = state.size
     org = _OrgIndex(ann_policy)
     org.ids = state.ids
@@ -265,8 +285,8 @@ def read_index(
         org.scope_codes = _padded(org.scope_codes, capacity)
         org.source_codes = _padded(org.source_codes, capacity)
         org.has_vector = _padded(org.has_vector, capacity)
-    _restore_graph(org, folder, state.graph)
-    if all(name in listed for name in episode_files.EPISODE_FILES):
+    _restore_graph(org, folder, state.graph if GRAPH_FILE in listed and ready(GRAPH_FILE) else None)
+    if all([name in listed and ready(name) for name in episode_files.EPISODE_FILES]):
         _restore_episodes(org, folder)
     org.ready = True
     return org

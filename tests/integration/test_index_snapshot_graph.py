@@ -167,6 +167,12 @@ async def test_a_changed_byte_of_the_graph_is_refused(tmp_path: Path) -> None:
     with pytest.raises(SnapshotRefused) as refused:
         files.check(ORG, world.embedder.space)
     assert refused.value.outcome is SnapshotOutcome.CORRUPT
+    # an open checks the files beside its read: the graph is refused before it is parsed
+    restored = PersistentInProcessIndex(tmp_path / "snap", ann_policy=_FORCED)
+    load = await restored.restore(ORG, world.embedder.space)
+    assert load.outcome is SnapshotOutcome.CORRUPT
+    assert load.detail == f"{GRAPH_FILE}: checksum differs"
+    assert ORG not in restored._orgs
 
 
 async def test_a_removed_sources_vectors_never_reach_the_graph_file(tmp_path: Path) -> None:
