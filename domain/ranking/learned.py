@@ -111,11 +111,6 @@ def is_talk(candidates: Sequence[Candidate]) -> bool:
     return bool(head) and 2 * sum(c.turn_index is not None for c in head) >= len(head)
 
 
-def _rank(ranks: Mapping[str, int], leg: str) -> float:
-    at = ranks.get(leg)
-    return 0.0 if at is None else _RANK_SCALE / (_RANK_SCALE + at)
-
-
 def wanted_role(profile: QuestionProfile, role: str | None) -> str | None:
     """The role whose turns the question asks about: what the assistant said, or what
     the person said of themselves (their preferences); None: either."""
@@ -166,9 +161,10 @@ def candidate_features(
     earlier: dict[str, int] = {}
     for n, cand in enumerate(candidates):
         values = {"fused": cand.fused / high}
+        # a leg that did not find the turn adds no feature (read as 0 by the model)
         for leg, name in _RANK_FEATURES:
-            if leg in cand.ranks:
-                values[name] = _rank(cand.ranks, leg)
+            if (place := cand.ranks.get(leg)) is not None:
+                values[name] = _RANK_SCALE / (_RANK_SCALE + place)
         values["coverage"] = own[n]
         values["episode_coverage"] = episode_cover[episodes[n]]
         if own[n] > 0:
