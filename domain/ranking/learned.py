@@ -222,8 +222,9 @@ _REASON_FLOOR = 0.05
 
 def _reason(feature: str, values: Mapping[str, float], speaker: str | None) -> RankReason | None:
     """A strong contribution as the hand-set rules' reason (the surfaces say it in words);
-    the legs that found a hit are named from its ranks (``domain.ranking.reasons``)."""
-    if feature == "coverage" and values.get("coverage", 0.0) >= 0.5:
+    the legs that found a hit are named from its ranks (``domain.ranking.reasons``).
+    ``feature``: one the candidate has (``score_with_model`` names no other)."""
+    if feature == "coverage" and values[feature] >= 0.5:
         return RankReason(code=RankCode.COVERAGE, share=values["coverage"])
     if feature == "phrase":
         return RankReason(code=RankCode.PHRASE)
@@ -231,7 +232,7 @@ def _reason(feature: str, values: Mapping[str, float], speaker: str | None) -> R
         return RankReason(code=RankCode.SPEAKER_NAMED, who=speaker)
     if feature == "date":
         return RankReason(code=RankCode.DATE)
-    if feature == "alternatives" and values.get("alternatives", 0.0) >= 0.99:
+    if feature == "alternatives" and values[feature] >= 0.99:
         return RankReason(code=RankCode.COMPARED_EVENT)
     if feature in ("reply", "previous_coverage", "first_person_reply"):
         return RankReason(code=RankCode.REPLY)
