@@ -22,6 +22,7 @@ from benchmarks._data import DEFAULT_DATA, load_corpus
 from benchmarks._wiring import make_index, make_service, make_store
 from domain.models import Principal
 from domain.policy import MemoryPolicyContext, OrgRole, Surface
+from domain.visible_text import has_visible_text
 
 __all__ = [
     "canary_files",
@@ -59,7 +60,8 @@ def owner(org: str) -> MemoryPolicyContext:
 def load_turns(count: int, path: Path = DEFAULT_DATA) -> tuple[list[str], str]:
     """Real LongMemEval turns when the data set is there, else seeded synthetic ones."""
     if path.exists():
-        turns = load_corpus(path).turns
+        # a turn with no visible text is refused by remember (LongMemEval holds a few)
+        turns = [t for t in load_corpus(path).turns if has_visible_text(t)]
         if len(turns) >= count:
             return turns[:count], f"LongMemEval turns ({path.name})"
     rng = random.Random(7)
