@@ -87,8 +87,15 @@ def free_port() -> int:
         return port
 
 
+def _starting(answer: urllib.error.HTTPError) -> bool:
+    """Whether the answer is the start gate's: the service listens while it opens, and its
+    health says ``starting`` (503) until it can serve (its owner key written among others)."""
+    return answer.code == 503 and b'"starting"' in answer.read()
+
+
 def start_listening(args: list[str], env: dict[str, str], url: str) -> "subprocess.Popen[str]":
-    """Start a Tessera process and wait until ``url`` answers (any HTTP status)."""
+    """Start a Tessera process and wait until ``url`` answers (any HTTP status but the
+    start gate's ``starting``)."""
     proc = subprocess.Popen(
         [*TESSERA, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
@@ -97,8 +104,10 @@ def start_listening(args: list[str], env: dict[str, str], url: str) -> "subproce
         try:
             with urllib.request.urlopen(url, timeout=2):
                 return proc
-        except urllib.error.HTTPError:
-            return proc  # it answered
+        except urllib.error.HTTPError as answer:
+            if not _starting(answer):
+                return proc  # it answered
+            time.sleep(0.1)
         except OSError:
             if proc.poll() is not None:
                 pytest.fail(f"process exited: {proc.stdout.read() if proc.stdout else ''}")
