@@ -16,7 +16,7 @@ pipeline asks for), overlap@20 of the episode leg, and p50/p95 per call of
 both, in CPU milliseconds of the process (on shared cores the wall clock
 mostly measures the other processes; the first call per filter, so the
 filter's mask is built inside it, as in a search after a write). The
-issue's target: recall@10 >= 0.98. Figures: last stdout line.
+target: recall@10 >= 0.98 (benchmarks/RESULTS.md). Figures: last stdout line.
 """
 
 import argparse

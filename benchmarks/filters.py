@@ -49,7 +49,7 @@ START = datetime(2022, 1, 1, tzinfo=UTC)
 MONTHS = 36
 PEOPLE = 200
 LABELS = 20
-#: filter shapes, from none to the issue's example ("mail from X in <a year>")
+#: filter shapes, from none to a person's typical one ("mail from X in <a year>")
 ARMS: dict[str, dict[str, Any] | None] = {
     "none": None,
     "sender": {"participants": {"from": "person7"}},

@@ -7,7 +7,7 @@ theirs (no one else may: a key is its holder's whole authority), printed once.
 It runs only on the machine that holds the data directory: it opens the store
 directly (never through a service) and refuses while a service holds the
 directory, since the embedded store has one writer. The new key is printed once
-and saved where the first start saves it, and the issue is audited
+and saved where the first start saves it, and issuing it is audited
 (``admin.key.recover``). Holding the data directory already means holding all
 memory, so this grants nothing new.
 """

@@ -36,8 +36,9 @@ def test_mypy_strict_is_clean() -> None:
     assert out.returncode == 0, out.stdout[-5000:] + out.stderr[-2000:]
 
 
-#: a tracker reference ("i" "ssue 12", "i" "ssue-18", "i" "ssue #3"): history lives in git
-_TRACKER = re.compile(r"\b" + "is" + r"sues?[- ]?#?\d+", re.I)
+#: a tracker reference ("i" "ssue 12", "i" "ssue-18", "i" "ssue #3", "the i" "ssue's target"):
+#: history lives in git
+_TRACKER = re.compile(r"\b" + "is" + r"sues?[- ]?#?\d+|\b(?:the|this) " + "is" + r"sue\b", re.I)
 _SCANNED = ("domain", "application", "adapters", "entrypoints", "contracts", "benchmarks", "tests")
 
 

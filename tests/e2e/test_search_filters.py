@@ -30,7 +30,7 @@ from tests.e2e.conftest import services_over_fakes
 
 ALICE = "Alice Smith <alice@example.com>"
 THE_ONE = "Offsite budget: we can spend 4,000 euros on the venue."
-#: the filter of the issue's example
+#: a person's typical filter: mail from one sender in one month
 MARCH_MAIL_FROM_ALICE = {
     "source_type": ["email"],
     "participants": {"from": "alice"},
