@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from entrypoints.cli import _parser
+from tests.test_code_quality import TRACKER
 
 ROOT = Path(__file__).resolve().parents[3]
 DOCS = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
@@ -24,8 +25,6 @@ DOCS = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
 _FENCE = re.compile(r"^```([\w-]*)[^\n]*\n(.*?)^```", re.M | re.S)
 _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 _HEADING = re.compile(r"^#{1,6} (.+)$", re.M)
-#: a tracker reference ("i" "ssue 12", "#12"): history lives in git, not in the docs
-_TRACKER = re.compile(r"\b" + "is" + r"sues? ?#?\d+", re.I)
 #: the name of a design file outside the repository, spelt so this file does not hold it
 _OUTSIDE_DESIGN = "DES" + "IGN.md"
 _COMMAND = re.compile(r"(?:^|[\s/|;&(`])tessera ([a-z][a-z-]*(?: [a-z][a-z-]*)*)")
@@ -77,7 +76,7 @@ def test_the_docs_cite_nothing_outside_the_repository_and_no_tracker(doc: Path) 
     text = doc.read_text()
     assert "../shared" not in text
     assert _OUTSIDE_DESIGN not in text
-    assert _TRACKER.findall(text) == []
+    assert TRACKER.findall(text) == []
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser] | None:
