@@ -12,14 +12,15 @@ mem0 starts each question on an empty qdrant collection unless
 ``--mem0-collection shared`` (see ``_mem0_arm.Mem0Arm``).
 
 Tessera runs as ``benchmarks.longmemeval`` runs it (ranked mode, in-process
-index); mem0 adds each turn with ``infer=False`` (``_mem0_arm``). Both get the
-same cached MiniLM document vectors and compute query vectors live with the
-same model. ``memory``: Tessera's in-memory store against qdrant's in-memory
-mode; ``disk``: embedded SurrealDB on surrealkv against qdrant's local files,
-each in a temporary directory, whose bytes are read after every question is
-dropped (Tessera's also after ``compact()``, as ``tessera admin org drop`` runs
-it). Nothing goes over the network (a connect raises). Progress on stderr;
-stdout is one JSON object.
+index), one service remembering and searching as a server does; mem0 adds
+each turn with ``infer=False`` (``_mem0_arm``). Both get the same cached
+MiniLM document vectors and compute query vectors live with the same model.
+``memory``: Tessera's in-memory store against qdrant's in-memory mode;
+``disk``: embedded SurrealDB on surrealkv against qdrant's local files, each
+in a temporary directory, whose bytes are read after every question is
+dropped (Tessera's also after ``compact()``, as ``tessera admin org drop``
+runs it). Nothing goes over the network (a connect raises). Progress on
+stderr; stdout is one JSON object.
 """
 
 import argparse
@@ -110,19 +111,20 @@ async def _compare(
         directory = Path(where) / "db"
         store = _tessera_store(storage, directory)
         index = make_index("inprocess", store)
-        # remembers with the cached vectors; the searcher embeds queries live
-        ingest = _service(store, index, cached, RetrievalMode.RANKED)
-        searcher = _service(store, index, model, RetrievalMode.RANKED)
+        # one service remembers and searches, as a server does (and as one mem0 ``Memory``
+        # adds and searches): documents from the cached vectors, queries through the
+        # model's query run, live (``CachedEmbedder.embed_queries``)
+        tessera = _service(store, index, cached, RetrievalMode.RANKED)
         vectors = CacheVectors(model, cache)
         mem0 = Mem0Arm(storage, vectors, SEARCH_LIMIT, fresh)
         try:
-            await _warm_up({"tessera": searcher})
+            await _warm_up({"tessera": tessera})
             mem0.warm_up()
             vectors.misses = 0  # the warm-up's text is no haystack's
-            records = await _questions(items, ingest, searcher, cached, mem0)
+            records = await _questions(items, tessera, cached, mem0)
             sides = await _disk(store, mem0, directory) if storage == "disk" else {}
         finally:
-            await ingest.close()
+            await tessera.close()
             mem0.close()
     turns = sum(len(t) for r in items for _, _, t in haystack(r))
     result: dict[str, Any] = {s: _side(records, s, turns) | sides.get(s, {}) for s in SYSTEMS}
@@ -149,8 +151,7 @@ async def _disk(store: MemoryStore, mem0: Mem0Arm, directory: Path) -> dict[str,
 
 async def _questions(
     items: list[dict[str, Any]],
-    ingest: MemoryService,
-    searcher: MemoryService,
+    tessera: MemoryService,
     cached: CachedEmbedder,
     mem0: Mem0Arm,
 ) -> list[dict[str, Any]]:
@@ -161,7 +162,7 @@ async def _questions(
         first = SYSTEMS[n % 2]
         if first == "mem0":
             theirs = mem0.run(item)
-        ours = await run_question(item, ingest, {"tessera": searcher}, cached, False, SEARCH_LIMIT)
+        ours = await run_question(item, tessera, {"tessera": tessera}, cached, False, SEARCH_LIMIT)
         if first == "tessera":
             theirs = mem0.run(item)
         ours["modes"]["mem0"] = {k: theirs[k] for k in ("search_ms", "sessions", "metrics")}
