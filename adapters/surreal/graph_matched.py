@@ -79,10 +79,13 @@ class SurrealGraphMatched(SurrealGraphWalk):
         self._checked: dict[str, float] = {}
         self._checking: dict[str, asyncio.Future[GraphImage]] = {}
 
-    async def _fresh(self, namespace: str) -> None:
-        """Before a search reads what is held of the graph: another process's writes seen."""
-        if self.graph_in_process:
-            await self._image(namespace)
+    async def _fresh(self, namespace: str) -> bool:
+        """Before a search reads what is held of the graph: another process's writes seen.
+        A namespace with no graph has no full text or vectors to load either (its image is
+        checked again after ``absent_recheck_s``, as held full text was)."""
+        if not self.graph_in_process:
+            return False
+        return (await self._image(namespace)).absent
 
     async def _image(self, namespace: str) -> GraphImage:
         """The held graph, checked against the store's token (one check at a time per

@@ -158,14 +158,17 @@ class SurrealGraphReads:
             ]
             return LexicalIndex(found)
 
-        await self._fresh(namespace)
+        if await self._fresh(namespace):
+            return []
         index: LexicalIndex = await self._lexical.get((namespace, table), load)
         spaces = None if visible is None else frozenset(codec.ref_code(r) for r in visible)
         return index.search(query, int(limit), spaces)
 
-    async def _fresh(self, namespace: str) -> None:
+    async def _fresh(self, namespace: str) -> bool:
         """Before what is held of the namespace's graph is used: a subclass checks that no
-        other process wrote it since (``graph_matched``)."""
+        other process wrote it since (``graph_matched``). True when the namespace is known
+        to have no graph, so there is nothing to read."""
+        return False
 
     def _graph_changed(self, namespace: str) -> None:
         """This process wrote the namespace's graph: what it holds of it is read again."""

@@ -69,7 +69,8 @@ class SurrealGraphVectors(SurrealGraphMatched):
             )
             return [(str(r["id"]), str(r.get("space") or ""), list(r["vector"])) for r in found]
 
-        await self._fresh(namespace)
+        if await self._fresh(namespace):
+            return []
         matrix = await self._matrices.get((namespace, str(table), model), rows)
         spaces = None if visible is None else frozenset(codec.ref_code(r) for r in visible)
         return matrix.nearest(vector, limit, spaces)
@@ -95,9 +96,11 @@ class SurrealGraphVectors(SurrealGraphMatched):
         return await self._nearest(DerivedKind.EDGE, org_id, vector, limit, visible, model)
 
     async def unembedded(self, org_id: str, model: str, limit: int) -> list[DerivedText]:
-        namespace = codec.namespace_for(org_id)
-        if limit < 1 or not await self._tables.exists(namespace):
+        if limit < 1:
             return []
+        # a read: a missing table reads as empty (``TableDefiner.read``), so no root
+        # lookup and no DDL where nothing was ever promoted
+        namespace = codec.namespace_for(org_id)
         found: list[DerivedText] = []
         for kind, text in ((DerivedKind.ENTITY, "text"), (DerivedKind.EDGE, "fact")):
             if len(found) >= limit:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import msgspec
 import pytest
 
+from adapters.surreal import codec
 from adapters.surreal.graph_store import SurrealGraphStore
 from adapters.surreal.memory_store import SurrealMemoryStore
 from application.ports.records import EmbeddingSpace
@@ -173,17 +174,30 @@ async def test_a_graph_not_kept_for_want_of_room_still_answers(world: _World) ->
     assert world.graph._images == {}  # (nothing was kept)
 
 
+async def _tables(store: SurrealMemoryStore) -> set[str]:
+    namespace = codec.namespace_for(ORG)
+    (info,) = await store.connection.query(namespace, "INFO FOR DB;", operation="test")
+    return set((info or {}).get("tables", {}))
+
+
 async def test_an_organisation_with_no_graph_costs_no_graph_round_trip() -> None:
     store = SurrealMemoryStore("mem://")
     try:
         await store.prepare(ORG, EmbeddingSpace(model="test", dimension=4))
         source = make_source("s1", ORG, scope=MemoryScope.PRIVATE, scope_key="ana")
         await store.save_memory(source, [embedded(make_chunk("k1", source))])
+        tables = await _tables(store)
+        assert "entity" not in tables
         graph = SurrealGraphStore(store.connection)
         graph.recheck_s = 0.0  # a graph that exists would be checked at every search
         derived = DerivedRecall(store=store, graph=graph)
         query = "SurrealDB storage decision"
+        sent = store.connection.round_trips
         assert await derived.lists(ORG, query, _ctx("ana")) == ([], {"relation": []})
+        # the first search reads the graph once: no full text or vectors to load, no DDL
+        assert store.connection.round_trips - sent == 1  # the graph, found absent
+        assert await graph.unembedded(ORG, "test", 10) == []  # the vector pass: nothing
+        assert await _tables(store) == tables  # and the reads defined nothing
         sent = store.connection.round_trips
         assert await derived.lists(ORG, query, _ctx("ana")) == ([], {"relation": []})
         assert store.connection.round_trips == sent  # nothing to read: nothing asked
