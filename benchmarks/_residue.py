@@ -18,7 +18,7 @@ from adapters.inmemory.hashing_embedder import HashingEmbedder
 from application.memory.commands import RememberRequest
 from application.memory.service import MemoryService
 from application.ports import MemoryStore
-from benchmarks._data import DEFAULT_DATA, load_corpus
+from benchmarks._data import data_path, load_corpus
 from benchmarks._wiring import make_index, make_service, make_store
 from domain.models import Principal
 from domain.policy import MemoryPolicyContext, OrgRole, Surface
@@ -57,8 +57,12 @@ def owner(org: str) -> MemoryPolicyContext:
     )
 
 
-def load_turns(count: int, path: Path = DEFAULT_DATA) -> tuple[list[str], str]:
-    """Real LongMemEval turns when the data set is there, else seeded synthetic ones."""
+def load_turns(count: int, path: Path | None = None) -> tuple[list[str], str]:
+    """Real LongMemEval turns when the data set is there (``path``, else
+    ``TESSERA_LME_DATA``, else the data beside the checkout: ``_data.data_path``), else
+    seeded synthetic ones; and which of the two, to be printed with the figures (a
+    checkout elsewhere, such as a worktree of an older commit, finds no data beside it)."""
+    path = data_path(path)
     if path.exists():
         # a turn with no visible text is refused by remember (LongMemEval holds a few)
         turns = [t for t in load_corpus(path).turns if has_visible_text(t)]

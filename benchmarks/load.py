@@ -282,12 +282,16 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         "embedder": args.embedder,
         "runs": [],
     }
+    # the child fills from the same turns: which they are goes with the figures
+    results["turns"] = load_turns(args.notes)[1]
     with tempfile.TemporaryDirectory(prefix="tessera-load-") as tmp:
         filled = Path(tmp) / "filled"
         began = time.perf_counter()
         fill = [*_child_command(args, filled, args.port), "--fill-only"]
         subprocess.run(fill, check=True)  # noqa: S603, ASYNC221
-        print(f"filled {args.notes} notes in {time.perf_counter() - began:.0f} s", flush=True)
+        took = time.perf_counter() - began
+        results["fill_s"] = round(took, 1)
+        print(f"filled {args.notes} notes ({results['turns']}) in {took:.0f} s", flush=True)
         modes = [m.strip() for m in args.modes.split(",") if m.strip()]
         for round_no in range(args.rounds):
             for mode in modes:
