@@ -96,11 +96,10 @@ class SurrealGraphVectors(SurrealGraphMatched):
         return await self._nearest(DerivedKind.EDGE, org_id, vector, limit, visible, model)
 
     async def unembedded(self, org_id: str, model: str, limit: int) -> list[DerivedText]:
-        if limit < 1:
-            return []
-        # a read: a missing table reads as empty (``TableDefiner.read``), so no root
-        # lookup and no DDL where nothing was ever promoted
         namespace = codec.namespace_for(org_id)
+        # no DDL where nothing was ever promoted: a missing table reads as empty
+        if limit < 1 or not await self._tables.listed(namespace):
+            return []
         found: list[DerivedText] = []
         for kind, text in ((DerivedKind.ENTITY, "text"), (DerivedKind.EDGE, "fact")):
             if len(found) >= limit:

@@ -52,6 +52,15 @@ class TableDefiner:
         self._defined.discard(namespace)
         return False
 
+    async def listed(self, namespace: str) -> bool:
+        """Whether the namespace exists, defining nothing: asked before a read that must
+        not create it (the engine makes a missing namespace on a read of it) and need not
+        find its tables (``read``: a missing table reads as empty)."""
+        if namespace in self._defined:
+            return True
+        (root,) = await self._conn.query(None, "INFO FOR ROOT;", operation="listing namespaces")
+        return namespace in (root or {}).get("namespaces", {})
+
     async def present(self, namespace: str) -> bool:
         """Whether the namespace exists, asked of the root every time, so a namespace
         dropped since is never created again by a read; its tables are defined when it

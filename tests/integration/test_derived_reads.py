@@ -198,6 +198,10 @@ async def test_an_organisation_with_no_graph_costs_no_graph_round_trip() -> None
         assert store.connection.round_trips - sent == 1  # the graph, found absent
         assert await graph.unembedded(ORG, "test", 10) == []  # the vector pass: nothing
         assert await _tables(store) == tables  # and the reads defined nothing
+        # nor does the pass make the namespace of an organisation that has none (dropped)
+        assert await graph.unembedded("org-never-made", "test", 10) == []
+        (root,) = await store.connection.query(None, "INFO FOR ROOT;", operation="test")
+        assert codec.namespace_for("org-never-made") not in root["namespaces"]
         sent = store.connection.round_trips
         assert await derived.lists(ORG, query, _ctx("ana")) == ([], {"relation": []})
         assert store.connection.round_trips == sent  # nothing to read: nothing asked
