@@ -1,4 +1,4 @@
-"""Helpers for reflection tests: a seeded session, and acting through the use cases."""
+"""Reflection tests' building blocks: a seeded conversation, and acting through the use cases."""
 
 from application.memory.commands import RememberRequest
 from application.reflection.commands import (

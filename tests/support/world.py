@@ -1,4 +1,4 @@
-"""A whole Tessera over the reference adapters, plus helpers to people it.
+"""A whole Tessera over the reference adapters, and the functions that people it.
 
 Tests build organisations, users, agents, spaces and keys through the real
 control-plane use cases, then act as any principal through a real policy
