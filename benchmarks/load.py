@@ -106,7 +106,8 @@ async def _serve(args: argparse.Namespace) -> None:
     await services.open(Surface.CLI)
     if args.fill_only:
         owner = await services.control.principal("home", "owner")
-        turns, _ = load_turns(args.notes)
+        turns, source = load_turns(args.notes)
+        print(source, flush=True)  # the parent records which turns filled the store
         for text in turns:
             ctx = await services.access.context_for(owner, Surface.JOB, services.audit.new_id())
             await services.memory.remember(RememberRequest(org_id="home", content=text), ctx)
@@ -282,13 +283,13 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         "embedder": args.embedder,
         "runs": [],
     }
-    # the child fills from the same turns: which they are goes with the figures
-    results["turns"] = load_turns(args.notes)[1]
     with tempfile.TemporaryDirectory(prefix="tessera-load-") as tmp:
         filled = Path(tmp) / "filled"
         began = time.perf_counter()
         fill = [*_child_command(args, filled, args.port), "--fill-only"]
-        subprocess.run(fill, check=True)  # noqa: S603, ASYNC221
+        # the child says which turns it filled with: they go with the figures
+        child = subprocess.run(fill, check=True, stdout=subprocess.PIPE, text=True)  # noqa: S603, ASYNC221
+        results["turns"] = child.stdout.strip().splitlines()[-1]
         took = time.perf_counter() - began
         results["fill_s"] = round(took, 1)
         print(f"filled {args.notes} notes ({results['turns']}) in {took:.0f} s", flush=True)

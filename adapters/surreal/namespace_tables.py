@@ -37,6 +37,11 @@ class TableDefiner:
                 )
                 self._defined.add(namespace)
 
+    async def _in_root(self, namespace: str) -> bool:
+        """Whether the root lists the namespace (asked every time)."""
+        (root,) = await self._conn.query(None, "INFO FOR ROOT;", operation="listing namespaces")
+        return namespace in (root or {}).get("namespaces", {})
+
     async def exists(self, namespace: str) -> bool:
         """Whether the namespace exists (then its tables are defined); creates nothing.
 
@@ -45,8 +50,7 @@ class TableDefiner:
         """
         if namespace in self._defined:
             return True
-        (root,) = await self._conn.query(None, "INFO FOR ROOT;", operation="listing namespaces")
-        if namespace in (root or {}).get("namespaces", {}):
+        if await self._in_root(namespace):
             await self.ensure(namespace)
             return True
         self._defined.discard(namespace)
@@ -56,17 +60,13 @@ class TableDefiner:
         """Whether the namespace exists, defining nothing: asked before a read that must
         not create it (the engine makes a missing namespace on a read of it) and need not
         find its tables (``read``: a missing table reads as empty)."""
-        if namespace in self._defined:
-            return True
-        (root,) = await self._conn.query(None, "INFO FOR ROOT;", operation="listing namespaces")
-        return namespace in (root or {}).get("namespaces", {})
+        return namespace in self._defined or await self._in_root(namespace)
 
     async def present(self, namespace: str) -> bool:
         """Whether the namespace exists, asked of the root every time, so a namespace
         dropped since is never created again by a read; its tables are defined when it
         does exist."""
-        (root,) = await self._conn.query(None, "INFO FOR ROOT;", operation="listing namespaces")
-        if namespace not in (root or {}).get("namespaces", {}):
+        if not await self._in_root(namespace):
             self._defined.discard(namespace)
             return False
         await self.ensure(namespace)
