@@ -169,8 +169,17 @@ def _check_groups(path: Path, groups: np.memmap, offsets: np.ndarray, n_groups: 
             if len(block) and (int(block.min()) < 0 or int(block.max()) >= n_groups):
                 raise ValueError("an episode code is out of range")
             falls = np.flatnonzero(block[1:] <= block[:-1]) + first + 1
-            if len(falls) and not np.isin(falls, starts).all():
+            if not _among(falls, starts):
                 raise ValueError("a term's episodes do not ascend")
+
+
+def _among(values: np.ndarray, ascending: np.ndarray) -> bool:
+    """Whether every value is in ``ascending``: each looked up where it would go (a
+    ``np.isin`` per block hashed every term start again, ~0.13 s at 1M rows)."""
+    if not len(values):
+        return True
+    at = np.searchsorted(ascending, values)
+    return bool((at < len(ascending)).all()) and bool((ascending[at] == values).all())
 
 
 def read(
