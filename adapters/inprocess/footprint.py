@@ -22,6 +22,7 @@ from adapters.inprocess import episode_postings as episodes
 from adapters.inprocess.bm25 import Bm25Postings
 from adapters.inprocess.episode_rows import EpisodeRows
 from adapters.inprocess.facets import FacetColumns
+from adapters.inprocess.id_rows import IdRows
 from adapters.inprocess.row_texts import RowTexts
 
 __all__ = ["Measured", "footprint"]
@@ -35,6 +36,8 @@ class Measured(Protocol):
     @property
     def ids(self) -> list[str]: ...
     @property
+    def row_of(self) -> IdRows: ...
+    @property
     def vectors(self) -> np.ndarray | None: ...
     @property
     def recall_codes(self) -> np.ndarray: ...
@@ -44,6 +47,8 @@ class Measured(Protocol):
     def source_codes(self) -> np.ndarray: ...
     @property
     def source_ids(self) -> list[str]: ...
+    @property
+    def source_code_of(self) -> IdRows: ...
     @property
     def has_vector(self) -> np.ndarray: ...
     @property
@@ -133,10 +138,12 @@ def footprint(org: Measured) -> dict[str, int]:
         ),
         "texts": _text_bytes(org),
         "texts_mapped": org.texts.mapped_bytes(),
-        "ids": int(size * (_SLOT + id_bytes + _DICT_ENTRY)),
+        "ids": int(size * (_SLOT + id_bytes)) + org.row_of.held_bytes(_DICT_ENTRY),
         # each episode's rows as arrays (adapters.inprocess.episode_rows); its id (a
-        # string of ~64 bytes) in ``source_ids`` and ``source_code_of``
-        "episodes": org.members.nbytes + len(org.source_ids) * (_SLOT + _DICT_ENTRY + 64),
+        # string of ~64 bytes) in ``source_ids`` and its lookup in ``source_code_of``
+        "episodes": org.members.nbytes
+        + len(org.source_ids) * (_SLOT + 64)
+        + org.source_code_of.held_bytes(_DICT_ENTRY),
         "columns": sum(int(c.nbytes) for c in columns),
     }
     parts["total"] = sum(parts.values())

@@ -24,6 +24,7 @@ from adapters.inprocess.episode_rows import EpisodeRows
 from adapters.inprocess.facets import FacetColumns
 from adapters.inprocess.footprint import footprint
 from adapters.inprocess.graph_retrain import GraphRetrain
+from adapters.inprocess.id_rows import IdRows
 from adapters.inprocess.query_cache import QueryCache
 from adapters.inprocess.row_texts import RowTexts
 from application.indexing.residency import IndexResidency, VectorLeg
@@ -69,7 +70,7 @@ def _release_heap_soon() -> None:
 class _OrgIndex:
     def __init__(self, ann_policy: ann.AnnPolicy | None = None) -> None:
         self.ids: list[str] = []
-        self.row_of: dict[str, int] = {}
+        self.row_of = IdRows(self.ids)
         self.vectors: np.ndarray | None = None
         #: each row's recall key (domain.lifecycle) as a dense code; closed is code 0
         self.recall_codes = np.zeros(_INITIAL_ROWS, dtype=np.int32)
@@ -79,7 +80,7 @@ class _OrgIndex:
         #: episode (source) of each row, as a dense code, and each episode's rows
         self.source_codes = np.zeros(_INITIAL_ROWS, dtype=np.int64)
         self.source_ids: list[str] = []
-        self.source_code_of: dict[str, int] = {}
+        self.source_code_of = IdRows(self.source_ids)
         self.members = EpisodeRows()
         #: what the ranker reads of each row (the accelerator holds it so ranking
         #: candidates needs no store round trip); a restored index decodes them on demand

@@ -26,6 +26,7 @@ from adapters.inprocess.graph_file import (
     write_graph,
 )
 from adapters.inprocess.graph_retrain import retrain_reason
+from adapters.inprocess.id_rows import IdRows, sorted_order
 from adapters.inprocess.index import _OrgIndex
 from adapters.inprocess.row_texts import RowTexts, read_blob
 from application.ports.records import ScopeRef
@@ -186,6 +187,9 @@ def write_files(frozen: Frozen, folder: Path) -> dict[str, dict[str, int]]:
     columns["lengths"] = _raw(np.asarray(frozen.lengths, dtype=np.int32))
     columns["offsets"] = _raw(np.asarray(offsets, dtype=np.int64))
     columns["text_offsets"] = _raw(text_offsets)
+    # an open searches these instead of building a dict of every id (``id_rows``)
+    columns["id_order"] = _raw(sorted_order(frozen.ids))
+    columns["source_order"] = _raw(sorted_order(frozen.source_ids))
     state = _State(
         size=size,
         dimension=frozen.dimension,
@@ -216,6 +220,19 @@ def _column(state: _State, name: str) -> np.ndarray:
     return np.frombuffer(data, dtype=np.dtype(dtype)).copy()
 
 
+def _order(state: _State, name: str, size: int) -> memoryview | None:
+    """A sorted order of ids (``id_rows.sorted_order``) as ``IdRows`` searches it; None
+    where the snapshot holds none (written before it kept them): the ids go into a dict."""
+    if name not in state.arrays:
+        return None
+    order = _column(state, name)
+    if order.dtype != np.int32 or len(order) != size:
+        raise ValueError(f"{name} does not match the snapshot's ids")
+    if size and (int(order.min()) < 0 or int(order.max()) >= size):
+        raise ValueError(f"{name} names a row the snapshot does not hold")
+    return order.data
+
+
 def _padded(column: np.ndarray, capacity: int) -> np.ndarray:
     out = np.zeros(capacity, dtype=column.dtype)
     out[: len(column)] = column
@@ -243,7 +260,7 @@ def read_index(
     size = state.size
     org = _OrgIndex(ann_policy)
     org.ids = state.ids
-    org.row_of = {chunk_id: row for row, chunk_id in enumerate(state.ids)}  # the latest row wins
+    org.row_of = IdRows(state.ids, _order(state, "id_order", size))
     if state.dimension is not None:
         vectors = np.load(folder / "vectors.npy", mmap_mode="c")
         if (
@@ -259,7 +276,9 @@ def read_index(
     org.scope_table = {ScopeRef(MemoryScope(s), k): c for s, k, c in state.scope_table}
     org.source_codes = _column(state, "source_codes")
     org.source_ids = state.source_ids
-    org.source_code_of = {sid: code for code, sid in enumerate(state.source_ids)}
+    org.source_code_of = IdRows(
+        state.source_ids, _order(state, "source_order", len(state.source_ids))
+    )
     org.members = EpisodeRows(org.source_codes, _column(state, "orders"))
     org.texts = RowTexts(read_blob(folder / "texts.bin"), _column(state, "text_offsets"))
     docs = np.load(folder / "postings_docs.npy", mmap_mode="r")

@@ -9,6 +9,7 @@ query exactly as the original, and the checks refuse a changed byte.
 import random
 from pathlib import Path
 
+import msgspec
 import numpy as np
 import pytest
 
@@ -17,7 +18,13 @@ from adapters.inmemory.memory_store import InMemoryMemoryStore
 from adapters.inprocess.footprint import footprint
 from adapters.inprocess.persistent import PersistentInProcessIndex
 from adapters.inprocess.snapshot_files import SnapshotFiles, SnapshotRefused
-from adapters.inprocess.snapshot_format import FILES, freeze, read_index, write_files
+from adapters.inprocess.snapshot_format import (
+    FILES,
+    STATE_FILE,
+    freeze,
+    read_index,
+    write_files,
+)
 from application.indexing.snapshots import SnapshotOutcome
 from application.ports.changes import ChangePosition
 from domain.scopes import LifecycleState
@@ -61,7 +68,7 @@ async def test_the_files_round_trip_the_index_exactly(tmp_path: Path) -> None:
     ]
     assert copy.members.orders(org.size).tolist() == org.members.orders(org.size).tolist()
     assert copy.recall_table == org.recall_table and copy.scope_table == org.scope_table
-    assert copy.source_ids == org.source_ids
+    assert copy.source_ids == org.source_ids and copy.source_code_of == org.source_code_of
     assert copy.facets.sources_with == org.facets.sources_with
     assert copy.facets.rows_with == org.facets.rows_with
     assert copy.vectors is not None and org.vectors is not None
@@ -84,6 +91,37 @@ async def test_the_files_round_trip_the_index_exactly(tmp_path: Path) -> None:
     assert without_history(await answers(restored, QUERIES)) == without_history(
         await answers(index, QUERIES)
     )
+
+
+def _rewrite_state(folder: Path, arrays: dict[str, tuple[str, bytes]]) -> None:
+    path = folder / STATE_FILE
+    state = msgspec.msgpack.decode(path.read_bytes())
+    state["arrays"] = arrays
+    path.write_bytes(msgspec.msgpack.encode(state))
+
+
+async def test_a_snapshot_without_the_sorted_ids_reads_them_into_dicts(tmp_path: Path) -> None:
+    index = await _index_with_history(tmp_path / "snapshots")
+    org = index._orgs[ORG]
+    folder = tmp_path / "one"
+    folder.mkdir()
+    write_files(freeze(org), folder)
+    arrays = msgspec.msgpack.decode((folder / STATE_FILE).read_bytes())["arrays"]
+    assert {"id_order", "source_order"} <= set(arrays)
+    # as written before a snapshot kept them
+    _rewrite_state(folder, {k: v for k, v in arrays.items() if not k.endswith("_order")})
+    copy = read_index(folder)
+    assert copy.row_of == org.row_of and copy.source_code_of == org.source_code_of
+    for name in ("id_order", "source_order"):  # an order naming a row beyond is refused
+        dtype, raw = arrays[name]
+        beyond = np.frombuffer(raw, dtype=dtype).copy()
+        beyond[0] = len(beyond)
+        _rewrite_state(folder, arrays | {name: (dtype, beyond.tobytes())})
+        with pytest.raises(ValueError, match=name):
+            read_index(folder)
+        _rewrite_state(folder, arrays | {name: (dtype, raw[:-4])})
+        with pytest.raises(ValueError, match=name):
+            read_index(folder)
 
 
 async def test_a_restored_index_keeps_taking_writes(tmp_path: Path) -> None:
