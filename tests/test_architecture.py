@@ -19,7 +19,7 @@ def test_importing_the_cli_loads_no_model_runtime_and_reads_no_settings() -> Non
         "os.environ['TESSERA_PORT'] = 'not-a-number'\n"  # would fail if settings were read
         "import entrypoints.cli, entrypoints.container, entrypoints.http.app\n"
         "heavy = [m for m in ('onnxruntime', 'torch', 'sentence_transformers', 'tiktoken',"
-        " 'openai', 'google.genai') if m in sys.modules]\n"
+        " 'openai', 'google.genai', 'jinja2') if m in sys.modules]\n"
         "print(','.join(heavy))\n"
     )
     out = subprocess.run(

@@ -8,16 +8,14 @@ text. Templates never mark memory text ``|safe``.
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
-from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.response import Template
 from litestar.template.config import TemplateConfig
-from markupsafe import Markup, escape
 
 from domain.scopes import MemoryScope
 from entrypoints.import_words import record_words, skip_words
+from entrypoints.web.lazy_templates import LazyTemplates
 from entrypoints.web.viewer import Viewer
 from entrypoints.web.why import why
 from entrypoints.web.words import (
@@ -35,6 +33,10 @@ from entrypoints.web.words import (
     reason_words,
     size_words,
 )
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
+    from markupsafe import Markup
 
 __all__ = ["NAV", "TEMPLATES", "day", "exact_text", "page", "template_config", "when"]
 
@@ -60,10 +62,12 @@ def day(moment: datetime | None) -> str:
     return "" if moment is None else f"{moment.day} {moment:%b %Y}"
 
 
-def exact_text(text: str) -> Markup:
+def exact_text(text: str) -> "Markup":
     """Text escaped so the page holds it character for character: the HTML parser reads a
     carriage return as a newline, a character reference keeps it (a selection's offsets
     then count the same characters as the server)."""
+    from markupsafe import Markup, escape  # a filter: Jinja (and so markupsafe) is loaded
+
     return escape(text).replace("\r", Markup("&#13;"))
 
 
@@ -84,7 +88,9 @@ def _space_words(viewer: Viewer | None) -> Callable[[object, object], str]:
     return label
 
 
-def environment() -> Environment:
+def environment() -> "Environment":
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
     env = Environment(
         loader=FileSystemLoader(TEMPLATES),
         autoescape=True,
@@ -115,8 +121,15 @@ def environment() -> Environment:
     return env
 
 
-def template_config() -> TemplateConfig[JinjaTemplateEngine]:
-    return TemplateConfig(instance=JinjaTemplateEngine.from_environment(environment()))
+def _jinja() -> Any:
+    from litestar.plugins.jinja import JinjaTemplateEngine
+
+    return JinjaTemplateEngine.from_environment(environment())
+
+
+def template_config() -> TemplateConfig[LazyTemplates]:
+    """Jinja, imported at the first page rendered (``lazy_templates``)."""
+    return TemplateConfig(instance=LazyTemplates(_jinja))
 
 
 def page(
