@@ -34,9 +34,19 @@ from benchmarks.serve_restart import ROOT, env_for, free_port
 
 __all__ = ["OPTIONAL", "ImportLog", "main", "read_log"]
 
-#: packages a default service or a recall never needs: LLM SDKs, the MCP SDK, the
-#: sentence-transformers lane and its torch, faiss (below its row threshold)
-OPTIONAL = ("openai", "google.genai", "mcp", "torch", "sentence_transformers", "faiss", "httpx")
+#: packages a default service or a recall needs only when used, if ever: LLM SDKs, the
+#: MCP SDK, the sentence-transformers lane and its torch, faiss (below its row threshold),
+#: httpx (a command that opens the store itself), Jinja (the workspace's first page)
+OPTIONAL = (
+    "openai",
+    "google.genai",
+    "mcp",
+    "torch",
+    "sentence_transformers",
+    "faiss",
+    "httpx",
+    "jinja2",
+)
 #: packages listed by their summed own time
 _TOP = 8
 
