@@ -42,6 +42,9 @@ __all__ = ["DerivedRecall", "chunk_list"]
 
 #: entities one query considers
 _DEPTH = 20
+#: seconds after an organisation's first derived search that the vector pass starts: its
+#: first read (the root's namespaces, ~2-5 ms on disk) would queue before the search's own
+_RESUME_AFTER = 1.0
 
 
 class DerivedRecall:
@@ -90,7 +93,7 @@ class DerivedRecall:
     def _resume(self, org_id: str) -> None:
         if self._vectors is not None and org_id not in self._resumed:
             self._resumed.add(org_id)
-            self._vectors.schedule(org_id)
+            self._vectors.schedule(org_id, after=_RESUME_AFTER)
 
     async def lists(
         self,

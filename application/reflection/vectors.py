@@ -12,7 +12,9 @@ model yet is simply absent from the vector signal.
   graph (``GraphStore.unembedded``: records with no vector of this model),
   so a restart, a crash or a changed embedder only delays the vectors. A
   pass runs when a promotion schedules it and on an organisation's first
-  derived search in this process (``DerivedRecall``).
+  derived search in this process (``DerivedRecall``), a second after it: the
+  pass's first read would otherwise queue in front of that search's own reads
+  on the embedded store.
 - Bounded: one pass per organisation at a time, in batches of ``batch``
   records; a promotion during a pass makes it run once more.
 - Failures: a failed batch (the model, the store) ends the pass and is
@@ -52,6 +54,8 @@ class DerivedVectors:
         self._embedder = embedder
         self._batch = batch
         self._passes: dict[str, asyncio.Task[None]] = {}
+        #: passes asked to start later (``schedule``'s ``after``), by organisation
+        self._waiting: dict[str, asyncio.TimerHandle] = {}
         self._again: set[str] = set()
         self._closed = False
 
@@ -59,12 +63,29 @@ class DerivedVectors:
     def model(self) -> str:
         return self._embedder.space.model
 
-    def schedule(self, org_id: str) -> None:
-        """Embed what the organisation's graph lacks, soon; never waits."""
+    def schedule(self, org_id: str, after: float = 0.0) -> None:
+        """Embed what the organisation's graph lacks, soon (``after`` seconds from now at
+        the earliest: a pass already asked for sooner is not put off); never waits."""
         if self._closed:
             return
+        if after > 0:
+            if org_id not in self._waiting and not self._running(org_id):
+                loop = asyncio.get_running_loop()
+                self._waiting[org_id] = loop.call_later(after, self._start, org_id)
+            return
+        self._start(org_id)
+
+    def _running(self, org_id: str) -> bool:
         running = self._passes.get(org_id)
-        if running is not None and not running.done():
+        return running is not None and not running.done()
+
+    def _start(self, org_id: str) -> None:
+        waiting = self._waiting.pop(org_id, None)
+        if waiting is not None:
+            waiting.cancel()
+        if self._closed:
+            return
+        if self._running(org_id):
             self._again.add(org_id)
             return
         self._passes[org_id] = asyncio.get_running_loop().create_task(self._run(org_id))
@@ -107,7 +128,10 @@ class DerivedVectors:
                 return
 
     async def drain(self) -> None:
-        """Wait until no pass is running (tests, benchmarks, shutdown)."""
+        """Start the passes asked for later now, and wait until no pass is running (tests,
+        benchmarks, shutdown)."""
+        for org_id in list(self._waiting):
+            self._start(org_id)
         while running := [t for t in self._passes.values() if not t.done()]:
             await asyncio.gather(*running, return_exceptions=True)
         self._passes.clear()

@@ -1,5 +1,8 @@
 """Derived records by meaning: vectors made after promotion, the vector signals, the gate."""
 
+import asyncio
+from typing import Any
+
 import pytest
 
 from application.ports.derived import QueryMeaning
@@ -166,3 +169,30 @@ async def test_a_restarted_process_embeds_what_was_left_on_its_first_search() ->
     vectors.schedule(ana.org_id)  # closed: schedules nothing
     await vectors.drain()
     assert entity
+
+
+async def test_the_first_search_leaves_the_pass_until_after_it_and_a_promotion_starts_it_now() -> (
+    None
+):
+    world, ana, _, _, _ = await _promoted()
+    await _vectors(world).drain()  # the promotion's own pass, done
+    world.graph._vectors.clear()  # as a process stopped before its pass would leave it
+    model = world.embedder.space.model
+    vectors = DerivedVectors(graph=world.graph, store=world.store, embedder=world.embedder)
+    fresh = DerivedRecall(store=world.store, graph=world.graph, vectors=vectors)
+    asked: list[str] = []
+    unembedded = world.graph.unembedded
+
+    async def counted(org_id: str, model: str, limit: int) -> list[Any]:
+        asked.append(org_id)
+        return await unembedded(org_id, model, limit)
+
+    world.graph.unembedded = counted  # type: ignore[method-assign]
+    await fresh.signals(ana.org_id, "storage", await world.ctx(ana))
+    for _ in range(20):  # the search is answered, and its loop turns a few times
+        await asyncio.sleep(0)
+    assert asked == []  # the pass waits: its reads do not queue before the search's
+    vectors.schedule(ana.org_id)  # a promotion does not wait for it
+    await vectors.drain()
+    assert asked and await world.graph.unembedded(ana.org_id, model, 10) == []
+    await vectors.close()
