@@ -1,6 +1,6 @@
 """Tessera's ranked search against mem0 (OSS ``Memory``, dense, qdrant), side by side.
 
-    python -m benchmarks.vs_mem0 --questions 30 [--storage memory|disk|both]
+    python -m benchmarks.vs_mem0 --questions 30 [--storage memory|mem|disk|both]
 
 Needs the ``bench`` extra (``pip install -e '.[bench]'``: mem0ai, qdrant-client).
 Per question (LongMemEval, stratified order) both systems take the haystack,
@@ -16,6 +16,9 @@ index), one service remembering and searching as a server does; mem0 adds
 each turn with ``infer=False`` (``_mem0_arm``). Both get the same cached
 MiniLM document vectors and compute query vectors live with the same model.
 ``memory``: Tessera's in-memory store against qdrant's in-memory mode;
+``mem``: the embedded SurrealDB's in-memory engine (``TESSERA_DB_URL=mem://``,
+what a person can run; ``memory`` is the in-process store the tests use)
+against qdrant's in-memory mode;
 ``disk``: embedded SurrealDB on surrealkv against qdrant's local files, each
 in a temporary directory, whose bytes are read after every question is
 dropped (Tessera's also after ``compact()``, as ``tessera admin org drop``
@@ -63,7 +66,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m benchmarks.vs_mem0", description=__doc__)
     p.add_argument("--data", type=Path, default=DEFAULT_LME, help="LongMemEval .json or .json.xz")
     p.add_argument("--questions", type=int, default=30, help="first N in stratified order")
-    p.add_argument("--storage", choices=[*STORAGES, "both"], default="both")
+    p.add_argument("--storage", choices=[*STORAGES, "mem", "both"], default="both")
     p.add_argument(
         "--mem0-collection",
         choices=["fresh", "shared"],
@@ -78,6 +81,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
 def _tessera_store(storage: str, directory: Path) -> MemoryStore:
     if storage == "memory":
         return _store("memory")
+    if storage == "mem":
+        return make_store("mem://", native_search=native_search_for("inprocess"))
     return make_store(f"surrealkv://{directory}", native_search=native_search_for("inprocess"))
 
 
@@ -116,7 +121,7 @@ async def _compare(
         # model's query run, live (``CachedEmbedder.embed_queries``)
         tessera = _service(store, index, cached, RetrievalMode.RANKED)
         vectors = CacheVectors(model, cache)
-        mem0 = Mem0Arm(storage, vectors, SEARCH_LIMIT, fresh)
+        mem0 = Mem0Arm("memory" if storage == "mem" else storage, vectors, SEARCH_LIMIT, fresh)
         try:
             await _warm_up({"tessera": tessera})
             mem0.warm_up()
