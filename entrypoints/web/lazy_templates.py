@@ -1,10 +1,9 @@
 """A template engine made at the first page it renders, not when the app is built.
 
 A service that only answers the API (agents, the CLI, MCP) never renders a
-page, so it never needs Jinja: building Litestar's Jinja engine with the app
-imported Jinja (~13 ms, 25 modules) at every start. Litestar asks for an
-engine instance when the app is built; this one stands in for it and makes
-the real engine at the first ``get_template`` or ``render_string``.
+page, so it need not import Jinja at every start. Litestar asks for an engine
+instance when the app is built; this one stands in for it and makes the real
+engine at the first ``get_template`` or ``render_string``.
 """
 
 from collections.abc import Callable, Mapping
