@@ -4,11 +4,20 @@ import os
 import platform
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-__all__ = ["changed_paths", "code_version", "machine_info", "progress", "summarize"]
+__all__ = [
+    "changed_paths",
+    "code_version",
+    "machine_info",
+    "progress",
+    "report_head",
+    "summarize",
+]
 
 
 def summarize(samples_ms: list[float]) -> dict[str, float]:
@@ -102,3 +111,15 @@ def changed_paths(porcelain_z: str) -> list[str]:
 def progress(message: str) -> None:
     """A progress line on stderr, so stdout keeps only a benchmark's figures."""
     print(message, file=sys.stderr, flush=True)
+
+
+def report_head(benchmark: str, loads: Sequence[float], **facts: object) -> dict[str, Any]:
+    """What a benchmark run in turns reports first: its name, ``facts`` of the run, the
+    code, the machine, and the range of the one-minute load average before its runs."""
+    return {
+        "benchmark": benchmark,
+        **facts,
+        "code": code_version(),
+        "machine": machine_info(),
+        "load_average_1m": [round(min(loads), 2), round(max(loads), 2)],
+    }

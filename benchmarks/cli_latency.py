@@ -17,12 +17,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import httpx
 
-from benchmarks._stats import code_version, machine_info, progress
-from benchmarks.serve_restart import ROOT, env_for, free_port, spawn_serve, stop
+from benchmarks._stats import progress, report_head
+from benchmarks.serve_restart import arms, env_for, free_port, spawn_serve, stop
 
 __all__ = ["main"]
 
@@ -69,13 +68,13 @@ def main(argv: list[str] | None = None) -> None:
             except httpx.TransportError:
                 pass
             time.sleep(0.1)
-        arms = (
-            {"this": ROOT} if args.baseline is None else {"baseline": args.baseline, "this": ROOT}
-        )
-        times: dict[str, dict[str, list[float]]] = {a: {"help": [], "recall": []} for a in arms}
+        checkouts = arms(args.baseline)
+        times: dict[str, dict[str, list[float]]] = {
+            a: {"help": [], "recall": []} for a in checkouts
+        }
         loads = []
         for n in range(args.runs):
-            for arm, code in arms.items():
+            for arm, code in checkouts.items():
                 env = {**env_for(args.data_dir, port, code), "TESSERA_LOG_LEVEL": "WARNING"}
                 loads.append(os.getloadavg()[0])
                 times[arm]["help"].append(_timed(code, env, "--help"))
@@ -83,12 +82,7 @@ def main(argv: list[str] | None = None) -> None:
             progress(f"run {n + 1}/{args.runs}")
     finally:
         stop(server)
-    result: dict[str, Any] = {
-        "benchmark": "cli_latency",
-        "code": code_version(),
-        "machine": machine_info(),
-        "load_average_1m": [round(min(loads), 2), round(max(loads), 2)],
-    }
+    result = report_head("cli_latency", loads)
     for arm, kinds in times.items():
         result[arm] = {kind: _summary(values) for kind, values in kinds.items()}
     if args.baseline is not None:

@@ -29,8 +29,8 @@ from typing import Any
 
 import httpx
 
-from benchmarks._stats import code_version, machine_info, progress
-from benchmarks.serve_restart import ROOT, env_for, free_port
+from benchmarks._stats import progress, report_head
+from benchmarks.serve_restart import arms, env_for, free_port
 
 __all__ = ["OPTIONAL", "ImportLog", "main", "read_log"]
 
@@ -161,21 +161,18 @@ def _summary(logs: list[ImportLog]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> None:
     args = _parse(argv)
-    arms = {"this": ROOT} if args.baseline is None else {"baseline": args.baseline, "this": ROOT}
-    logs: dict[str, dict[str, list[ImportLog]]] = {a: {"serve": [], "recall": []} for a in arms}
+    checkouts = arms(args.baseline)
+    logs: dict[str, dict[str, list[ImportLog]]] = {
+        a: {"serve": [], "recall": []} for a in checkouts
+    }
     loads = []
     for n in range(args.runs):
-        for arm, code in arms.items():
+        for arm, code in checkouts.items():
             loads.append(os.getloadavg()[0])
             for command, log in _one_run(code, args.data_dir, f"code word zq{n}x").items():
                 logs[arm][command].append(log)
         progress(f"run {n + 1}/{args.runs}")
-    result: dict[str, Any] = {
-        "benchmark": "import_times",
-        "code": code_version(),
-        "machine": machine_info(),
-        "load_average_1m": [round(min(loads), 2), round(max(loads), 2)],
-    }
+    result = report_head("import_times", loads)
     for arm, commands in logs.items():
         result[arm] = {command: _summary(runs) for command, runs in commands.items()}
     print(json.dumps(result, indent=2))

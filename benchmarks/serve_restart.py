@@ -32,9 +32,9 @@ from typing import Any
 
 import httpx
 
-from benchmarks._stats import code_version, machine_info, progress
+from benchmarks._stats import progress, report_head
 
-__all__ = ["ROOT", "env_for", "free_port", "main", "spawn_serve", "stop"]
+__all__ = ["ROOT", "arms", "env_for", "free_port", "main", "spawn_serve", "stop"]
 
 ROOT = Path(__file__).resolve().parents[1]
 _MARK = "serve-restart-notes.json"
@@ -62,6 +62,11 @@ def free_port() -> int:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
         return port
+
+
+def arms(baseline: Path | None) -> dict[str, Path]:
+    """The checkouts a run compares, in turns: another one first where given, then this."""
+    return {"this": ROOT} if baseline is None else {"baseline": baseline, "this": ROOT}
 
 
 def env_for(data_dir: Path, port: int, code: Path = ROOT) -> dict[str, str]:
@@ -210,24 +215,18 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
         await _fill(data_dir, args.notes, args.writers)
         progress(f"filled in {time.perf_counter() - t0:.0f} s")
     rng = random.Random(args.seed)
-    arms = {"this": ROOT} if args.baseline is None else {"baseline": args.baseline, "this": ROOT}
-    starts: dict[str, list[dict[str, Any]]] = {arm: [] for arm in arms}
+    checkouts = arms(args.baseline)
+    starts: dict[str, list[dict[str, Any]]] = {arm: [] for arm in checkouts}
     loads = []
     for n in range(args.restarts):
-        for arm, code in arms.items():  # in turns, so the machine's moods fall on both
+        for arm, code in checkouts.items():  # in turns, so the machine's moods fall on both
             loads.append(os.getloadavg()[0])
             one = await _one_start(data_dir, args.notes, rng, code)
             progress(
                 f"{arm} start {n + 1}: first correct search {one['first_correct_search_s']:.2f} s"
             )
             starts[arm].append(one)
-    result: dict[str, Any] = {
-        "benchmark": "serve_restart",
-        "notes": args.notes,
-        "code": code_version(),
-        "machine": machine_info(),
-        "load_average_1m": [round(min(loads), 2), round(max(loads), 2)],
-    }
+    result = report_head("serve_restart", loads, notes=args.notes)
     for arm, ones in starts.items():
         firsts = [s["first_correct_search_s"] for s in ones]
         result[arm] = {

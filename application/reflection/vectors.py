@@ -120,9 +120,7 @@ class DerivedVectors:
             try:
                 await self.catch_up(org_id)
             except Exception as exc:  # the records stay unembedded; the next pass retries
-                _log.warning(
-                    "derived vectors of %s not made: %s", org_id, type(exc).__name__
-                )
+                _log.warning("derived vectors of %s not made: %s", org_id, type(exc).__name__)
                 return
             if org_id not in self._again or self._closed:
                 return
