@@ -18,10 +18,8 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
-
 from benchmarks._stats import progress, report_head
-from benchmarks.serve_restart import arms, env_for, free_port, spawn_serve, stop
+from benchmarks.serve_restart import arms, env_for, free_port, spawn_serve, stop, wait_healthy
 
 __all__ = ["main"]
 
@@ -60,14 +58,7 @@ def main(argv: list[str] | None = None) -> None:
     port = free_port()
     server = spawn_serve(args.data_dir, port)
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/api/health").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.1)
+        wait_healthy(server, port, timeout=120)
         checkouts = arms(args.baseline)
         times: dict[str, dict[str, list[float]]] = {
             a: {"help": [], "recall": []} for a in checkouts

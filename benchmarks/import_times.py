@@ -22,15 +22,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from benchmarks._stats import progress, report_head
-from benchmarks.serve_restart import arms, env_for, free_port
+from benchmarks.serve_restart import arms, env_for, free_port, wait_healthy
 
 __all__ = ["OPTIONAL", "ImportLog", "main", "read_log"]
 
@@ -100,20 +97,6 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def _wait_healthy(server: "subprocess.Popen[bytes]", port: int, timeout: float = 300) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise SystemExit(f"tessera serve exited ({server.returncode}) before its health")
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/api/health").status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    raise SystemExit("tessera serve did not answer its health in time")
-
-
 def _one_run(code: Path, data_dir: Path, word: str) -> dict[str, ImportLog]:
     """This checkout's service and one recall at it, each under ``-X importtime``."""
     port = free_port()
@@ -127,7 +110,7 @@ def _one_run(code: Path, data_dir: Path, word: str) -> dict[str, ImportLog]:
             stderr=serve_err,
         )
         try:
-            _wait_healthy(server, port)
+            wait_healthy(server, port)
             recall = subprocess.run(  # noqa: S603 - this interpreter and a fixed argv
                 [sys.executable, "-X", "importtime", "-m", "entrypoints.cli", "recall", word],
                 cwd=code,

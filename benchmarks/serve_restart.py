@@ -34,7 +34,16 @@ import httpx
 
 from benchmarks._stats import progress, report_head
 
-__all__ = ["ROOT", "arms", "env_for", "free_port", "main", "spawn_serve", "stop"]
+__all__ = [
+    "ROOT",
+    "arms",
+    "env_for",
+    "free_port",
+    "main",
+    "spawn_serve",
+    "stop",
+    "wait_healthy",
+]
 
 ROOT = Path(__file__).resolve().parents[1]
 _MARK = "serve-restart-notes.json"
@@ -106,6 +115,21 @@ def stop(proc: "subprocess.Popen[str]") -> str:
     proc.send_signal(signal.SIGTERM)
     out, _ = proc.communicate(timeout=120)
     return out
+
+
+def wait_healthy(server: "subprocess.Popen[Any]", port: int, timeout: float = 300) -> None:
+    """Until the service at ``port`` answers its health ok; exits if it stops first."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit(f"tessera serve exited ({server.returncode}) before its health")
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/api/health").status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    raise SystemExit("tessera serve did not answer its health in time")
 
 
 def _key(data_dir: Path) -> str:
