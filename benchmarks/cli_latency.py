@@ -11,15 +11,22 @@ against the same service. Prints one JSON object: medians and p90 per arm.
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from benchmarks._stats import progress, report_head
-from benchmarks.serve_restart import arms, env_for, free_port, spawn_serve, stop, wait_healthy
+from benchmarks._stats import report_head
+from benchmarks.serve_restart import (
+    arms,
+    env_for,
+    free_port,
+    in_turns,
+    spawn_serve,
+    stop,
+    wait_healthy,
+)
 
 __all__ = ["main"]
 
@@ -63,14 +70,11 @@ def main(argv: list[str] | None = None) -> None:
         times: dict[str, dict[str, list[float]]] = {
             a: {"help": [], "recall": []} for a in checkouts
         }
-        loads = []
-        for n in range(args.runs):
-            for arm, code in checkouts.items():
-                env = {**env_for(args.data_dir, port, code), "TESSERA_LOG_LEVEL": "WARNING"}
-                loads.append(os.getloadavg()[0])
-                times[arm]["help"].append(_timed(code, env, "--help"))
-                times[arm]["recall"].append(_timed(code, env, "recall", f"code word zq{n}x"))
-            progress(f"run {n + 1}/{args.runs}")
+        loads: list[float] = []
+        for n, arm, code in in_turns(checkouts, args.runs, loads):
+            env = {**env_for(args.data_dir, port, code), "TESSERA_LOG_LEVEL": "WARNING"}
+            times[arm]["help"].append(_timed(code, env, "--help"))
+            times[arm]["recall"].append(_timed(code, env, "recall", f"code word zq{n}x"))
     finally:
         stop(server)
     result = report_head("cli_latency", loads)

@@ -17,7 +17,6 @@ Prints one JSON object.
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -26,8 +25,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from benchmarks._stats import progress, report_head
-from benchmarks.serve_restart import arms, env_for, free_port, wait_healthy
+from benchmarks._stats import report_head
+from benchmarks.serve_restart import arms, env_for, free_port, in_turns, wait_healthy
 
 __all__ = ["OPTIONAL", "ImportLog", "main", "read_log"]
 
@@ -148,13 +147,10 @@ def main(argv: list[str] | None = None) -> None:
     logs: dict[str, dict[str, list[ImportLog]]] = {
         a: {"serve": [], "recall": []} for a in checkouts
     }
-    loads = []
-    for n in range(args.runs):
-        for arm, code in checkouts.items():
-            loads.append(os.getloadavg()[0])
-            for command, log in _one_run(code, args.data_dir, f"code word zq{n}x").items():
-                logs[arm][command].append(log)
-        progress(f"run {n + 1}/{args.runs}")
+    loads: list[float] = []
+    for n, arm, code in in_turns(checkouts, args.runs, loads):
+        for command, log in _one_run(code, args.data_dir, f"code word zq{n}x").items():
+            logs[arm][command].append(log)
     result = report_head("import_times", loads)
     for arm, commands in logs.items():
         result[arm] = {command: _summary(runs) for command, runs in commands.items()}

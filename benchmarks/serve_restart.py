@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,7 @@ __all__ = [
     "arms",
     "env_for",
     "free_port",
+    "in_turns",
     "main",
     "spawn_serve",
     "stop",
@@ -76,6 +78,18 @@ def free_port() -> int:
 def arms(baseline: Path | None) -> dict[str, Path]:
     """The checkouts a run compares, in turns: another one first where given, then this."""
     return {"this": ROOT} if baseline is None else {"baseline": baseline, "this": ROOT}
+
+
+def in_turns(
+    checkouts: dict[str, Path], runs: int, loads: list[float]
+) -> Iterator[tuple[int, str, Path]]:
+    """``(run, arm, checkout)`` for each run and each checkout in turns, so the machine's
+    moods fall on every arm; the one-minute load average before each goes to ``loads``."""
+    for n in range(runs):
+        for arm, code in checkouts.items():
+            loads.append(os.getloadavg()[0])
+            yield n, arm, code
+        progress(f"run {n + 1}/{runs}")
 
 
 def env_for(data_dir: Path, port: int, code: Path = ROOT) -> dict[str, str]:
@@ -241,15 +255,11 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     rng = random.Random(args.seed)
     checkouts = arms(args.baseline)
     starts: dict[str, list[dict[str, Any]]] = {arm: [] for arm in checkouts}
-    loads = []
-    for n in range(args.restarts):
-        for arm, code in checkouts.items():  # in turns, so the machine's moods fall on both
-            loads.append(os.getloadavg()[0])
-            one = await _one_start(data_dir, args.notes, rng, code)
-            progress(
-                f"{arm} start {n + 1}: first correct search {one['first_correct_search_s']:.2f} s"
-            )
-            starts[arm].append(one)
+    loads: list[float] = []
+    for n, arm, code in in_turns(checkouts, args.restarts, loads):
+        one = await _one_start(data_dir, args.notes, rng, code)
+        progress(f"{arm} start {n + 1}: first correct search {one['first_correct_search_s']:.2f} s")
+        starts[arm].append(one)
     result = report_head("serve_restart", loads, notes=args.notes)
     for arm, ones in starts.items():
         firsts = [s["first_correct_search_s"] for s in ones]
