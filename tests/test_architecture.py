@@ -1,10 +1,6 @@
 """The hexagon's dependency rules, checked rather than hoped for."""
 
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.fresh_process import ROOT, run_fresh
 
 
 def test_import_contracts_hold() -> None:
@@ -22,10 +18,7 @@ def test_importing_the_cli_loads_no_model_runtime_and_reads_no_settings() -> Non
         " 'openai', 'google.genai', 'jinja2') if m in sys.modules]\n"
         "print(','.join(heavy))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
-    )
-    assert out.stdout.strip() == ""
+    assert run_fresh(probe).stdout.strip() == ""
 
 
 def test_the_wheel_installs_the_layers_and_contracts_but_not_tests_or_benchmarks() -> None:
@@ -50,4 +43,4 @@ def test_the_suites_without_fixtures_import_without_pytest() -> None:
         "import contracts, contracts.embedder, contracts.llm, contracts.graph_store,"
         " contracts.reranker, contracts.candidate_store, contracts.synthesis_runs\n"
     )
-    subprocess.run([sys.executable, "-c", probe], cwd=ROOT, check=True)
+    run_fresh(probe)

@@ -4,11 +4,7 @@ Each command imports what it uses when it runs; the parser needs only argparse
 and the domain's enums for its choices.
 """
 
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[3]
+from tests.support.fresh_process import run_fresh
 
 #: none of these is needed to build the parser or print help
 HEAVY = (
@@ -36,13 +32,7 @@ HEAVY = (
 
 
 def _loaded_by(code: str) -> set[str]:
-    out = subprocess.run(
-        [sys.executable, "-c", f"import sys\n{code}\nprint(*sys.modules, file=sys.stderr)"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    out = run_fresh(f"import sys\n{code}\nprint(*sys.modules, file=sys.stderr)")
     return set(out.stderr.split())
 
 

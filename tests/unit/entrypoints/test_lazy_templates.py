@@ -1,14 +1,10 @@
 """The workspace's template engine is made at the first page: an API-only start never loads it."""
 
-import subprocess
-import sys
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from entrypoints.web.lazy_templates import LazyTemplates
-
-ROOT = Path(__file__).resolve().parents[3]
+from tests.support.fresh_process import run_fresh
 
 
 def test_building_the_app_loads_no_template_engine_and_the_first_page_does() -> None:
@@ -23,10 +19,7 @@ def test_building_the_app_loads_no_template_engine_and_the_first_page_does() -> 
         "    page = client.get('/memory/sign-in')\n"
         "print(page.status_code, 'jinja2' in sys.modules, '<form' in page.text)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
-    )
-    assert out.stdout.split("\n")[:2] == ["False", "200 True True"]
+    assert run_fresh(probe).stdout.split("\n")[:2] == ["False", "200 True True"]
 
 
 class _Engine:
