@@ -10,9 +10,11 @@ further losses are repaired here rather than accepted:
 - metadata mixes ``None``, ints, floats and bools, which a SurrealDB object
   would blur (``None`` vanishes), so it is stored as JSON text.
 
-Vectors are stored twice: ``emb`` (array<float>) feeds the HNSW index, and
-``vec`` (little-endian float32 bytes) is what the adapter reads back, because
-the SDK decodes a 384-float array ~100x slower than a byte string.
+Each vector is stored as ``vec`` (little-endian float32 bytes), what the adapter
+reads back: the SDK decodes a 384-float array ~100x slower than a byte string.
+Only a store kept for the native index also stores it as ``emb``
+(array<float>), which SurrealDB's HNSW index reads; writing that copy halved the
+rate at which the embedding lane attached vectors (``float_vectors``).
 Decode failures raise; they are never turned into empty results.
 """
 
@@ -194,11 +196,14 @@ def source_row(source: Source) -> dict[str, Any]:
     return row
 
 
-def chunk_row(chunk: Chunk, vector: Sequence[float] | None, recall: str) -> dict[str, Any]:
+def chunk_row(
+    chunk: Chunk, vector: Sequence[float] | None, recall: str, *, floats: bool = True
+) -> dict[str, Any]:
     """An ``INSERT`` row for the ``chunk`` table, id included; ``recall`` is its recall key.
 
     Without a vector the chunk is saved pending (``embed_state``): the embedding lane
     gives it one later. The SDK drops a None value, so the vector fields stay absent.
+    ``floats``: the vector as ``emb`` too (for SurrealDB's own HNSW index).
     """
     row: dict[str, Any] = {
         "id": chunk.chunk_id,
@@ -222,7 +227,8 @@ def chunk_row(chunk: Chunk, vector: Sequence[float] | None, recall: str) -> dict
         row["embed_state"] = "pending"
         row["embed_attempts"] = 0
     else:
-        row["emb"] = [float(x) for x in vector]
+        if floats:
+            row["emb"] = [float(x) for x in vector]
         row["vec"] = pack_vector(vector)
     _put_datetimes(row, chunk.created_at, chunk.occurred_at)
     return row

@@ -67,6 +67,7 @@ def _count(rows: Any) -> int:
 
 class SurrealEmbeddingQueue:
     _conn: SurrealConnection
+    native_search: bool
 
     async def _readable(self, org_id: str) -> str | None:
         raise NotImplementedError
@@ -118,10 +119,11 @@ class SurrealEmbeddingQueue:
         )
         hashes = {str(row["id"]): row["content_hash"] for row in held or []}
         sources = [str(row["source_id"]) for row in held or [] if str(row["id"]) in vectors]
+        floats = self.native_search  # else ``$r.emb`` is NONE: no float copy (``float_vectors``)
         rows = [
             {
                 "cid": RecordID("chunk", cid),
-                "emb": [float(x) for x in vector],
+                **({"emb": [float(x) for x in vector]} if floats else {}),
                 "vec": codec.pack_vector(vector),
                 "hash": hashes[cid],
                 "key": codec.cache_key(model, hashes[cid]),

@@ -73,7 +73,12 @@ class SurrealMemoryStore(
                 check_model(source.org_id, write.model, space)
             sources.append({**codec.source_row(source), "id": source.source_id})
             rows.extend(
-                codec.chunk_row(c, write.vectors.get(c.chunk_id), chunk_recall(source, c))
+                codec.chunk_row(
+                    c,
+                    write.vectors.get(c.chunk_id),
+                    chunk_recall(source, c),
+                    floats=self.native_search,
+                )
                 for c in write.chunks
             )
         variables: dict[str, Any] = {}

@@ -35,9 +35,12 @@ _ROOT_KINDS = ("users", "accesses")
 _NS_KINDS = ("users", "accesses")
 _DB_KINDS = ("analyzers", "params", "functions", "sequences", "users", "accesses")
 _TABLE_KINDS = ("fields", "indexes", "events")
-#: a field the adapter stores twice: ``emb`` (floats, decoded ~100x slower by the SDK)
-#: is rebuilt from ``vec`` (little-endian float32 bytes) when a row holds both
+#: a field the adapter may store twice: ``emb`` (floats, decoded ~100x slower by the SDK)
+#: is rebuilt from ``vec`` (little-endian float32 bytes) where the row held both; a row
+#: kept for the in-process index holds ``vec`` alone and is copied so (``float_vectors``)
 _FLOATS, _PACKED = "emb", "vec"
+#: whether the row read held ``emb``: asked of the engine, dropped before the copy
+_HELD = "__held_floats"
 
 
 class CopyCounts(msgspec.Struct, kw_only=True):
@@ -73,7 +76,8 @@ async def _replay(db: Any, prefix: str, info: dict[str, Any], kinds: tuple[str, 
 
 def _with_floats(row: dict[str, Any]) -> dict[str, Any]:
     packed = row.get(_PACKED)
-    if _FLOATS not in row and isinstance(packed, bytes | bytearray) and len(packed) % 4 == 0:
+    held = row.pop(_HELD, False)
+    if held and isinstance(packed, bytes | bytearray) and len(packed) % 4 == 0:
         row[_FLOATS] = list(struct.unpack(f"<{len(packed) // 4}f", packed))
     return row
 
@@ -86,7 +90,8 @@ async def _packed_twin(db: Any, prefix: str, table: str) -> bool:
 
 
 async def _copy_rows(src: Any, dst: Any, prefix: str, table: str, relation: bool) -> int:
-    omit = " OMIT emb" if await _packed_twin(src, prefix, table) else ""
+    omit = f", {_FLOATS} IS NOT NONE AS `{_HELD}` OMIT {_FLOATS}"
+    omit = omit if await _packed_twin(src, prefix, table) else ""
     insert = f"{prefix}INSERT {'RELATION ' if relation else ''}INTO {table} $rows RETURN NONE;"
     # ``table`` passed _name (a plain identifier); every value travels as a variable
     first = f"{prefix}SELECT *{omit} FROM {table} ORDER BY id LIMIT {BATCH};"  # noqa: S608

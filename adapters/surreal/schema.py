@@ -185,6 +185,13 @@ DEFINE TABLE IF NOT EXISTS reembed_job SCHEMAFULL;
 DEFINE FIELD IF NOT EXISTS body ON reembed_job TYPE string;
 """
 
+# Vectors kept once: a store opened for the in-process index writes a chunk's vector as
+# ``vec`` only, and says so in ``meta:vectors``, so that opening it for the native index
+# first gives those rows their ``emb`` copy (``float_vectors``).
+_V10_PACKED_ONLY = """
+DEFINE FIELD IF NOT EXISTS packed_only ON meta TYPE option<bool>;
+"""
+
 _RECORD_ORG = """
 UPSERT meta:org SET org_id = $org RETURN NONE;
 SELECT model, dimension FROM meta:embedding;
@@ -219,6 +226,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         version=9,
         name="re-embedding: staged vectors of the next model, the run's progress",
         script=_V9_REEMBED,
+    ),
+    Migration(
+        version=10,
+        name="vectors kept once: whether chunks may lack the float copy",
+        script=_V10_PACKED_ONLY,
     ),
 )
 

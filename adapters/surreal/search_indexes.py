@@ -16,6 +16,7 @@ server) must agree on the index kind, or each open undoes the other's choice.
 """
 
 from adapters.surreal.connection import SurrealConnection
+from adapters.surreal.float_vectors import MARK_PACKED_ONLY, fill_floats
 
 __all__ = ["keep_search_indexes"]
 
@@ -24,16 +25,20 @@ DEFINE INDEX IF NOT EXISTS chunk_text ON chunk FIELDS text FULLTEXT ANALYZER tx 
 DEFINE INDEX IF NOT EXISTS chunk_emb ON chunk FIELDS emb
     HNSW DIMENSION {dimension} DIST COSINE TYPE F32;
 """
-_REMOVE = """
+_REMOVE = f"""
 REMOVE INDEX IF EXISTS chunk_text ON chunk;
 REMOVE INDEX IF EXISTS chunk_emb ON chunk;
+{MARK_PACKED_ONLY}
 """
 
 
 async def keep_search_indexes(
     conn: SurrealConnection, namespace: str, dimension: int, *, native: bool
 ) -> None:
-    """Define the chunk search indexes when ``native`` search uses them, else remove them."""
+    """Define the chunk search indexes when ``native`` search uses them, else remove them
+    (and mark that vectors are now written without their float copy: ``float_vectors``)."""
+    if native:
+        await fill_floats(conn, namespace)  # the HNSW index is then built over every vector
     script = _DEFINE.replace("{dimension}", str(int(dimension))) if native else _REMOVE
     await conn.query(
         namespace,

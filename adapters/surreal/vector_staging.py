@@ -50,7 +50,7 @@ _SWITCH = """BEGIN TRANSACTION;
 LET $missing = (SELECT VALUE meta::id(id) FROM chunk
     WHERE type::record('staged_vector', meta::id(id)).model != $model LIMIT 1);
 IF array::len($missing) > 0 { THROW "reembed_incomplete" };
-FOR $s IN (SELECT meta::id(id) AS k, emb, vec FROM staged_vector WHERE model = $model) {
+FOR $s IN (SELECT meta::id(id) AS k, <FLOATS>vec FROM staged_vector WHERE model = $model) {
     UPDATE type::record('chunk', $s.k) SET emb = $s.emb, vec = $s.vec, embed_state = NONE,
         embed_attempts = NONE RETURN NONE;
 };
@@ -58,6 +58,10 @@ DELETE staged_vector RETURN NONE;
 DELETE embedding_cache WHERE model != $model RETURN NONE;
 UPSERT meta:embedding SET model = $model, dimension = $dim RETURN NONE;
 COMMIT TRANSACTION;"""
+#: a store kept for the in-process index keeps no float copy of a vector (``float_vectors``):
+#: ``$s.emb`` is then NONE, which removes the old model's copy of a row written before
+_SWITCH_NATIVE = _SWITCH.replace("<FLOATS>", "emb, ")
+_SWITCH_PACKED = _SWITCH.replace("<FLOATS>", "")
 _REMOVE_HNSW = "REMOVE INDEX IF EXISTS chunk_emb ON chunk;"
 _DEFINE_HNSW = (
     "DEFINE INDEX IF NOT EXISTS chunk_emb ON chunk FIELDS emb "
@@ -222,7 +226,11 @@ class SurrealVectorStaging:
         variables = {"model": space.model, "dim": space.dimension}
         try:
             await self._conn.query(
-                namespace, _SWITCH, variables, operation="switching the embedding model", write=True
+                namespace,
+                _SWITCH_NATIVE if self.native_search else _SWITCH_PACKED,
+                variables,
+                operation="switching the embedding model",
+                write=True,
             )
         except UpstreamError:
             if native and held is not None:
