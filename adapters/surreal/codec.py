@@ -42,12 +42,14 @@ from domain.scopes import LifecycleState, MemoryScope, PrivacyClass, SourceType
 from domain.search_filters import source_facets
 
 __all__ = [
+    "CACHE_KEY_SQL",
     "CHUNK_FIELDS",
     "ENTRIES_OF_SOURCE",
     "ENTRY_FIELDS",
     "LIFECYCLE_FIELDS",
     "SOURCE_FIELDS",
     "cache_key",
+    "cache_key_prefix",
     "chunk_from_row",
     "chunk_row",
     "datetime_from_row",
@@ -103,6 +105,15 @@ def namespace_for(org_id: str) -> str:
 def cache_key(model: str, text_hash: str) -> str:
     """Record id of one embedding-cache entry: one id per (model, text hash)."""
     return hashlib.sha256(f"{model}\n{text_hash}".encode()).hexdigest()
+
+
+#: ``cache_key`` computed in the engine, from ``$key_prefix`` (``cache_key_prefix``) and
+#: a text hash in ``$hash``: for a write that reads the hash in its own transaction
+CACHE_KEY_SQL = "crypto::sha256(string::concat($key_prefix, $hash))"
+
+
+def cache_key_prefix(model: str) -> str:
+    return f"{model}\n"
 
 
 def space_code(scope: MemoryScope, scope_key: str | None) -> str:

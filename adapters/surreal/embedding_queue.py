@@ -13,7 +13,6 @@ from typing import Any
 from surrealdb import RecordID
 
 from adapters.surreal import change_log, codec
-from adapters.surreal.change_log import stamped
 from adapters.surreal.connection import SurrealConnection
 from application.memory.checks import check_model
 from application.ports.records import EmbeddingSpace, Vector
@@ -27,21 +26,25 @@ _PENDING = (
     "SELECT meta::id(id) AS id, text, content_hash, created_at, created_tz, embed_attempts "
     "FROM chunk WHERE embed_state = 'pending' ORDER BY id LIMIT $limit;"
 )
-_HASHES = "SELECT meta::id(id) AS id, content_hash, source_id FROM $ids;"
 #: per chunk, in one transaction: the vector only if the row still exists, and the cached
-#: vector of its text only then (a chunk deleted meanwhile leaves no vector behind)
+#: vector of its text only then (a chunk deleted meanwhile leaves no vector behind); each
+#: text hash and source is read inside it: a read before it cost the lane one more round
+#: trip a batch (a sixth of an ingest's time in the store, benchmarks/RESULTS.md)
 _ATTACH = """BEGIN TRANSACTION;
 FOR $r IN $rows {
-    LET $hit = (UPDATE $r.cid SET emb = $r.emb, vec = $r.vec, embed_state = NONE,
-        embed_attempts = NONE RETURN VALUE meta::id(id));
-    IF array::len($hit) > 0 {
-        INSERT INTO embedding_cache {id: $r.key, model: $model, hash: $r.hash, vec: $r.vec}
-            ON DUPLICATE KEY UPDATE vec = $input.vec RETURN NONE;
+    LET $hash = (UPDATE $r.cid SET emb = $r.emb, vec = $r.vec, embed_state = NONE,
+        embed_attempts = NONE RETURN VALUE content_hash)[0];
+    IF $hash != NONE {
+        INSERT INTO embedding_cache {id: <KEY>, model: $model, hash: $hash,
+            vec: $r.vec} ON DUPLICATE KEY UPDATE vec = $input.vec RETURN NONE;
     };
 };
+LET $changed = array::distinct((SELECT VALUE type::record('source', source_id) FROM $ids));
 <STAMP>
 COMMIT TRANSACTION;
-SELECT VALUE meta::id(id) FROM $ids WHERE embed_state IS NONE AND vec IS NOT NONE;"""
+SELECT VALUE meta::id(id) FROM $ids WHERE embed_state IS NONE AND vec IS NOT NONE;""".replace(
+    "<KEY>", codec.CACHE_KEY_SQL
+)
 _FAILED = """BEGIN TRANSACTION;
 UPDATE $ids SET embed_attempts = (embed_attempts OR 0) + 1 WHERE embed_state = 'pending'
     RETURN NONE;
@@ -113,30 +116,25 @@ class SurrealEmbeddingQueue:
                     f"a {len(vector)}-dimensional vector; organisation {org_id} stores "
                     f"{space.dimension} dimensions",
                 )
-        ids = [RecordID("chunk", cid) for cid in vectors]
-        (held,) = await self._conn.query(
-            namespace, _HASHES, {"ids": ids}, operation="reading chunk hashes"
-        )
-        hashes = {str(row["id"]): row["content_hash"] for row in held or []}
-        sources = [str(row["source_id"]) for row in held or [] if str(row["id"]) in vectors]
         floats = self.native_search  # else ``$r.emb`` is NONE: no float copy (``float_vectors``)
         rows = [
             {
                 "cid": RecordID("chunk", cid),
                 **({"emb": [float(x) for x in vector]} if floats else {}),
                 "vec": codec.pack_vector(vector),
-                "hash": hashes[cid],
-                "key": codec.cache_key(model, hashes[cid]),
             }
             for cid, vector in vectors.items()
-            if cid in hashes
         ]
-        if not rows:
-            return []
+        variables = {
+            "rows": rows,
+            "model": model,
+            "key_prefix": codec.cache_key_prefix(model),
+            "ids": [r["cid"] for r in rows],
+        }
         *_, attached = await self._conn.query(
             namespace,
             _ATTACH.replace("<STAMP>", change_log.ADVANCE + "\n" + change_log.STAMP),
-            {"rows": rows, "model": model, "ids": [r["cid"] for r in rows], **stamped(sources)},
+            variables,
             operation="attaching vectors",
             write=True,
         )
