@@ -13,8 +13,7 @@ further losses are repaired here rather than accepted:
 Each vector is stored as ``vec`` (little-endian float32 bytes), what the adapter
 reads back: the SDK decodes a 384-float array ~100x slower than a byte string.
 Only a store kept for the native index also stores it as ``emb``
-(array<float>), which SurrealDB's HNSW index reads; writing that copy halved the
-rate at which the embedding lane attached vectors (``float_vectors``).
+(array<float>), which SurrealDB's HNSW index reads (``float_vectors`` says why).
 Decode failures raise; they are never turned into empty results.
 """
 

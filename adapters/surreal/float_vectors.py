@@ -3,10 +3,9 @@
 Why: every vector is stored as ``vec`` (float32 bytes), which the adapter and
 the in-process index read. The ``emb`` copy (an array of 384 floats, each a
 value the engine stores and the SDK encodes one at a time) serves only the
-native index's HNSW; writing it halved the rate at which the embedding lane
-attached vectors (one LongMemEval haystack on the in-memory engine: 799 texts/s
-with it, 1,554 without; on surrealkv 672 and 1,232). So a store opened for the
-in-process index writes ``vec`` alone and marks the organisation
+native index's HNSW, and writing it halved the rate at which the embedding
+lane attached vectors (docs/decisions/embedded-surrealdb.md). So a store
+opened for the in-process index writes ``vec`` alone and marks the organisation
 (``meta:vectors.packed_only``); opening it for the native index copies each
 such row's ``vec`` into ``emb`` first, then defines the indexes over complete
 rows. A store written before this kept both on every row and has no mark.
