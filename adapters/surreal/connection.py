@@ -30,7 +30,7 @@ from adapters.surreal.permissions import make_owner_only
 from domain.errors import StoreUnavailableError, TesseraError, UpstreamError
 from domain.reasons import ReasonCode
 
-__all__ = ["DATABASE", "SurrealConnection", "url_kind"]
+__all__ = ["DATABASE", "RELEASE_SCANNED_EVERY", "SurrealConnection", "url_kind"]
 
 #: every organisation's namespace holds one database of this name
 DATABASE = "memory"
@@ -39,6 +39,10 @@ _IDENTIFIER = re.compile(r"[a-z][a-z0-9_]{0,63}\Z")
 _EMBEDDED = frozenset({"mem", "memory", "surrealkv", "surrealkv+versioned", "file", "rocksdb"})
 _ON_DISK = frozenset({"surrealkv", "surrealkv+versioned", "file", "rocksdb"})
 _log = logging.getLogger("tessera.store")
+#: a read of every chunk (a rebuild's scan, filling float vectors) gives the engine's read
+#: memory back this often (``release_read_memory``): ~10 KB a chunk read, so ~0.5 GB at
+#: most, for one engine reopen (well under a second at 1M chunks) each time
+RELEASE_SCANNED_EVERY = 50_000
 #: the embedded engine keeps ~10 KB for every record read until it is reopened; at 1M
 #: chunks a search leaves ~0.65 MB (benchmarks/RESULTS.md). Past this much
 #: growth of the process the engine is reopened: a stall of well under a second

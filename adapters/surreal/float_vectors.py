@@ -15,7 +15,7 @@ import logging
 import struct
 from typing import Any
 
-from adapters.surreal.connection import SurrealConnection
+from adapters.surreal.connection import RELEASE_SCANNED_EVERY, SurrealConnection
 
 __all__ = ["FILL_PAGE", "MARK_PACKED_ONLY", "fill_floats"]
 
@@ -68,8 +68,9 @@ async def fill_floats(conn: SurrealConnection, namespace: str, page: int = FILL_
     (marked,) = await conn.query(namespace, _MARKED, operation="reading the vector mark")
     if not marked or marked[0] is not True:
         return 0
-    filled, after = 0, ""  # every source id is non-empty
+    filled, read, after = 0, 0, ""  # every source id is non-empty
     while rows := await _rows(conn, namespace, after, page):
+        read += len(rows)
         bare = [
             {"id": r["id"], "vec": r["vec"], "emb": _floats(r["vec"])}
             for r in rows
@@ -81,6 +82,10 @@ async def fill_floats(conn: SurrealConnection, namespace: str, page: int = FILL_
             )
             filled += len(bare)
         after = max(str(r["source_id"]) for r in rows)
+        if read >= RELEASE_SCANNED_EVERY:  # a long fill: its progress, the engine's memory back
+            _log.info("float vectors for the native index: %d chunks given so far", filled)
+            read = 0
+            await conn.release_read_memory()
     await conn.query(namespace, _UNMARK, operation="clearing the vector mark", write=True)
     if filled:
         _log.info("gave %d chunk vectors their float copy for the native index", filled)

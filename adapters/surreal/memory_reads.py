@@ -12,6 +12,7 @@ from typing import Any
 from surrealdb import RecordID
 
 from adapters.surreal import codec, corrections
+from adapters.surreal.connection import RELEASE_SCANNED_EVERY
 from adapters.surreal.store_base import SurrealStoreBase
 from application.ports.records import IndexEntry, SourceLifecycle, SourceState, Vector
 from domain.models import Chunk, Source
@@ -37,10 +38,6 @@ _SCAN_SOURCES = (
     f"SELECT {codec.ENTRY_FIELDS} FROM chunk WHERE source_id > $after "  # noqa: S608
     "ORDER BY source_id LIMIT $limit;"
 )
-#: a rebuild's scan gives the engine's read memory back this often (connection.
-#: release_read_memory): ~10 KB a chunk read, so ~0.5 GB at most, for one engine reopen
-#: (well under a second at 1M chunks) each time
-RELEASE_SCANNED_EVERY = 50_000
 _LIST_FIRST = f"SELECT {codec.SOURCE_FIELDS} FROM source ORDER BY id LIMIT $limit;"  # noqa: S608
 _LIST_AFTER = (
     f"SELECT {codec.SOURCE_FIELDS} FROM source WHERE id > $after "  # noqa: S608

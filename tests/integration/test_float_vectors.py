@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from adapters.surreal import float_vectors
 from adapters.surreal.codec import namespace_for
 from adapters.surreal.float_vectors import fill_floats
 from adapters.surreal.memory_store import SurrealMemoryStore
@@ -100,12 +101,18 @@ async def test_the_in_process_index_keeps_each_vector_once_and_the_native_copies
         await native.close()
 
 
-async def test_filling_reads_in_pages_that_may_cut_a_source(tmp_path: Path) -> None:
+async def test_filling_reads_in_pages_that_may_cut_a_source_and_gives_memory_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     url = f"surrealkv://{tmp_path / 'data'}"
     await _filled_in_process(url)
+    monkeypatch.setattr(float_vectors, "RELEASE_SCANNED_EVERY", 4)
     store = SurrealMemoryStore(url)  # opened without preparing: nothing filled yet
     try:
+        await store.open()
+        reopened = store.connection.checkpoints
         assert await fill_floats(store.connection, NAMESPACE, page=2) == 10
+        assert store.connection.checkpoints > reopened  # the engine's read memory released
         rows = await _rows(store)
         assert all(r.get("emb") == pytest.approx(_packed(r), abs=1e-6) for r in rows.values())
     finally:
