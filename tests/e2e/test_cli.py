@@ -159,7 +159,7 @@ def test_admin_commands_through_a_running_server(server: tuple[Path, int]) -> No
     assert _run(data_dir, "admin", "org", "create", "acme").returncode == 0
     out = _run(data_dir, "admin", "user", "create", "--org", "acme", "ana")
     assert out.returncode == 0, out.stderr
-    out = _run(data_dir, "admin", "agent", "create", "--org", "acme", "--for", "ana", "helper")
+    out = _run(data_dir, "admin", "agent", "create", "--org", "acme", "--for", "ana", "scribe")
     assert out.returncode == 0 and json.loads(out.stdout)["kind"] == "agent", out.stderr
     out = _run(data_dir, "admin", "key", "create", "--org", "acme", "--principal", "ana")
     assert out.returncode == 0, out.stderr

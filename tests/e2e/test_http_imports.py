@@ -339,7 +339,7 @@ def _people(site: Site) -> dict[str, str]:
     admin("/api/admin/principals", {"name": "adam", "org_role": "admin"})
     admin(
         "/api/admin/principals",
-        {"name": "helper", "acting_for": "owner", "delegation_days": 30},
+        {"name": "scribe", "acting_for": "owner", "delegation_days": 30},
     )
     admin("/api/admin/principals", {"name": "stray", "acting_for": "owner"})
     eve = _other_org_key(site)
@@ -347,7 +347,7 @@ def _people(site: Site) -> dict[str, str]:
     return {
         "bob": key("bob"),
         "adam": key("adam"),
-        "helper": key("helper"),
+        "scribe": key("scribe"),
         "stray": key("stray"),
         "eve": eve,
         "mallory": key("mallory", "rival", eve),
@@ -404,7 +404,7 @@ def test_no_one_imports_another_organisations_or_another_principals_archives(
     assert _found(site, eve) == []
 
     # nobody but the organisation's owner imports by path, in either organisation
-    for name in ("bob", "adam", "helper", "stray", "mallory"):
+    for name in ("bob", "adam", "scribe", "stray", "mallory"):
         for path in ("owner.mbox", str(uploaded), "."):
             response = site.call(
                 "POST", BASE, key=people[name], json={"path": path, "adapter": "mbox"}

@@ -23,33 +23,33 @@ def _people(site: Site) -> tuple[str, str, str]:
         for who in ("ana", "bob")
     )
     # ana creates her agent, delegates to it and mints its key herself
-    agent = {"name": "ana-helper", "acting_for": "ana", "delegation_days": 30}
+    agent = {"name": "ana-scribe", "acting_for": "ana", "delegation_days": 30}
     ok(site.call(ana, "POST", "/api/admin/principals", json=agent))
-    helper = ok(site.call(ana, "POST", "/api/admin/keys", json={"principal": "ana-helper"}))
-    return ana, helper["key"], bob
+    scribe = ok(site.call(ana, "POST", "/api/admin/keys", json={"principal": "ana-scribe"}))
+    return ana, scribe["key"], bob
 
 
 def test_a_member_ends_her_agents_delegation_with_a_preview(site: Site) -> None:
-    ana, helper, bob = _people(site)
+    ana, scribe, bob = _people(site)
     ok(site.call(ana, "POST", "/api/memory/remember", json={"content": "Ana's PIN is owl-7."}))
-    assert ok(site.call(helper, "POST", "/api/search", json={"query": "PIN owl"}))["results"]
+    assert ok(site.call(scribe, "POST", "/api/search", json={"query": "PIN owl"}))["results"]
     owned = ok(site.call(ana, "GET", "/api/access/owned"))
-    assert {k["principal_name"] for k in owned["keys"]} == {"ana", "ana-helper"}
+    assert {k["principal_name"] for k in owned["keys"]} == {"ana", "ana-scribe"}
     assert all("secret_hash" not in k for k in owned["keys"])
     (delegation,) = owned["delegations"]
     path = f"/api/access/delegations/{delegation['delegation_id']}"
     # bob may not even see it; the agent may not end its own grant
-    for other in (bob, helper):
+    for other in (bob, scribe):
         refused = site.call(other, "POST", f"{path}/revoke-preview")
         assert refused.status_code == 404, refused.text
     preview = ok(site.call(ana, "POST", f"{path}/revoke-preview"))
-    assert (preview["state"], preview["agent_name"]) == ("live", "ana-helper")
+    assert (preview["state"], preview["agent_name"]) == ("live", "ana-scribe")
     wrong = site.call(ana, "POST", f"{path}/revoke", json={"token": "not-it"})
     assert wrong.status_code == 409
     assert wrong.json()["error"]["reason"] == "preview_stale"
     revoked = ok(site.call(ana, "POST", f"{path}/revoke", json={"token": preview["token"]}))
     assert revoked["revoked_at"]
-    assert not ok(site.call(helper, "POST", "/api/search", json={"query": "PIN owl"}))["results"]
+    assert not ok(site.call(scribe, "POST", "/api/search", json={"query": "PIN owl"}))["results"]
     stale = site.call(ana, "POST", f"{path}/revoke", json={"token": preview["token"]})
     assert stale.status_code == 409
     assert "owl" not in stale.text

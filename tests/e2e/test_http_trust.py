@@ -284,16 +284,16 @@ def test_an_agent_header_must_match_the_keys_agent(site: Site) -> None:
         ana,
         "POST",
         "/api/admin/principals",
-        json={"name": "helper", "acting_for": "ana", "delegation_days": 1},
+        json={"name": "scribe", "acting_for": "ana", "delegation_days": 1},
     )
     assert created.status_code == 201, created.text
-    helper = ok(site.call(ana, "POST", "/api/admin/keys", json={"principal": "helper"}))["key"]
+    scribe = ok(site.call(ana, "POST", "/api/admin/keys", json={"principal": "scribe"}))["key"]
     body = {"query": "anything"}
-    claimed = {"authorization": f"Bearer {ana}", "x-tessera-agent": "helper"}
+    claimed = {"authorization": f"Bearer {ana}", "x-tessera-agent": "scribe"}
     refused = site.client.post("/api/search", json=body, headers=claimed)
     assert refused.status_code == 403
     assert refused.json()["error"]["reason"] == "agent_identity_required"
-    own = {"authorization": f"Bearer {helper}", "x-tessera-agent": "helper"}
+    own = {"authorization": f"Bearer {scribe}", "x-tessera-agent": "scribe"}
     assert site.client.post("/api/search", json=body, headers=own).status_code == 200
 
 

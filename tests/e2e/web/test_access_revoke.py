@@ -25,10 +25,10 @@ def _people(site: Site) -> tuple[str, str]:
     _api(site, "POST", "/api/admin/principals", json={"name": "bea"})
     bea = str(_api(site, "POST", "/api/admin/keys", json={"principal": "bea"})["key"])
     # bea creates her agent, delegates to it and mints its key herself
-    agent = {"name": "bea-helper", "acting_for": "bea", "delegation_days": 30}
+    agent = {"name": "bea-scribe", "acting_for": "bea", "delegation_days": 30}
     _api(site, "POST", "/api/admin/principals", bea, json=agent)
-    helper = _api(site, "POST", "/api/admin/keys", bea, json={"principal": "bea-helper"})["key"]
-    return bea, str(helper)
+    scribe = _api(site, "POST", "/api/admin/keys", bea, json={"principal": "bea-scribe"})["key"]
+    return bea, str(scribe)
 
 
 def _link(html: str, kind: str) -> str:
@@ -44,16 +44,16 @@ def _token(html: str) -> str:
 
 
 def test_a_member_ends_her_agents_delegation_after_its_preview(site: Site) -> None:
-    bea, helper = _people(site)
+    bea, scribe = _people(site)
     csrf = site.sign_in(bea)
     site.remember(csrf, "bea private canary quokka-5150")
     page = site.client.get("/memory/access").text
-    assert "Your keys and delegations" in page and "bea-helper acts for you" in page
+    assert "Your keys and delegations" in page and "bea-scribe acts for you" in page
     assert "API keys" not in page  # not an admin: only her own
     url = _link(page, "delegations")
     preview = site.client.get(url)
     assert preview.status_code == 200
-    assert "bea-helper stops acting for bea" in preview.text
+    assert "bea-scribe stops acting for bea" in preview.text
     assert "cannot be undone" in preview.text
     token = _token(preview.text)
     # no CSRF token: refused, nothing changed
@@ -61,11 +61,11 @@ def test_a_member_ends_her_agents_delegation_after_its_preview(site: Site) -> No
     done = site.client.post(url, data={"csrf": csrf, "token": token}, follow_redirects=False)
     assert done.status_code == 303 and done.headers["location"].endswith("delegation-revoked")
     after = site.client.get(done.headers["location"]).text
-    assert "The delegation is revoked" in after and "bea-helper acts for you" in after
+    assert "The delegation is revoked" in after and "bea-scribe acts for you" in after
     assert f'href="{url}"' not in after  # nothing left to revoke
     # the agent now sees nothing of bea's private memory
     site.client.cookies.clear()
-    site.sign_in(helper)
+    site.sign_in(scribe)
     found = site.client.get("/memory/search", params={"q": "quokka canary"}).text
     assert "quokka-5150" not in found
 
@@ -86,18 +86,18 @@ def test_a_stale_preview_answers_409_with_the_reason_and_a_fresh_preview(site: S
 
 
 def test_a_member_revokes_her_agents_key_but_not_anothers(site: Site) -> None:
-    bea, helper = _people(site)
+    bea, scribe = _people(site)
     csrf = site.sign_in(bea)
     page = site.client.get("/memory/access").text
-    helper_id = helper.split("_")[1]
+    helper_id = scribe.split("_")[1]
     url = f"/memory/access/keys/{helper_id}/revoke"
     assert url in page
     preview = site.client.get(url).text
-    assert "<dt>Of</dt><dd>bea-helper</dd>" in preview
-    assert helper not in preview  # never the secret
+    assert "<dt>Of</dt><dd>bea-scribe</dd>" in preview
+    assert scribe not in preview  # never the secret
     done = site.client.post(url, data={"csrf": csrf, "token": _token(preview)})
     assert done.status_code == 200 and "The key is revoked" in done.text
-    refused = site.client.get("/api/memory/spaces", headers={"authorization": f"Bearer {helper}"})
+    refused = site.client.get("/api/memory/spaces", headers={"authorization": f"Bearer {scribe}"})
     assert refused.status_code == 401
     owner_id = site.owner_key.split("_")[1]
     assert site.client.get(f"/memory/access/keys/{owner_id}/revoke").status_code == 404

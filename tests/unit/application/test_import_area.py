@@ -136,7 +136,7 @@ async def test_a_path_import_resumes_only_while_its_principal_is_approved(acme: 
 
 async def test_unapproved_principals_are_refused_before_the_path_is_looked_at(acme: Org) -> None:
     bob = await acme.world.user(acme.org_id, "bob")
-    agent = await acme.world.agent(acme.org_id, "helper", acme.owner)
+    agent = await acme.world.agent(acme.org_id, "scribe", acme.owner)
     jobs = _jobs(acme.world, acme.root)
     for who in (bob, agent):
         ctx = await acme.world.ctx(who)

@@ -25,7 +25,7 @@ class Acme:
     boss: PrincipalRecord
     ana: PrincipalRecord
     bob: PrincipalRecord
-    helper: PrincipalRecord
+    scribe: PrincipalRecord
 
 
 @pytest.fixture
@@ -35,11 +35,11 @@ async def acme() -> Acme:
     boss = await world.user(org, "boss", OrgRole.OWNER)
     ana = await world.user(org, "ana")
     bob = await world.user(org, "bob")
-    helper = await world.agent(org, "ana-helper", ana)
-    await world.agent(org, "bob-helper", bob)
-    for who in (boss, ana, ana, helper, bob):
+    scribe = await world.agent(org, "ana-scribe", ana)
+    await world.agent(org, "bob-scribe", bob)
+    for who in (boss, ana, ana, scribe, bob):
         await world.key(who)
-    return Acme(world, org, boss, ana, bob, helper)
+    return Acme(world, org, boss, ana, bob, scribe)
 
 
 async def _delegation_id(acme: Acme) -> str:
@@ -49,14 +49,14 @@ async def _delegation_id(acme: Acme) -> str:
 
 async def test_a_person_sees_their_keys_their_agents_keys_and_their_grants(acme: Acme) -> None:
     owned = await acme.world.services.revoker.owned(acme.ana)
-    assert sorted(k.principal_name for k in owned.keys) == ["ana", "ana", "ana-helper"]
+    assert sorted(k.principal_name for k in owned.keys) == ["ana", "ana", "ana-scribe"]
     assert [(d.user_id, d.agent_id) for d in owned.delegations] == [
-        (acme.ana.principal_id, acme.helper.principal_id)
+        (acme.ana.principal_id, acme.scribe.principal_id)
     ]
     assert "secret_hash" not in repr(owned.keys)
     # an agent owns its key and grants nothing
-    by_agent = await acme.world.services.revoker.owned(acme.helper)
-    assert [k.principal_name for k in by_agent.keys] == ["ana-helper"]
+    by_agent = await acme.world.services.revoker.owned(acme.scribe)
+    assert [k.principal_name for k in by_agent.keys] == ["ana-scribe"]
     assert by_agent.delegations == []
 
 
@@ -65,15 +65,15 @@ async def test_revoking_a_delegation_ends_the_agents_reach_into_private_memory(
 ) -> None:
     world, revoker = acme.world, acme.world.services.revoker
     await world.remember(acme.ana, "Ana's locker code is kumquat-canary.")
-    assert (await world.search(acme.helper, "locker code")).results
+    assert (await world.search(acme.scribe, "locker code")).results
     delegation_id = await _delegation_id(acme)
     preview = await revoker.preview_delegation(delegation_id, acme.ana, WEB)
     assert (preview.target, preview.state, preview.agent_name) == (
-        RevokeTarget.DELEGATION, GrantState.LIVE, "ana-helper"
+        RevokeTarget.DELEGATION, GrantState.LIVE, "ana-scribe"
     )
     revoked = await revoker.revoke_delegation(delegation_id, preview.token, acme.ana, WEB)
     assert revoked.revoked_at == world.clock.now()
-    assert not (await world.search(acme.helper, "locker code")).results
+    assert not (await world.search(acme.scribe, "locker code")).results
     again = await revoker.preview_delegation(delegation_id, acme.ana, WEB)
     assert again.state is GrantState.REVOKED
     receipts = await world.services.audit.recent(acme.org, 50)
@@ -105,7 +105,7 @@ async def test_others_cannot_reach_what_they_do_not_own(acme: Acme) -> None:
     world, revoker = acme.world, acme.world.services.revoker
     delegation_id = await _delegation_id(acme)
     ana_key = (await revoker.owned(acme.ana)).keys[0].key_id
-    for who in (acme.bob, acme.helper):  # another member; the agent the grant is for
+    for who in (acme.bob, acme.scribe):  # another member; the agent the grant is for
         with pytest.raises(NotFoundError):
             await revoker.preview_delegation(delegation_id, who, WEB)
         with pytest.raises(NotFoundError):
@@ -113,7 +113,7 @@ async def test_others_cannot_reach_what_they_do_not_own(acme: Acme) -> None:
     with pytest.raises(NotFoundError):
         await revoker.preview_key(ana_key, acme.bob, WEB)
     with pytest.raises(NotFoundError):  # the agent cannot revoke its user's key
-        await revoker.preview_key(ana_key, acme.helper, WEB)
+        await revoker.preview_key(ana_key, acme.scribe, WEB)
     other = await world.org("other")
     stranger = await world.user(other, "stranger", OrgRole.OWNER)
     with pytest.raises(NotFoundError):
@@ -135,10 +135,10 @@ async def test_revoking_ones_own_key_says_it_signs_you_out_and_does(acme: Acme) 
 
 async def test_a_person_revokes_their_agents_key(acme: Acme) -> None:
     world, revoker = acme.world, acme.world.services.revoker
-    key = await world.key(acme.helper)
+    key = await world.key(acme.scribe)
     key_id = key.split("_")[1]
     preview = await revoker.preview_key(key_id, acme.ana, WEB)
-    assert (preview.owner_name, preview.signs_out_caller) == ("ana-helper", False)
+    assert (preview.owner_name, preview.signs_out_caller) == ("ana-scribe", False)
     await revoker.revoke_key(key_id, preview.token, acme.ana, WEB)
     with pytest.raises(AuthenticationError):
         await world.services.access.authenticate(key)

@@ -90,7 +90,7 @@ async def test_only_admins_administer_and_only_their_own_organisation() -> None:
     acme, globex = await world.org("acme"), await world.org("globex")
     admin = await world.user(acme, "root", OrgRole.ADMIN)
     member = await world.user(acme, "ana")
-    agent = await world.agent(acme, "helper", member)
+    agent = await world.agent(acme, "scribe", member)
     control = world.services.control
     await control.create_principal(acme, "bo", admin, CLI)
     for who, org in ((member, acme), (agent, acme), (admin, globex)):
@@ -115,7 +115,7 @@ async def test_admin_input_is_checked() -> None:
     world = World()
     org = await world.org("acme")
     ana = await world.user(org, "ana")
-    agent = await world.agent(org, "helper", ana, delegation_days=0)
+    agent = await world.agent(org, "scribe", ana, delegation_days=0)
     control = world.services.control
     cases = [
         control.create_principal(org, "  ", None, CLI),

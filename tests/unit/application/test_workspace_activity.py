@@ -12,21 +12,21 @@ async def test_captures_and_recalls_are_the_callers_own_and_agents_are_named() -
     org = await world.org("acme")
     ana = await world.user(org, "ana", OrgRole.ADMIN)
     bea = await world.user(org, "bea")
-    helper = await world.agent(org, "helper", ana)
+    scribe = await world.agent(org, "scribe", ana)
     mine = await world.remember(ana, "ana's note about the garden")
     await world.remember(bea, "bea's private diary")
     await world.search(ana, "garden")
     await world.pack(ana, "garden")
-    await world.search(helper, "garden")
+    await world.search(scribe, "garden")
     await world.search(bea, "diary")
 
     activity = await world.services.activity.recent(await world.ctx(ana))
     assert [c.source_id for c in activity.captures] == [mine.source_id]
     assert activity.captures[0].excerpt == "ana's note about the garden"
     assert sorted(r.action for r in activity.recalls) == ["context", "search"]
-    assert [(a.agent_name, a.reads) for a in activity.agents] == [("helper", 1)]
+    assert [(a.agent_name, a.reads) for a in activity.agents] == [("scribe", 1)]
 
-    as_agent = await world.services.activity.recent(await world.ctx(helper))
+    as_agent = await world.services.activity.recent(await world.ctx(scribe))
     assert as_agent.captures == [] and as_agent.agents == []
     assert [r.action for r in as_agent.recalls] == ["search"]
 

@@ -22,7 +22,7 @@ async def test_roster_lists_members_and_delegations_to_admins_only() -> None:
     org = await world.org("acme")
     ana = await world.user(org, "ana", OrgRole.ADMIN)
     bea = await world.user(org, "bea")
-    helper = await world.agent(org, "helper", ana, delegation_days=7)
+    scribe = await world.agent(org, "scribe", ana, delegation_days=7)
     apollo = await world.space(org, MemoryScope.PROJECT, "apollo")
     await world.member(apollo, bea, SpaceRole.READER)
     roster = world.services.roster
@@ -30,9 +30,9 @@ async def test_roster_lists_members_and_delegations_to_admins_only() -> None:
     assert [(m.principal_id, m.role) for m in members] == [(bea.principal_id, SpaceRole.READER)]
     delegations = await roster.delegations(org, ana)
     assert [(d.agent_id, d.user_id) for d in delegations] == [
-        (helper.principal_id, ana.principal_id)
+        (scribe.principal_id, ana.principal_id)
     ]
-    for who in (bea, helper):
+    for who in (bea, scribe):
         with pytest.raises(PolicyDeniedError) as refused:
             await roster.members(org, apollo.space_id, who)
         assert refused.value.reason is ReasonCode.ADMIN_REQUIRED
