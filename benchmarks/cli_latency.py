@@ -20,6 +20,7 @@ from pathlib import Path
 from benchmarks._stats import report_head
 from benchmarks.serve_restart import (
     arms,
+    checkouts_parser,
     env_for,
     free_port,
     in_turns,
@@ -32,11 +33,7 @@ __all__ = ["main"]
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.cli_latency", description=__doc__)
-    p.add_argument("--data-dir", type=Path, required=True)
-    p.add_argument("--runs", type=int, default=9)
-    p.add_argument("--baseline", type=Path, help="another checkout, its CLI timed in turns")
-    return p.parse_args(argv)
+    return checkouts_parser("benchmarks.cli_latency", __doc__, runs=9).parse_args(argv)
 
 
 def _timed(code: Path, env: dict[str, str], *args: str) -> float:

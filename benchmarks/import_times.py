@@ -26,7 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._stats import report_head
-from benchmarks.serve_restart import arms, env_for, free_port, in_turns, wait_healthy
+from benchmarks.serve_restart import (
+    arms,
+    checkouts_parser,
+    env_for,
+    free_port,
+    in_turns,
+    wait_healthy,
+)
 
 __all__ = ["OPTIONAL", "ImportLog", "main", "read_log"]
 
@@ -89,11 +96,7 @@ def read_log(text: str) -> ImportLog:
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.import_times", description=__doc__)
-    p.add_argument("--data-dir", type=Path, required=True)
-    p.add_argument("--runs", type=int, default=3)
-    p.add_argument("--baseline", type=Path, help="another checkout, run in turns with this one")
-    return p.parse_args(argv)
+    return checkouts_parser("benchmarks.import_times", __doc__, runs=3).parse_args(argv)
 
 
 def _one_run(code: Path, data_dir: Path, word: str) -> dict[str, ImportLog]:

@@ -38,6 +38,7 @@ from benchmarks._stats import progress, report_head
 __all__ = [
     "ROOT",
     "arms",
+    "checkouts_parser",
     "env_for",
     "free_port",
     "in_turns",
@@ -78,6 +79,16 @@ def free_port() -> int:
 def arms(baseline: Path | None) -> dict[str, Path]:
     """The checkouts a run compares, in turns: another one first where given, then this."""
     return {"this": ROOT} if baseline is None else {"baseline": baseline, "this": ROOT}
+
+
+def checkouts_parser(prog: str, doc: str | None, runs: int) -> argparse.ArgumentParser:
+    """The arguments of a benchmark that times a filled data directory, this checkout
+    and optionally another in turns (``arms``, ``in_turns``)."""
+    p = argparse.ArgumentParser(prog=f"python -m {prog}", description=doc)
+    p.add_argument("--data-dir", type=Path, required=True)
+    p.add_argument("--runs", type=int, default=runs)
+    p.add_argument("--baseline", type=Path, help="another checkout, run in turns with this one")
+    return p
 
 
 def in_turns(
