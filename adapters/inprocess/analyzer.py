@@ -5,6 +5,7 @@ digits, everything else), ``lowercase``, ``snowball(english)``. Matching the
 native analyzer keeps the two index backends' lexical results comparable.
 """
 
+import re
 from functools import lru_cache
 
 import Stemmer
@@ -14,6 +15,9 @@ from domain.words import class_tokens
 __all__ = ["analyze", "stem"]
 
 _stemmer = None
+#: the class tokenizer's runs where the lowercased text is ASCII (most text): the same
+#: runs as ``class_tokens``, which the Unicode classes make about 1.8x slower to find
+_ASCII_RUN = re.compile(r"[a-z]+|[0-9]+")
 
 
 @lru_cache(maxsize=200_000)
@@ -27,4 +31,6 @@ def stem(word: str) -> str:
 
 
 def analyze(text: str) -> list[str]:
-    return [stem(w) for w in class_tokens(text.lower())]
+    lowered = text.lower()
+    words = _ASCII_RUN.findall(lowered) if lowered.isascii() else class_tokens(lowered)
+    return list(map(stem, words))

@@ -39,7 +39,7 @@ class _Posting:
     previous ones (``parts``) reads a consistent view from another thread.
     """
 
-    __slots__ = ("base_docs", "base_tfs", "docs", "max_of", "tfs")
+    __slots__ = ("base_docs", "base_tfs", "docs", "fold_at", "max_of", "tfs")
 
     def __init__(self, base_docs: np.ndarray = _NO_DOCS, base_tfs: np.ndarray = _NO_TFS) -> None:
         self.base_docs = base_docs
@@ -48,14 +48,17 @@ class _Posting:
         self.tfs: list[int] = []
         #: (rows it covers, the largest tf among them): the top-k bound, kept until a fold
         self.max_of: tuple[int, float] = (0, 0.0)
+        #: the tail's length that folds it (kept, not worked out on every append)
+        self.fold_at = max(_TAIL_MIN, len(base_docs) // 4)
 
     def __len__(self) -> int:
         return len(self.base_docs) + len(self.docs)
 
     def append(self, row: int, tf: int) -> None:
-        self.docs.append(row)
+        docs = self.docs
+        docs.append(row)
         self.tfs.append(tf)
-        if len(self.docs) >= max(_TAIL_MIN, len(self.base_docs) // 4):
+        if len(docs) >= self.fold_at:
             self.fold()
 
     def fold(self) -> None:
@@ -64,6 +67,7 @@ class _Posting:
         self.base_docs = np.concatenate([self.base_docs, np.asarray(self.docs, dtype=np.int32)])
         self.base_tfs = np.concatenate([self.base_tfs, np.asarray(self.tfs, dtype=np.float32)])
         self.docs, self.tfs = [], []
+        self.fold_at = max(_TAIL_MIN, len(self.base_docs) // 4)
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         self.fold()
@@ -110,10 +114,13 @@ class Bm25Postings:
         terms = analyze(text)
         self._lengths.append(len(terms))
         self._total_length += len(terms)
+        postings = self._postings
         for term, tf in Counter(terms).items():
-            posting = self._posting(term)
+            posting = postings.get(term)
             if posting is None:
-                posting = self._postings[term] = _Posting()
+                posting = self._posting(term)  # a restored term's first use
+                if posting is None:
+                    posting = postings[term] = _Posting()
             posting.append(row, tf)
 
     def _posting(self, term: str) -> _Posting | None:

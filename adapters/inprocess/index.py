@@ -248,18 +248,26 @@ class _OrgIndex:
         _release_heap_soon()
 
     def attach(self, vectors: Mapping[str, Vector]) -> None:
+        rows: list[int] = []
+        kept: list[Vector] = []
         for chunk_id, vector in vectors.items():
             row = self.row_of.get(chunk_id)
-            if row is None or row in self.removed:
-                continue
-            matrix = self.matrix(len(vector))
-            v = np.asarray(vector, dtype=np.float32)
-            matrix[row] = v / max(float(np.linalg.norm(v)), 1e-12)
-            self.has_vector[row] = True
+            if row is not None and row not in self.removed:
+                rows.append(row)
+                kept.append(vector)
+        if rows:
+            # one block, normalised as ``add`` normalises its vectors
+            matrix = self.matrix(len(kept[0]))
+            block = np.asarray(kept, dtype=np.float32)
+            if block.ndim != 2 or block.shape[1] != matrix.shape[1]:
+                raise ValueError("vector dimensions differ within one write")
+            norms = np.linalg.norm(block, axis=1, keepdims=True)
+            matrix[rows] = block / np.clip(norms, 1e-12, None)
+            self.has_vector[rows] = True
             if self.graph is not None:
-                self.graph.changed([row])
+                self.graph.changed(rows)
             if self.retrain is not None:
-                self.retrain.changed.add(row)
+                self.retrain.changed.update(rows)
         # no filter's mask reads vectors: the masks and the values made of them alone stay
         self._follow(np.empty(0, dtype=np.int64))
         self.extend_graph()

@@ -1,13 +1,16 @@
 """The in-process accelerator's own behaviour, beyond the shared index contract."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from adapters.inprocess import bm25_topk
-from adapters.inprocess.analyzer import analyze
+from adapters.inprocess.analyzer import analyze, stem
 from adapters.inprocess.bm25 import Bm25Postings
 from adapters.inprocess.index import InProcessIndex
 from application.ports.records import CandidateFilter, IndexEntry
 from domain.scopes import LifecycleState, MemoryScope
+from domain.words import class_tokens
 
 ALL = CandidateFilter()
 
@@ -27,6 +30,13 @@ def _entry(cid: str, text: str, vector: list[float], **kw: object) -> IndexEntry
 
 def test_analyzer_splits_on_character_class_lowercases_and_stems() -> None:
     assert analyze("Running RUNS ran, abc123!") == ["run", "run", "ran", "abc", "123"]
+    assert analyze("Zoë's café, v2_beta ٣٤") == ["zoë", "s", "café", "v", "2", "beta", "٣٤"]
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F)) | st.text())
+def test_analyzer_ascii_path_gives_the_class_tokenizer_runs(text: str) -> None:
+    """ASCII text takes a narrower pattern than the Unicode classes: the same terms."""
+    assert analyze(text) == [stem(w) for w in class_tokens(text.lower())]
 
 
 def test_bm25_prefers_rarer_terms_and_shorter_documents() -> None:
