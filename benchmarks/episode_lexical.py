@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> dict[str, object]:
         "wall_s": round(time.perf_counter() - w0, 2),
         "parts_ms": round(parts_ms, 1),
         "postings": len(built.groups),
-        "row_postings": int(sum(len(d) + len(td) for _, d, _, td, _ in parts)),
+        "row_postings": int(sum(len(d) + len(tail) // 8 for _, d, _, tail in parts)),
         "bytes": built.nbytes(),
         "max_rss_mib_before_after": [round(rss_before), round(_rss_mib())],
     }

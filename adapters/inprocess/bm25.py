@@ -6,10 +6,12 @@ chunks (benchmarks/RESULTS.md). Here a query is a few vectorised adds.
 Okapi BM25 with k1 = 1.2, b = 0.75 and the Lucene idf, like the native one.
 """
 
+import struct
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from itertools import pairwise
 
+import msgspec
 import numpy as np
 
 from adapters.inprocess.analyzer import analyze
@@ -17,57 +19,83 @@ from adapters.inprocess.bm25_topk import K1 as _K1
 from adapters.inprocess.bm25_topk import B as _B
 from adapters.inprocess.bm25_topk import TermPostings, top_candidates
 
-__all__ = ["Bm25Postings", "GroupTotals"]
+__all__ = ["Bm25Postings", "GroupTotals", "cut_tail"]
 
 
 #: appends a posting keeps as Python lists before folding them into its arrays
 _TAIL_MIN = 32
 _NO_DOCS = np.empty(0, dtype=np.int32)
 _NO_TFS = np.empty(0, dtype=np.float32)
+#: a tail entry: the row and its term frequency, little-endian int32
+_PAIR = struct.Struct("<ii")
+_pack = _PAIR.pack
 
 
-class _Posting:
-    """One term's rows and term frequencies: compact arrays plus a short list tail.
+def _fold_at(folded: int) -> int:
+    """The tail's size in bytes that folds it: a quarter of the folded rows, 32 at least."""
+    return _PAIR.size * max(_TAIL_MIN, folded // 4)
+
+
+def cut_tail(tail: bytearray | bytes, rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """A tail's rows below ``rows`` and their term frequencies (int32, float32).
+
+    Copied first (``bytes``: one copy under the GIL): the writer may append to the tail
+    meanwhile, and a view held on it would stop the writer from growing it."""
+    pairs = np.frombuffer(bytes(tail), dtype="<i4").reshape(-1, 2)
+    n = int(np.searchsorted(pairs[:, 0], rows))
+    return pairs[:n, 0].astype(np.int32), pairs[:n, 1].astype(np.float32)
+
+
+class _Posting(msgspec.Struct, gc=False):
+    """One term's rows and term frequencies: compact arrays plus a short tail.
 
     Why arrays: as Python lists a posting costs ~48 bytes (a list slot and an
     int object per row, a slot per tf), which made the postings the largest
     part of the index (~400 MB per 100k chunks); as int32 + float32 arrays it
-    costs 8. New rows are appended to the tail lists and folded into new arrays
-    when the tail reaches a quarter of them (amortised linear), or when a query
-    reads the term. The arrays are replaced, never changed in place, and the
-    tail lists are rebound, not cleared, so a snapshot writer holding the
-    previous ones (``parts``) reads a consistent view from another thread.
+    costs 8. New rows are appended to the tail (``(row, tf)`` int32 pairs in a
+    ``bytearray``) and folded into new arrays when the tail reaches a quarter of
+    them (amortised linear), or when a query reads the term. The arrays are
+    replaced, never changed in place, and the tail is rebound, not cleared, so
+    a snapshot writer holding the previous one (``parts``) reads a consistent
+    view from another thread.
+
+    Why nothing here is seen by the cycle collector (``gc=False``, a ``bytearray``
+    tail): an organisation's vocabulary is tens of thousands of postings, and
+    as tracked objects with two tail lists each they made every full
+    collection walk them (~180 ms with 16 LongMemEval haystacks held: a pause
+    in whatever request it fell on). A posting refers to no posting: no cycle.
     """
 
-    __slots__ = ("base_docs", "base_tfs", "docs", "fold_at", "max_of", "tfs")
+    base_docs: np.ndarray
+    base_tfs: np.ndarray
+    tail: bytearray
+    #: (rows it covers, the largest tf among them): the top-k bound, kept until a fold
+    max_of: tuple[int, float]
+    #: the tail's size in bytes that folds it (kept, not worked out on every append)
+    fold_at: int
 
-    def __init__(self, base_docs: np.ndarray = _NO_DOCS, base_tfs: np.ndarray = _NO_TFS) -> None:
-        self.base_docs = base_docs
-        self.base_tfs = base_tfs
-        self.docs: list[int] = []
-        self.tfs: list[int] = []
-        #: (rows it covers, the largest tf among them): the top-k bound, kept until a fold
-        self.max_of: tuple[int, float] = (0, 0.0)
-        #: the tail's length that folds it (kept, not worked out on every append)
-        self.fold_at = max(_TAIL_MIN, len(base_docs) // 4)
+    @classmethod
+    def over(cls, base_docs: np.ndarray = _NO_DOCS, base_tfs: np.ndarray = _NO_TFS) -> "_Posting":
+        return cls(base_docs, base_tfs, bytearray(), (0, 0.0), _fold_at(len(base_docs)))
 
     def __len__(self) -> int:
-        return len(self.base_docs) + len(self.docs)
+        return len(self.base_docs) + len(self.tail) // _PAIR.size
 
     def append(self, row: int, tf: int) -> None:
-        docs = self.docs
-        docs.append(row)
-        self.tfs.append(tf)
-        if len(docs) >= self.fold_at:
+        tail = self.tail
+        tail += _pack(row, tf)
+        if len(tail) >= self.fold_at:
             self.fold()
 
     def fold(self) -> None:
-        if not self.docs:
+        if not self.tail:
             return
-        self.base_docs = np.concatenate([self.base_docs, np.asarray(self.docs, dtype=np.int32)])
-        self.base_tfs = np.concatenate([self.base_tfs, np.asarray(self.tfs, dtype=np.float32)])
-        self.docs, self.tfs = [], []
-        self.fold_at = max(_TAIL_MIN, len(self.base_docs) // 4)
+        pairs = np.frombuffer(self.tail, dtype="<i4").reshape(-1, 2)
+        self.base_docs = np.concatenate([self.base_docs, pairs[:, 0].astype(np.int32)])
+        self.base_tfs = np.concatenate([self.base_tfs, pairs[:, 1].astype(np.float32)])
+        del pairs  # the view on the old tail, before the tail is let go
+        self.tail = bytearray()
+        self.fold_at = _fold_at(len(self.base_docs))
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         self.fold()
@@ -120,7 +148,7 @@ class Bm25Postings:
             if posting is None:
                 posting = self._posting(term)  # a restored term's first use
                 if posting is None:
-                    posting = postings[term] = _Posting()
+                    posting = postings[term] = _Posting.over()
             posting.append(row, tf)
 
     def _posting(self, term: str) -> _Posting | None:
@@ -128,7 +156,7 @@ class Bm25Postings:
         if posting is None and term in self._bounds and self._packed is not None:
             start, end = self._bounds.pop(term)
             docs, tfs = self._packed
-            posting = self._postings[term] = _Posting(docs[start:end], tfs[start:end])
+            posting = self._postings[term] = _Posting.over(docs[start:end], tfs[start:end])
         return posting
 
     def lengths_array(self) -> np.ndarray:
@@ -282,30 +310,31 @@ class Bm25Postings:
         for offset, text in enumerate(texts):
             self.add(start_row + offset, text)
 
-    def parts(
-        self,
-    ) -> list[tuple[str, np.ndarray, np.ndarray, list[int], list[int]]]:
-        """Each term's arrays and tail lists, by reference: a snapshot reads them in a
-        worker thread (snapshot_format); the arrays are never changed in place and rows
-        added later only append to a tail, so a reader cuts the tail at its row count."""
-        out = [(t, p.base_docs, p.base_tfs, p.docs, p.tfs) for t, p in self._postings.items()]
+    def parts(self) -> list[tuple[str, np.ndarray, np.ndarray, bytearray | bytes]]:
+        """Each term's arrays and tail, by reference: a snapshot reads them in a worker
+        thread (snapshot_format); the arrays are never changed in place and rows added
+        later only append to a tail, so a reader cuts the tail at its row count
+        (``cut_tail``)."""
+        out: list[tuple[str, np.ndarray, np.ndarray, bytearray | bytes]] = [
+            (t, p.base_docs, p.base_tfs, p.tail) for t, p in self._postings.items()
+        ]
         if self._bounds and self._packed is not None:
             docs, tfs = self._packed
-            no_tail: list[int] = []
             for term, (a, b) in self._bounds.items():
-                out.append((term, docs[a:b], tfs[a:b], no_tail, no_tail))
+                out.append((term, docs[a:b], tfs[a:b], b""))
         return out
 
     def postings(self) -> list[tuple[str, list[int], list[int]]]:
         """Each term's rows and term frequencies as lists (tests, small indexes)."""
         out = []
-        for term, docs, tfs, tail_docs, tail_tfs in self.parts():
-            rows = [*docs.tolist(), *tail_docs]
-            out.append((term, rows, [*(int(t) for t in tfs.tolist()), *tail_tfs]))
+        for term, docs, tfs, tail in self.parts():
+            tail_docs, tail_tfs = cut_tail(tail, self.size)
+            rows = [*docs.tolist(), *tail_docs.tolist()]
+            out.append((term, rows, [int(t) for t in [*tfs.tolist(), *tail_tfs.tolist()]]))
         return out
 
     def memory_bytes(self) -> int:
-        """What the postings hold: arrays exactly, list tails and the term table estimated."""
+        """What the postings hold: arrays exactly, tails and the term table estimated."""
         total = 8 * len(self._lengths)
         packed = () if self._packed is None or not self._mapped else self._packed
         total += sum(len(term) + 49 + 80 + 64 for term in self._bounds)  # key, slot, bounds
@@ -313,7 +342,8 @@ class Bm25Postings:
             for array in (posting.base_docs, posting.base_tfs):
                 if not any(array.base is p for p in packed):
                     total += array.nbytes
-            total += 48 * len(posting.docs) + len(term) + 49 + 80 + 120  # key, dict slot, object
+            # key, dict slot, tail, object
+            total += len(posting.tail) + len(term) + 49 + 80 + 56 + 64
         return total
 
     def mapped_bytes(self) -> int:

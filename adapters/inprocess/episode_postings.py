@@ -15,7 +15,7 @@ from typing import Protocol
 import numpy as np
 
 from adapters.inprocess.analyzer import analyze
-from adapters.inprocess.bm25 import Bm25Postings
+from adapters.inprocess.bm25 import Bm25Postings, cut_tail
 from adapters.inprocess.bm25_topk import TermPostings, top_candidates
 
 __all__ = [
@@ -45,7 +45,7 @@ _STALE_SHARE = 0.1
 #: there (benchmarks/RESULTS.md: 5.4 ms p50 at 300k), less than a build now and then
 MIN_ROWS = 20_000
 
-Parts = list[tuple[str, np.ndarray, np.ndarray, list[int], list[int]]]
+Parts = list[tuple[str, np.ndarray, np.ndarray, bytearray | bytes]]
 
 
 class BlockSink(Protocol):
@@ -114,15 +114,13 @@ def release_free_heap() -> None:
 
 
 def _cut(
-    docs: np.ndarray, tfs: np.ndarray, tail_docs: list[int], tail_tfs: list[int], rows: int
+    docs: np.ndarray, tfs: np.ndarray, tail: bytearray | bytes, rows: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """A term's rows below ``rows`` (a reader's view of ``Bm25Postings.parts``)."""
-    if tail_docs:
-        tail = np.asarray(list(tail_docs), dtype=np.int32)
-        n = int(np.searchsorted(tail, rows))
-        tail_t = np.asarray(list(tail_tfs)[:n], dtype=np.float32)
-        docs = np.concatenate([docs, tail[:n]])
-        tfs = np.concatenate([tfs, tail_t])
+    if tail:
+        tail_docs, tail_tfs = cut_tail(tail, rows)
+        docs = np.concatenate([docs, tail_docs])
+        tfs = np.concatenate([tfs, tail_tfs])
     n = int(np.searchsorted(docs, rows))
     return docs[:n], tfs[:n]
 
@@ -185,8 +183,8 @@ def build(
         block.clear()
         held = 0
 
-    for term, docs, tfs, tail_docs, tail_tfs in parts:
-        d, t = _cut(docs, tfs, tail_docs, tail_tfs, rows)
+    for term, docs, tfs, tail in parts:
+        d, t = _cut(docs, tfs, tail, rows)
         keep = counted[d]
         if not keep.all():
             d, t = d[keep], t[keep]

@@ -4,7 +4,6 @@ Why it is built this way: docs/decisions/internals.md#adaptersinprocesssnapshot_
 """
 
 import logging
-from bisect import bisect_left
 from collections.abc import Callable, Collection, Iterable
 from itertools import chain
 from pathlib import Path
@@ -14,7 +13,7 @@ import numpy as np
 
 from adapters.inprocess import episode_files
 from adapters.inprocess.ann import AnnPolicy
-from adapters.inprocess.bm25 import Bm25Postings
+from adapters.inprocess.bm25 import Bm25Postings, cut_tail
 from adapters.inprocess.checked_files import Checked, write_npy
 from adapters.inprocess.episode_rows import EpisodeRows
 from adapters.inprocess.facets import FacetColumns
@@ -156,15 +155,15 @@ def write_files(frozen: Frozen, folder: Path) -> dict[str, dict[str, int]]:
     offsets = [0]
     gone = np.zeros(size, dtype=bool)
     gone[[r for r in frozen.removed if r < size]] = True
-    for term, base_docs, base_tfs, tail_docs, tail_tfs in frozen.postings:
+    for term, base_docs, base_tfs, tail in frozen.postings:
         # rows are ascending; the arrays hold rows of this snapshot only, the tail may
         # have grown since the freeze: later rows are not this snapshot's
-        n = bisect_left(tail_docs, size)
-        rows = np.concatenate([base_docs, np.asarray(tail_docs[:n], dtype=np.int32)])
+        tail_docs, tail_tfs = cut_tail(tail, size)
+        rows = np.concatenate([base_docs, tail_docs])
         kept = ~gone[rows]  # a redacted or deleted row's words never reach the disk
         if not kept.any():
             continue
-        tfs = np.concatenate([base_tfs, np.asarray(tail_tfs[:n], dtype=np.float32)])
+        tfs = np.concatenate([base_tfs, tail_tfs])
         terms.append(term)
         doc_parts.append(rows[kept])
         tf_parts.append(tfs[kept])
