@@ -37,6 +37,7 @@ from application.ports.records import (
     Vector,
 )
 from domain.lifecycle import RECALL_CLOSED
+from domain.ranking.marks import text_marks
 from domain.scopes import LifecycleState
 
 __all__ = ["DEFAULT_ANN", "LEGS_OFF_LOOP_FROM", "InProcessIndex"]
@@ -183,6 +184,7 @@ class _OrgIndex:
                     turn_index=entry.turn_index,
                     occurred_at=entry.occurred_at,
                     speaker=entry.speaker,
+                    marks=text_marks(entry.ranker_text),
                 )
             )
         self.lexical.extend(start, [e.text for e in entries])

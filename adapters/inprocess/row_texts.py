@@ -24,6 +24,7 @@ import msgspec
 import numpy as np
 
 from application.ports.records import IndexedText
+from domain.ranking.marks import text_marks
 
 __all__ = ["Record", "RowTexts", "encode_text", "read_blob"]
 
@@ -52,6 +53,9 @@ def _decode(data: bytes) -> IndexedText:
         turn_index=turn_index,
         occurred_at=None if moment is None else datetime.fromisoformat(moment),
         speaker=speaker,
+        # not in the record (worked out from the text as a written row's are): a snapshot
+        # of an older release reads the same
+        marks=text_marks(text),
     )
 
 
@@ -101,7 +105,9 @@ class RowTexts:
     def clear(self, row: int) -> None:
         """Row ``row`` keeps its ids and loses its text (its source was removed)."""
         old = self[row]
-        empty = IndexedText(chunk_id=old.chunk_id, source_id=old.source_id, text="")
+        empty = IndexedText(
+            chunk_id=old.chunk_id, source_id=old.source_id, text="", marks=text_marks("")
+        )
         if row >= self.base_rows:
             self.tail[row - self.base_rows] = empty
         else:

@@ -6,6 +6,7 @@ import msgspec
 
 from domain.lifecycle import RECALL_OPEN, Mark, recall_key
 from domain.models import Chunk, Source, spoken_text
+from domain.ranking.marks import TextMarks
 from domain.scopes import LifecycleState, MemoryScope, ScopeRef
 from domain.search_filters import SearchFilters, source_facets
 
@@ -133,6 +134,8 @@ class IndexedText(msgspec.Struct, frozen=True, kw_only=True):
     turn_index: int | None = None
     occurred_at: datetime | None = None
     speaker: str | None = None
+    #: what the ranker reads of ``text`` alone, where the index worked it out when written
+    marks: TextMarks | None = None
 
 
 class CandidateFilter(msgspec.Struct, frozen=True, kw_only=True):

@@ -451,6 +451,7 @@ class RetrievalPipeline:
                 speaker=c.speaker,
                 turn_index=c.turn_index,
                 ranks=h.ranks,
+                marks=c.marks,
             )
             for h in fused
             for c in (chunks[h.item_id],)

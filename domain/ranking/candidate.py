@@ -4,6 +4,8 @@ from datetime import date
 
 import msgspec
 
+from domain.ranking.marks import TextMarks
+
 __all__ = ["Candidate"]
 
 
@@ -18,3 +20,5 @@ class Candidate(msgspec.Struct, frozen=True, kw_only=True):
     turn_index: int | None = None
     #: each fused signal's rank of this candidate (0 = its first)
     ranks: dict[str, int] = msgspec.field(default_factory=dict)
+    #: the text's own marks where the index kept them (None: worked out from ``text``)
+    marks: TextMarks | None = None

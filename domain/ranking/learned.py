@@ -21,10 +21,10 @@ from domain.ranking.features import (
     phrase_adjacency,
     weight_of,
 )
-from domain.ranking.persons import in_first_person
+from domain.ranking.marks import text_marks
 from domain.ranking.question import QuestionProfile
 from domain.ranking.reasons import RankCode, RankReason
-from domain.ranking.text import fewer_words_than, term_hits, term_prefixes
+from domain.ranking.text import term_hits, term_prefixes
 
 __all__ = [
     "FEATURES",
@@ -37,8 +37,6 @@ __all__ = [
 
 #: ranks of a leg's list that a rank feature spreads over (rank 0 -> 1.0, rank 10 -> 0.5)
 _RANK_SCALE = 10.0
-#: a turn this short (in words) seldom means anything without the turn before it
-_SHORT_TURN = 6
 
 #: the legs whose rank is a feature, as the fusion names them
 LEGS = (
@@ -192,23 +190,23 @@ def candidate_features(
         values["date"] = date_score(window, cand.episode_date, date_fade_days)
         if parts:
             values["alternatives"] = max(coverage(p, sets[n], idf, t) for p, t in parts)
-        values["short_turn"] = float(fewer_words_than(texts[n], _SHORT_TURN))
+        marks = text_marks(texts[n]) if cand.marks is None else cand.marks
+        values["short_turn"] = float(marks.short)
         values["asks"] = float("?" in texts[n])
         # how many turns of its episode the fused order placed before it: how crowded
         # the top would be with this talk (the model weighs it, no fixed cap)
         before_it = earlier.get(cand.episode_id, 0)
         values["episode_first"] = 1.0 / (1.0 + before_it)
         earlier[cand.episode_id] = before_it + 1
-        _persons(values, texts[n])
+        if marks.first_person:
+            _persons(values)
         out.append(values)
     return out
 
 
-def _persons(values: dict[str, float], text: str) -> None:
-    """Whether the turn speaks of its speaker, alone and with what says it is about the
+def _persons(values: dict[str, float]) -> None:
+    """A turn that speaks of its speaker, alone and with what says it is about the
     question: a person's facts are mostly told by them, in the first person."""
-    if not in_first_person(text):
-        return
     values["first_person"] = 1.0
     values["first_person_named"] = values["named_speaker"]
     values["first_person_statement"] = 1.0 - values["asks"]

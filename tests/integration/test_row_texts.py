@@ -8,17 +8,20 @@ import pytest
 
 from adapters.inprocess.row_texts import RowTexts, read_blob
 from application.ports.records import IndexedText
+from domain.ranking.marks import TextMarks, text_marks
 
 
 def _text(n: int) -> IndexedText:
+    text = f"I have words of row {n} \u00e9\u6f22" if n % 2 else f"the words written in row {n}"
     return IndexedText(
         chunk_id=f"c{n}",
         source_id=f"s{n // 2}",
-        text=f"words of row {n} \u00e9\u6f22",
+        text=text,
         role="user" if n % 2 else None,
         turn_index=n if n % 3 else None,
         occurred_at=datetime(2026, 1, 1, tzinfo=timezone(timedelta(hours=2))) if n % 2 else None,
         speaker="Ada" if n == 3 else None,
+        marks=text_marks(text),
     )
 
 
@@ -45,7 +48,13 @@ def test_rows_round_trip_through_the_blob_and_later_rows_are_held(tmp_path: Path
     mapped.append(_text(6))
     mapped.clear(2)
     mapped.clear(6)
-    assert mapped[2] == IndexedText(chunk_id="c2", source_id="s1", text="")
+    assert mapped[2] == IndexedText(
+        chunk_id="c2", source_id="s1", text="", marks=TextMarks(first_person=False, short=True)
+    )
+    assert [t.marks for t in mapped][:2] == [
+        TextMarks(first_person=False, short=False),
+        TextMarks(first_person=True, short=False),
+    ]
     assert mapped[6].text == "" and len(mapped) == 7 and mapped.held_rows() == 2
     with pytest.raises(IndexError):
         mapped[7]

@@ -2,6 +2,7 @@
 
 from datetime import date, datetime
 
+import msgspec
 import pytest
 
 from domain.ranking.aliases import speaker_aliases
@@ -9,6 +10,7 @@ from domain.ranking.candidate import Candidate
 from domain.ranking.dates import date_window
 from domain.ranking.learned import FEATURES, RankModel, candidate_features, is_talk
 from domain.ranking.learned_weights import LEARNED
+from domain.ranking.marks import TextMarks, text_marks
 from domain.ranking.question import profile_question
 from domain.ranking.ranker import RankWeights, features_of, rank_candidates
 
@@ -76,6 +78,24 @@ def test_every_feature_is_a_number_between_zero_and_one() -> None:
         assert all(0.0 <= v <= 1.0 for v in row.values())
     assert values[3]["previous_coverage"] == values[2]["coverage"] > 0
     assert values[0]["episode_first"] == 1.0 and values[4]["episode_first"] == 0.2
+
+
+def test_marks_an_index_kept_are_read_as_the_text_would_give_them() -> None:
+    profile = profile_question("What did Kate paint?")
+    worked_out = candidate_features(profile, _CHAT, None, frozenset(), 7)
+    kept = [msgspec.structs.replace(c, marks=text_marks(c.text)) for c in _CHAT]
+    assert candidate_features(profile, kept, None, frozenset(), 7) == worked_out
+    assert [text_marks(c.text) for c in _CHAT][2:5:2] == [
+        TextMarks(first_person=True, short=True),  # "Tired, I painted all morning."
+        TextMarks(first_person=True, short=False),
+    ]
+    # the kept marks are what the ranker reads, not the text again
+    wrong = [
+        msgspec.structs.replace(c, marks=TextMarks(first_person=True, short=True)) for c in _CHAT
+    ]
+    read = candidate_features(profile, wrong, None, frozenset(), 7)
+    assert all(v["first_person"] == 1.0 and v["short_turn"] == 1.0 for v in read)
+    assert "first_person" not in worked_out[0] and worked_out[0]["short_turn"] == 1.0
 
 
 def test_a_model_scores_with_its_weights_and_names_no_unknown_feature() -> None:
