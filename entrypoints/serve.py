@@ -11,7 +11,6 @@ listens is recorded once it is open, so the CLI on this machine can reach it.
 
 import asyncio
 import contextlib
-import gc
 import json
 import logging
 import os
@@ -122,9 +121,6 @@ async def serve(settings: Settings) -> None:
             await serving
             raise
         gate.open()
-        # what start-up made (imports, the model's session, a restored index) lives as long
-        # as the process: out of the collector's generations, no full collection walks it
-        gc.freeze()
         if issued is not None:
             announce_owner_key(settings, issued, workspace=f"{url}/memory")
         await _listening(server, serving)
