@@ -22,7 +22,7 @@ from adapters.inprocess.bm25_topk import TermPostings, top_candidates
 __all__ = ["Bm25Postings", "GroupTotals", "cut_tail"]
 
 
-#: appends a posting keeps as Python lists before folding them into its arrays
+#: appends a posting keeps in its tail (at least) before folding them into its arrays
 _TAIL_MIN = 32
 _NO_DOCS = np.empty(0, dtype=np.int32)
 _NO_TFS = np.empty(0, dtype=np.float32)
@@ -62,8 +62,8 @@ class _Posting(msgspec.Struct, gc=False):
     Why nothing here is seen by the cycle collector (``gc=False``, a ``bytearray``
     tail): an organisation's vocabulary is tens of thousands of postings, and
     as tracked objects with two tail lists each they made every full
-    collection walk them (~180 ms with 16 LongMemEval haystacks held: a pause
-    in whatever request it fell on). A posting refers to no posting: no cycle.
+    collection walk them, a pause in whatever request it fell on
+    (docs/scaling.md). A posting refers to no posting: no cycle.
     """
 
     base_docs: np.ndarray
