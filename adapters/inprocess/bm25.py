@@ -91,8 +91,8 @@ class _Posting(msgspec.Struct, gc=False):
         if not self.tail:
             return
         pairs = np.frombuffer(self.tail, dtype="<i4").reshape(-1, 2)
-        self.base_docs = np.concatenate([self.base_docs, pairs[:, 0].astype(np.int32)])
-        self.base_tfs = np.concatenate([self.base_tfs, pairs[:, 1].astype(np.float32)])
+        self.base_docs = np.concatenate([self.base_docs, pairs[:, 0]], dtype=np.int32)
+        self.base_tfs = np.concatenate([self.base_tfs, pairs[:, 1]], dtype=np.float32)
         del pairs  # the view on the old tail, before the tail is let go
         self.tail = bytearray()
         self.fold_at = _fold_at(len(self.base_docs))
