@@ -89,8 +89,8 @@ def test_a_member_revokes_her_agents_key_but_not_anothers(site: Site) -> None:
     bea, scribe = _people(site)
     csrf = site.sign_in(bea)
     page = site.client.get("/memory/access").text
-    helper_id = scribe.split("_")[1]
-    url = f"/memory/access/keys/{helper_id}/revoke"
+    scribe_id = scribe.split("_")[1]
+    url = f"/memory/access/keys/{scribe_id}/revoke"
     assert url in page
     preview = site.client.get(url).text
     assert "<dt>Of</dt><dd>bea-scribe</dd>" in preview
