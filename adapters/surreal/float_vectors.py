@@ -12,9 +12,9 @@ rows. A store written before this kept both on every row and has no mark.
 """
 
 import logging
-import struct
 from typing import Any
 
+from adapters.surreal import codec
 from adapters.surreal.connection import RELEASE_SCANNED_EVERY, SurrealConnection
 
 __all__ = ["FILL_PAGE", "MARK_PACKED_ONLY", "fill_floats"]
@@ -43,10 +43,6 @@ _FILL = """FOR $r IN $rows {
 };"""
 
 
-def _floats(packed: bytes) -> list[float]:
-    return list(struct.unpack(f"<{len(packed) // 4}f", packed))
-
-
 async def _rows(conn: SurrealConnection, namespace: str, after: str, limit: int) -> list[Any]:
     """One page in ``source_id`` order, its last source read whole (a page may cut it)."""
     (rows,) = await conn.query(
@@ -72,7 +68,7 @@ async def fill_floats(conn: SurrealConnection, namespace: str, page: int = FILL_
     while rows := await _rows(conn, namespace, after, page):
         read += len(rows)
         bare = [
-            {"id": r["id"], "vec": r["vec"], "emb": _floats(r["vec"])}
+            {"id": r["id"], "vec": r["vec"], "emb": codec.unpack_vector(r["vec"])}
             for r in rows
             if r.get("bare") and isinstance(r.get("vec"), bytes | bytearray)
         ]

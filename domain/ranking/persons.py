@@ -8,7 +8,6 @@ ranker's word rules.
 """
 
 import re
-from functools import lru_cache
 
 __all__ = ["in_first_person"]
 
@@ -20,7 +19,6 @@ _FIRST = re.compile(
 )
 
 
-@lru_cache(maxsize=4096)
 def in_first_person(text: str) -> bool:
     """Whether ``text`` says "I", "me", "my", "we" or the like; a contraction counts by
     its first part ("i'm" is "i"), written with either apostrophe."""
