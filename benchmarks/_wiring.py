@@ -44,8 +44,9 @@ def native_search_for(index: str) -> bool:
 
 
 def make_index(name: str, store: MemoryStore) -> RetrievalIndex:
-    """``TESSERA_ANN_MIN_ROWS`` (a row count or ``off``) sets the in-process graph, as in
-    ``tessera serve``: the latency benchmark runs with and without it."""
+    """``TESSERA_ANN_MIN_ROWS`` (a row count or ``off``) sets the in-process graph and
+    ``TESSERA_BLAS_THREADS`` numpy's BLAS threads, as in ``tessera serve``: the latency
+    benchmark runs with and without the graph."""
     from entrypoints.container import make_index as compose_index
     from entrypoints.settings import IndexKind, load_settings
 
@@ -53,7 +54,7 @@ def make_index(name: str, store: MemoryStore) -> RetrievalIndex:
         raise ValueError(f"unknown index {name!r}; expected one of {INDEX_NAMES}")
     settings = load_settings()
     ann = "off" if settings.ann_off else settings.ann_min_rows
-    return compose_index(IndexKind(name), store, ann)
+    return compose_index(IndexKind(name), store, ann, blas_threads=settings.blas_threads)
 
 
 def make_embedder() -> Embedder:

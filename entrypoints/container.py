@@ -29,7 +29,14 @@ from application.services import Services
 from application.synthesis.ports import SynthesisRunStore
 from application.trust.ports import AuditLog, ControlStore
 from entrypoints.bootstrap import UseCases, compose
-from entrypoints.settings import EmbedderKind, IndexKind, QueryPrecision, Settings, SettingsError
+from entrypoints.settings import (
+    DEFAULT_BLAS_THREADS,
+    EmbedderKind,
+    IndexKind,
+    QueryPrecision,
+    Settings,
+    SettingsError,
+)
 
 __all__ = [
     "Container",
@@ -59,7 +66,13 @@ def _store(settings: Settings) -> MemoryStore:
 def _index(settings: Settings, store: MemoryStore) -> RetrievalIndex:
     ann = "off" if settings.ann_off else settings.ann_min_rows
     minutes = settings.index_idle_minutes
-    return make_index(settings.index, store, ann, None if minutes is None else minutes * 60)
+    return make_index(
+        settings.index,
+        store,
+        ann,
+        None if minutes is None else minutes * 60,
+        blas_threads=settings.blas_threads,
+    )
 
 
 def make_index(
@@ -67,13 +80,20 @@ def make_index(
     store: MemoryStore,
     ann_min_rows: int | str | None = None,
     idle_seconds: float | None = None,
+    *,
+    blas_threads: int | None = DEFAULT_BLAS_THREADS,
 ) -> RetrievalIndex:
     """The retrieval index of ``kind`` over ``store`` (benchmarks compare them side by side).
 
     ``ann_min_rows`` (in-process only): rows from which the vector leg walks a graph;
     ``"off"``: never; None: the index's default (adapters.inprocess.ann.AnnPolicy).
     ``idle_seconds`` (snapshotting in-process index only): unused this long, an
-    organisation leaves memory (application.indexing.idle_eviction); None: never."""
+    organisation leaves memory (application.indexing.idle_eviction); None: never.
+    ``blas_threads``: numpy's BLAS, which both indexes' vector products run on, is
+    limited to so many threads for the whole process (None: as the library chose)."""
+    from adapters.system.blas_threads import limit_blas_threads
+
+    limit_blas_threads(blas_threads)
     if kind is IndexKind.SURREAL:
         from adapters.surreal.memory_store import SurrealMemoryStore
         from adapters.surreal.native_index import SurrealNativeIndex

@@ -14,6 +14,7 @@ from typing import TypeVar
 import msgspec
 
 __all__ = [
+    "DEFAULT_BLAS_THREADS",
     "ConversationSwitch",
     "EmbedderKind",
     "IndexKind",
@@ -32,6 +33,8 @@ E = TypeVar("E", bound=StrEnum)
 DEFAULT_MAX_UPLOAD_MB = 256
 #: an organisation unused this long leaves memory (its snapshot brings it back in seconds)
 DEFAULT_IDLE_MINUTES = 30.0
+#: numpy's BLAS on one thread: its idle threads spin, holding cores the requests need
+DEFAULT_BLAS_THREADS = 1
 
 
 class EmbedderKind(StrEnum):
@@ -119,6 +122,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     #: minutes an organisation's in-process index may go unused before it is dropped from
     #: memory, its snapshot written first (TESSERA_INDEX_IDLE_MINUTES; ``off``: never)
     index_idle_minutes: float | None = DEFAULT_IDLE_MINUTES
+    #: threads numpy's BLAS may use for one product (TESSERA_BLAS_THREADS; ``auto``: as
+    #: the library chooses, None here); one, as its idle threads spin on the cores
+    blas_threads: int | None = DEFAULT_BLAS_THREADS
     llm: LLMKind = LLMKind.NONE
     llm_model: str | None = None
     llm_api_key: str | None = None
@@ -201,6 +207,18 @@ def _idle_minutes(raw: str | None) -> float | None:
     return minutes
 
 
+def _blas_threads(raw: str | None) -> int | None:
+    if raw is None or not raw.strip():
+        return DEFAULT_BLAS_THREADS
+    if raw.strip().lower() == "auto":
+        return None
+    if not raw.strip().isdigit() or int(raw) < 1:
+        raise SettingsError(
+            f"TESSERA_BLAS_THREADS={raw!r} is not a positive thread count or 'auto'"
+        )
+    return int(raw)
+
+
 def _ann_rows(raw: str | None) -> int | None:
     if raw is None or not raw.strip() or raw.strip().lower() == "off":
         return None
@@ -268,6 +286,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         ann_min_rows=_ann_rows(env.get("TESSERA_ANN_MIN_ROWS")),
         ann_off=(env.get("TESSERA_ANN_MIN_ROWS") or "").strip().lower() == "off",
         index_idle_minutes=_idle_minutes(env.get("TESSERA_INDEX_IDLE_MINUTES")),
+        blas_threads=_blas_threads(env.get("TESSERA_BLAS_THREADS")),
         llm=llm,
         llm_model=env.get("TESSERA_LLM_MODEL") or None,
         llm_api_key=llm_key or None,
