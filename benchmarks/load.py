@@ -13,7 +13,8 @@ filled once with ``--notes`` LongMemEval turns; each mode serves a fresh copy
 of that directory. Each client loops: 80 % search, 15 % context pack, 5 %
 remember (seeded), until ``--seconds`` have passed or ``--max-requests`` are
 done. Modes (``TESSERA_LOAD_MODE`` in the child): ``old`` serves as before the
-fix, ``new`` as now; ``--rounds`` interleaves them (old, new, old, new, ...).
+fix, ``new`` as now; ``new:TESSERA_BLAS_THREADS=auto`` serves ``new`` with that
+setting; ``--rounds`` interleaves them (old, new, old, new, ...).
 
 ``--soak S`` then serves the ``new`` mode once more for S seconds under the
 same mix and samples the server's memory (``benchmarks._soak``): RSS growth
@@ -62,7 +63,11 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         default="inprocess",
         help="the retrieval index (serve's default: inprocess)",
     )
-    p.add_argument("--modes", default="old,new", help="comma-separated: old, new")
+    p.add_argument(
+        "--modes",
+        default="old,new",
+        help="comma-separated: old, new; MODE:NAME=VALUE serves MODE with that setting",
+    )
     p.add_argument("--rounds", type=int, default=1, help="each mode this many times, interleaved")
     p.add_argument("--port", type=int, default=18765)
     p.add_argument("--profile", action="store_true", help="print where the server's time went")
@@ -232,7 +237,12 @@ async def _one(
     with tempfile.TemporaryDirectory(prefix="tessera-load-run-") as tmp:
         data = Path(tmp) / "data"
         shutil.copytree(filled, data)
-        env = {**os.environ, "TESSERA_LOAD_MODE": mode}
+        # "new:TESSERA_X=Y": the mode, served with one more setting (arms of a setting)
+        served, _, setting = mode.partition(":")
+        env = {**os.environ, "TESSERA_LOAD_MODE": served}
+        if setting:
+            name, _, value = setting.partition("=")
+            env[name] = value
         profile_file = Path(tmp) / "profile.json"
         if args.profile:
             env["TESSERA_LOAD_PROFILE"] = str(profile_file)
@@ -296,8 +306,10 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         modes = [m.strip() for m in args.modes.split(",") if m.strip()]
         for round_no in range(args.rounds):
             for mode in modes:
+                load = round(os.getloadavg()[0], 2)
                 fig = await _one(args, mode, filled, args.port)
-                results["runs"].append({"mode": mode, "round": round_no, **fig})
+                results["runs"].append({"mode": mode, "round": round_no, "load": load, **fig})
+                print(f"  load average at its start: {load}", flush=True)
                 _print(mode, fig)
         if args.soak:
             fig = await _one(args, "new", filled, args.port, args.soak)
