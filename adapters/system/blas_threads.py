@@ -16,7 +16,8 @@ def limit_blas_threads(threads: int | None) -> None:
     """Let numpy's BLAS use at most ``threads`` threads from now on (None: as it chose).
 
     Done after numpy is loaded, which loads the BLAS library: threadpoolctl limits the
-    libraries a process has loaded, not those it loads later."""
+    libraries a process has loaded, not those it loads later (faiss's own BLAS, loaded
+    with the inverted file, keeps its threads for training it)."""
     if threads is None:
         return
     import numpy  # noqa: F401  (loads the BLAS library to be limited)
