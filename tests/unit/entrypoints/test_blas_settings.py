@@ -21,14 +21,15 @@ def _blas_threads() -> set[int]:
 def two_threads() -> Iterator[None]:
     """BLAS on two threads before the test, and as it was after it (the limit is the
     whole process's)."""
-    before = _blas_threads()
-    if not before:
+    if not _blas_threads():
         pytest.skip("numpy's BLAS is not one threadpoolctl can see")
-    threadpool_limits(limits=2, user_api="blas")
-    if _blas_threads() != {2}:
-        pytest.skip("this machine's BLAS cannot run on two threads")
-    yield
-    threadpool_limits(limits=max(before), user_api="blas")
+    limits = threadpool_limits(limits=2, user_api="blas")
+    try:
+        if _blas_threads() != {2}:
+            pytest.skip("this machine's BLAS cannot run on two threads")
+        yield
+    finally:
+        limits.restore_original_limits()  # each library's own count, as before
 
 
 def _index_with(env: dict[str, str], tmp_path: Path) -> None:
