@@ -222,6 +222,7 @@ async def _main(args: argparse.Namespace) -> dict[str, object]:
             )
         },
         "search_cpu_ms": head.get("search_cpu_ms"),
+        "search_cpu_ms_by_thread": head.get("search_cpu_ms_by_thread"),
         "remember_cpu_ms": head.get("remember_cpu_ms"),
         "bulk_chunks_per_s": fill.get("bulk_chunks_per_s"),
         **footprint,
