@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from application.memory.commands import RememberRequest, SearchRequest
 from application.services import Services
 from benchmarks._stats import summarize
+from benchmarks._thread_cpu import ThreadTimes, thread_times
 from domain.policy import MemoryPolicyContext, Surface
 from domain.scopes import SourceType
 
@@ -105,6 +106,10 @@ class SearchRun:
         self.cpu_ms: list[float] = []
         self.empty_results = 0
         self.hits = 0
+        #: each thread's CPU as the timed searches began (after the warm-ups and the settle,
+        #: whose background builds are not a search's) and as they ended
+        self.threads_before: ThreadTimes = {}
+        self.threads_after: ThreadTimes = {}
 
 
 async def search_phase(
@@ -129,6 +134,7 @@ async def search_phase(
         await services.memory.search(request, await authorized(services, key))
     run = SearchRun()
     slow_report = time.perf_counter()
+    run.threads_before = thread_times()
     for number, query in enumerate(queries, start=1):
         request = SearchRequest(org_id=org_id, query=query, limit=SEARCH_LIMIT)
         began, cpu = time.perf_counter(), time.process_time()
@@ -140,4 +146,5 @@ async def search_phase(
         if number % 50 == 0 or time.perf_counter() - slow_report > 30:
             slow_report = time.perf_counter()
             print(f"  searched {number}/{len(queries)}", file=sys.stderr)
+    run.threads_after = thread_times()
     return run

@@ -20,7 +20,7 @@ from benchmarks._phases import (
 from benchmarks._policy_ab import policy_ab
 from benchmarks._search_profile import print_profile, profile_interleaved, profile_searches
 from benchmarks._stats import progress, summarize
-from benchmarks._thread_cpu import per_operation_ms, thread_times
+from benchmarks._thread_cpu import per_operation_ms
 from benchmarks._wiring import make_index, make_services, make_store, owner_key
 from domain.policy import Surface
 from domain.scopes import SourceType
@@ -125,14 +125,10 @@ async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
         if retrain_s >= 1.0:
             progress(f"[{plan.name}] waited {retrain_s:.1f} s for the vector index's retrain")
         progress(f"[{plan.name}] search: {len(plan.warmups)} warm-ups, {len(plan.queries)} timed")
-        threads_before = thread_times()
         search = await search_phase(
             services, key, plan.org_id, plan.queries, plan.warmups, settle_s=plan.settle_s
         )
-        # the warm-ups run inside the phase too: counted with the timed searches
-        by_thread = per_operation_ms(
-            threads_before, thread_times(), len(plan.queries) + len(plan.warmups)
-        )
+        by_thread = per_operation_ms(search.threads_before, search.threads_after, len(plan.queries))
         progress(f"[{plan.name}] CPU ms a search by thread: {by_thread}")
         profile: dict[str, object] | None = None
         if plan.profile_queries:

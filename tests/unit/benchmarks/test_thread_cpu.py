@@ -50,3 +50,35 @@ def test_a_busy_named_thread_is_read_under_its_name() -> None:
     figures = per_operation_ms(start, after, 1)
     assert figures.get("spinner", 0.0) > 50.0
     assert "event loop (main thread)" in {label for label, _ in after.values()}
+
+
+def test_the_search_phase_reads_threads_around_the_timed_searches_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The settle after the warm-ups lets background builds land: their CPU is not a
+    search's, so the per-thread window opens after it."""
+    import asyncio
+    from types import SimpleNamespace
+
+    import benchmarks._phases as phases
+
+    clock = {"cpu": 0.0}
+
+    async def settle(_seconds: float) -> None:
+        clock["cpu"] += 5.0  # a background build during the settle
+
+    async def search(_request: object, _context: object) -> SimpleNamespace:
+        clock["cpu"] += 0.01
+        return SimpleNamespace(results=[])
+
+    async def authorized(_services: object, _key: str) -> None:
+        return None
+
+    monkeypatch.setattr(phases, "thread_times", lambda: {1: ("worker", clock["cpu"])})
+    monkeypatch.setattr(phases, "authorized", authorized)
+    monkeypatch.setattr(asyncio, "sleep", settle)
+    services = SimpleNamespace(memory=SimpleNamespace(search=search))
+    run = asyncio.run(
+        phases.search_phase(services, "key", "org", ["a", "b"], ["warm"], settle_s=1.0)  # type: ignore[arg-type]
+    )
+    assert per_operation_ms(run.threads_before, run.threads_after, 2) == {"worker": 10.0}
