@@ -27,6 +27,7 @@ from surrealdb.errors import SurrealError, TransportError, UnsupportedEngineErro
 
 from adapters.surreal.heap import anon_rss_bytes, release_freed_memory
 from adapters.surreal.permissions import make_owner_only
+from adapters.surreal.wire_codec import use_fast_wire_codec
 from domain.errors import StoreUnavailableError, TesseraError, UpstreamError
 from domain.reasons import ReasonCode
 
@@ -143,6 +144,7 @@ class SurrealConnection:
     async def _connect(self) -> Any:
         kind = self.url_kind
         db: Any = None
+        use_fast_wire_codec()
         try:
             if kind in _ON_DISK:
                 make_owner_only(Path(_data_dir(self._url)))
