@@ -11,18 +11,21 @@ cannot match exactly to the SDK's own codec:
   and encoded in C. Any other value (another SDK type, a subclass, an integer
   the engine cannot hold) sends the whole request through the SDK's encoder,
   which encodes it or refuses it as before.
-- An answer is decoded in C, each SurrealDB tag by the SDK's own tag decoder,
-  unless it holds the byte 0xF6 anywhere: that is CBOR's null, which the SDK
-  reads as its ``Null`` and cbor2 as ``None``. UTF-8 text never holds that
-  byte, so answers of text, ids and dates take the fast path; others (a
-  vector's bytes, some numbers) are decoded by the SDK as before.
+- An answer is decoded in C, each SurrealDB tag by the SDK's own tag decoder.
+  CBOR null is the SDK's ``Null`` and cbor2's ``None``: an answer that may
+  hold one (the byte 0xF6 anywhere, as a vector's bytes often do) is decoded
+  with NONE marked, then walked to put ``None`` and ``Null`` where the SDK
+  does; one holding values the walk cannot vouch for (an SDK type holding
+  other values) is decoded by the SDK as before.
 
 Why and what it saves: docs/decisions/internals.md#adapterssurrealwire_codecpy.
 """
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
+from uuid import UUID
 
 from cbor2 import CBORTag, dumps, loads
 from surrealdb import RecordID, Table
@@ -92,20 +95,63 @@ def _encoder(sdk_encode: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
     return encode
 
 
+class _NoneSeen:
+    """SurrealDB's NONE as decoded where an answer may also hold CBOR null (``None``)."""
+
+
+_NONE_SEEN = _NoneSeen()
+
+#: what an answer's values may be, past dicts and lists, for the fast path to hand them
+#: on as they are; any other (an SDK type that holds values) sends it to the SDK's decoder
+_LEAVES = frozenset({str, bytes, int, float, bool, datetime, UUID, Decimal, Table})
+
+
+class _NotExact(Exception):
+    """An answer whose nulls the fast path cannot restore exactly."""
+
+
 def _decoder(
     sdk_decode: Callable[[bytes], Any], sdk_tag: Callable[[Any, Any], Any]
 ) -> Callable[[bytes], Any]:
-    def tag(decoder: Any, tagged: Any) -> Any:
-        if tagged.tag == _TAG_NONE:
+    from surrealdb.data.types.datetime import PreciseDatetime
+    from surrealdb.data.types.null import Null
+
+    leaves = _LEAVES | {PreciseDatetime}
+
+    def restore(value: Any) -> Any:
+        """NONE back to ``None`` and CBOR null to the SDK's ``Null``."""
+        if value is None:
+            return Null
+        if value is _NONE_SEEN:
             return None
-        return sdk_tag(decoder, tagged)
+        kind = type(value)
+        if kind is dict:
+            out = {}
+            for key, item in value.items():
+                if type(key) is not str:
+                    raise _NotExact
+                out[key] = restore(item)
+            return out
+        if kind is list:
+            return [restore(item) for item in value]
+        if kind is RecordID and type(value.id) in (str, int):
+            return value
+        if kind in leaves:
+            return value
+        raise _NotExact
+
+    def plain_tag(decoder: Any, tagged: Any) -> Any:
+        return None if tagged.tag == _TAG_NONE else sdk_tag(decoder, tagged)
+
+    def marking_tag(decoder: Any, tagged: Any) -> Any:
+        return _NONE_SEEN if tagged.tag == _TAG_NONE else sdk_tag(decoder, tagged)
 
     def decode(data: bytes) -> Any:
-        if _CBOR_NULL in data:
-            return sdk_decode(data)
         try:
-            return loads(data, tag_hook=tag)
-        except Exception:  # the SDK's decoder raises its own error for a bad answer
+            if _CBOR_NULL not in data:  # no null: NONE is None, nothing to restore
+                return loads(data, tag_hook=plain_tag)
+            return restore(loads(data, tag_hook=marking_tag))
+        except Exception:  # the SDK's decoder reads it, or raises its own error
             return sdk_decode(data)
 
     return decode
