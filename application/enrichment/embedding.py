@@ -6,7 +6,7 @@ vectors are cached in process only: queries are not memory and are not kept.
 """
 
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from application.ports import Embedder, MemoryStore, PreloadingEmbedder, QueryEmbedder
 from application.ports.records import Vector
@@ -81,14 +81,21 @@ async def embed_for_memory(
 
 
 async def embed_texts(
-    store: MemoryStore, embedder: Embedder, org_id: str, texts: Mapping[str, str]
+    store: MemoryStore,
+    embedder: Embedder,
+    org_id: str,
+    texts: Mapping[str, str],
+    missed: Collection[str] = (),
 ) -> dict[str, Vector]:
     """Vectors for ``texts`` (text hash -> text), from the cache where it has them.
 
-    Writes nothing: the embedding lane caches a vector together with attaching it,
-    so the vector of a text deleted meanwhile is never kept.
+    ``missed``: hashes the cache was just read for and did not hold (the write path reads
+    it as it saves): embedded without a second read, one round trip of three an ingest
+    made per batch. Writes nothing: the embedding lane caches a vector together with
+    attaching it, so the vector of a text deleted meanwhile is never kept.
     """
-    cached = await store.cached_embeddings(org_id, embedder.space.model, sorted(texts))
+    unread = sorted(h for h in texts if h not in missed)
+    cached = await store.cached_embeddings(org_id, embedder.space.model, unread) if unread else {}
     missing = {h: t for h, t in texts.items() if h not in cached}
     if missing:
         fresh = await _embed(embedder, list(missing.values()))

@@ -102,12 +102,15 @@ class EmbeddingLane:
         *,
         wait: bool = False,
         tag: str | None = None,
+        looked_up: bool = False,
     ) -> "asyncio.Future[None] | None":
         """Queue chunks the store has just saved pending; never waits.
 
         ``wait``: the caller will wait for these vectors, so they go first and always
         fit; the returned future completes when they are searchable by vector (or fails
         with ``embedder_failed`` at the first failure; the chunks then stay queued).
+        ``looked_up``: the caller found no vector for their texts in the store's embedding
+        cache as it saved them; the lane does not read the cache for them again.
         """
         if not chunks:
             return None
@@ -122,7 +125,9 @@ class EmbeddingLane:
         for chunk in chunks:
             item = self._held.get((org_id, chunk.chunk_id))
             if item is None:
-                item = _Item(org_id=org_id, chunk=chunk, attempts=chunk.attempts)
+                item = _Item(
+                    org_id=org_id, chunk=chunk, attempts=chunk.attempts, looked_up=looked_up
+                )
                 fresh.append(item)
             if ticket is not None:
                 item.waiters.append(ticket)
@@ -329,6 +334,7 @@ class EmbeddingLane:
                 self._embedder,
                 org_id,
                 {i.chunk.content_hash: i.chunk.text for i in batch},
+                missed={i.chunk.content_hash for i in batch if i.looked_up},
             )
         except Exception as exc:
             await self._settle()  # failures are recorded in batch order too

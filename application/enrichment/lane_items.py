@@ -50,6 +50,9 @@ class Item:
     attempts: int = 0
     not_before: float = 0.0
     waiters: list[Ticket] = field(default_factory=list)
+    #: the store's embedding cache held no vector for its text as it was written (the
+    #: write path looks first): the lane embeds it without reading the cache again
+    looked_up: bool = False
 
 
 def failure(detail: str) -> UpstreamError:

@@ -130,7 +130,8 @@ class MemoryWriter:
             for c in w.pending
         ]
         cached = sum(len(w.vectors) for w in writes)
-        waiting = self.lane.enqueue(org_id, pending, wait=wait, tag=tag)
+        # every pending chunk's text was looked up in the cache by ``_known`` just now
+        waiting = self.lane.enqueue(org_id, pending, wait=wait, tag=tag, looked_up=True)
         if waiting is not None:
             await waiting
             return WriteOutcome(cached=cached, pending=0)

@@ -210,6 +210,40 @@ async def test_the_same_text_is_embedded_once_and_a_seen_text_is_indexed_at_once
     await rig.lane.stop()
 
 
+class _CountedStore(InMemoryMemoryStore):
+    """Counts the texts each read of the embedding cache asks for."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cache_reads: list[list[str]] = []
+
+    async def cached_embeddings(
+        self, org_id: str, model: str, hashes: Sequence[str]
+    ) -> dict[str, Vector]:
+        self.cache_reads.append(list(hashes))
+        return await super().cached_embeddings(org_id, model, hashes)
+
+
+async def test_the_lane_reads_the_cache_only_for_texts_the_write_did_not_look_up() -> None:
+    rig = _Rig(_Flaky(0))
+    rig.store = _CountedStore()
+    rig.restart()
+    await rig.open()
+    await rig.writer.write(ORG, [_memory(1, "a new text"), _memory(2, "another new text")])
+    await rig.lane.drain()
+    assert len(rig.store.cache_reads) == 1  # the write's own look-up, not the lane's again
+    assert len(await rig.vector_hits("a new text")) >= 1
+    await rig.writer.write(ORG, [_memory(3, "left pending by a stop")])
+    await rig.lane.stop()
+    rig.restart()  # read back from the store: nobody looked it up in this process
+    await rig.open()
+    rig.lane.resume(ORG)
+    await rig.lane.drain()
+    assert len(rig.store.cache_reads) == 3
+    assert rig.embedder.texts == ["a new text", "another new text", "left pending by a stop"]
+    await rig.lane.stop()
+
+
 class _Poison(_Flaky):
     """Fails every batch holding the text 'poison'."""
 
