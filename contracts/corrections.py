@@ -174,6 +174,33 @@ class MemoryStoreCorrectionContract:
         assert await store.redacted_sources("no-such-org", None, rota, 10) == []
         assert await store.chunks_of_source(ORG, "s1") == []  # nothing secret kept to match
 
+    async def test_a_redaction_after_searches_that_found_none_is_counted(
+        self, store: MemoryStore
+    ) -> None:
+        """A store may remember that an organisation redacted nothing; any redaction,
+        corrected or saved so (an import of a redacted export), is counted at once."""
+        await store.prepare(ORG, SPACE)
+        source, _ = await _remember(store, "s1", ["secret words"])
+        rota = query_terms("the pager rota")
+        for _ in range(2):
+            assert await store.redacted_sources(ORG, None, rota, 10) == []
+        redacted = _changed(source, lifecycle=LifecycleState.REDACTED, content="rota summaries")
+        await store.update_source(redacted, expected_version=1, drop_text=True)
+        assert [s.source_id for s in await store.redacted_sources(ORG, None, rota, 10)] == ["s1"]
+        back = _changed(redacted, lifecycle=LifecycleState.ACTIVE, content="rota summaries")
+        await store.update_source(back, expected_version=2, drop_text=False)
+        for _ in range(2):
+            assert await store.redacted_sources(ORG, None, rota, 10) == []
+        imported = make_source(
+            "s2",
+            ORG,
+            content="rota of the import",
+            scope_key=OWNER,
+            lifecycle=LifecycleState.REDACTED,
+        )
+        await store.save_memory(imported, [])
+        assert [s.source_id for s in await store.redacted_sources(ORG, None, rota, 10)] == ["s2"]
+
     async def test_a_redaction_is_matched_on_its_remainder_only_while_it_is_redacted(
         self, store: MemoryStore
     ) -> None:
@@ -195,7 +222,6 @@ class MemoryStoreCorrectionContract:
         tomb = _changed(sensitive, lifecycle=LifecycleState.DELETED, content="")
         await store.update_source(tomb, expected_version=3, drop_text=True)
         assert await store.redacted_sources(ORG, None, deploy, 10) == []
-
 
     async def test_a_source_saved_redacted_is_matched_on_its_remainder(
         self, store: MemoryStore

@@ -28,6 +28,7 @@ from surrealdb.errors import SurrealError, TransportError, UnsupportedEngineErro
 from adapters.surreal.heap import anon_rss_bytes, release_freed_memory
 from adapters.surreal.permissions import make_owner_only
 from adapters.surreal.wire_codec import use_fast_wire_codec
+from adapters.surreal.withheld_presence import WithheldPresence
 from domain.errors import StoreUnavailableError, TesseraError, UpstreamError
 from domain.reasons import ReasonCode
 
@@ -107,6 +108,8 @@ class SurrealConnection:
         self.checkpoints = 0
         #: queries sent so far, each one round trip to the engine (a benchmark counts them)
         self.round_trips = 0
+        #: namespaces known to hold no redacted source's words (``withheld_presence``)
+        self.withheld = WithheldPresence(exact=url_kind(url) in _EMBEDDED)
         self._release_after = release_after_growth
         self._memory_probe = memory_probe
         #: the memory after the last release (or the first look); reads counted since a look

@@ -67,6 +67,8 @@ async def update_source(
         **stamped([source.source_id]),
     }
     chunks_sql = _DROP_TEXT.replace("<DROP_STAGED>", DROP_STAGED) if drop_text else _SET_CHUNKS
+    if variables["withheld"]:
+        conn.withheld.writing(namespace)
     await conn.query(
         namespace,
         _UPDATE_SOURCE.replace("<CHUNKS>", chunks_sql)

@@ -73,6 +73,8 @@ _RECENT = (
 _RECENT_ANYWHERE = _RECENT.replace("<SPACES>", "")
 _RECENT_IN = _RECENT.replace("<SPACES>", " AND space IN $spaces")
 _REDACTED_ANYWHERE = _REDACTED.replace("<SPACES>", "")
+#: whether the namespace holds any redacted source's words at all (``withheld_presence``)
+_ANY_WITHHELD = "\nSELECT VALUE id FROM withheld_term LIMIT 1;"
 _REDACTED_IN = _REDACTED.replace("<SPACES>", " AND space IN $spaces")
 #: a chunk's fields as ``codec.CHUNK_FIELDS`` names them, in its order
 _CHUNK_KEYS = tuple(f.rsplit(" AS ", 1)[-1] for f in codec.CHUNK_FIELDS.split(", "))
@@ -240,15 +242,18 @@ class SurrealMemoryReads(SurrealStoreBase):
         if limit < 1 or not terms or (visible is not None and not visible):
             return []
         namespace = await self._readable(org_id)
-        if namespace is None:
+        if namespace is None or self._conn.withheld.known_none(namespace):
             return []
         spaces = None if visible is None else sorted(codec.ref_code(r) for r in visible)
-        *_, rows = await self._conn.query(
+        token = self._conn.withheld.reading(namespace)
+        *_, rows, anywhere = await self._conn.query(
             namespace,
-            _REDACTED_ANYWHERE if spaces is None else _REDACTED_IN,
+            (_REDACTED_ANYWHERE if spaces is None else _REDACTED_IN) + _ANY_WITHHELD,
             {"spaces": spaces or [], "terms": sorted(terms), "limit": int(limit)},
             operation="matching redacted sources",
         )
+        if not anywhere:
+            self._conn.withheld.read_none(namespace, token)
         return [codec.lifecycle_from(row) for row in rows or []]
 
     async def scan_index_entries(

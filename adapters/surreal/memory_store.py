@@ -92,6 +92,7 @@ class SurrealMemoryStore(
         if withheld:
             variables["withheld"] = withheld
             statements.append("INSERT INTO withheld_term $withheld RETURN NONE;")
+            self._conn.withheld.writing(namespace)
         for n, batch in enumerate(_batches(rows)):
             variables[f"rows{n}"] = batch
             statements.append(f"INSERT INTO chunk $rows{n} RETURN NONE;")

@@ -313,6 +313,7 @@ async def migrate(
         variables: dict[str, Any] = {"version": migration.version, "name": migration.name}
         if migration.backfill is not None:
             variables["backfill"] = await migration.backfill(conn, namespace)
+            conn.withheld.writing(namespace)  # the only backfill writes withheld words
         await conn.query(
             namespace,
             "BEGIN TRANSACTION;\n"
