@@ -14,7 +14,9 @@ of that directory. Each client loops: 80 % search, 15 % context pack, 5 %
 remember (seeded), until ``--seconds`` have passed or ``--max-requests`` are
 done. Modes (``TESSERA_LOAD_MODE`` in the child): ``old`` serves as before the
 fix, ``new`` as now; ``new:TESSERA_BLAS_THREADS=auto`` serves ``new`` with that
-setting; ``--rounds`` interleaves them (old, new, old, new, ...).
+setting; ``new@/path/to/worktree`` serves ``new`` from another checkout's code (a
+``git worktree`` of an earlier commit, its store format the same) on the same fill;
+``--rounds`` interleaves them (old, new, old, new, ...).
 
 ``--soak S`` then serves the ``new`` mode once more for S seconds under the
 same mix and samples the server's memory (``benchmarks._soak``): RSS growth
@@ -66,7 +68,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--modes",
         default="old,new",
-        help="comma-separated: old, new; MODE:NAME=VALUE serves MODE with that setting",
+        help="comma-separated: old, new; MODE:NAME=VALUE serves MODE with that setting; "
+        "MODE@CHECKOUT serves it from another checkout's code",
     )
     p.add_argument("--rounds", type=int, default=1, help="each mode this many times, interleaved")
     p.add_argument("--port", type=int, default=18765)
@@ -210,6 +213,20 @@ async def _load(
     }
 
 
+def arm_of(mode: str) -> tuple[str, Path | None, tuple[str, str] | None]:
+    """A ``--modes`` entry: the mode served, the checkout whose code serves it (None:
+    this one), and one setting for it. ``new:TESSERA_X=Y`` serves ``new`` with that
+    setting (arms of a setting); ``new@/path`` serves ``new`` from the checkout at /path,
+    a ``git worktree`` of another commit (arms of two commits on one fill)."""
+    head, _, setting = mode.partition(":")
+    served, _, checkout = head.partition("@")
+    pair = None
+    if setting:
+        name, _, value = setting.partition("=")
+        pair = (name, value)
+    return served, Path(checkout) if checkout else None, pair
+
+
 def _child_command(args: argparse.Namespace, data: Path, port: int) -> list[str]:
     command = [sys.executable, "-m", "benchmarks.load", "--child", str(data), str(port)]
     command += ["--embedder", args.embedder, "--index", args.index]
@@ -237,12 +254,12 @@ async def _one(
     with tempfile.TemporaryDirectory(prefix="tessera-load-run-") as tmp:
         data = Path(tmp) / "data"
         shutil.copytree(filled, data)
-        # "new:TESSERA_X=Y": the mode, served with one more setting (arms of a setting)
-        served, _, setting = mode.partition(":")
+        served, checkout, setting = arm_of(mode)
         env = {**os.environ, "TESSERA_LOAD_MODE": served}
-        if setting:
-            name, _, value = setting.partition("=")
-            env[name] = value
+        if setting is not None:
+            env[setting[0]] = setting[1]
+        if checkout is not None:  # that checkout's code serves (and reads its own modules)
+            env["PYTHONPATH"] = str(checkout)
         profile_file = Path(tmp) / "profile.json"
         if args.profile:
             env["TESSERA_LOAD_PROFILE"] = str(profile_file)
@@ -251,7 +268,11 @@ async def _one(
             env["TESSERA_LOAD_SAMPLES"] = str(samples_file)
             env["TESSERA_LOAD_SAMPLE_EVERY"] = str(args.sample_every)
         proc = subprocess.Popen(  # noqa: S603, ASYNC220
-            _child_command(args, data, port), env=env, stdout=subprocess.PIPE, text=True
+            _child_command(args, data, port),
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=checkout,
         )
         try:
             assert proc.stdout is not None
