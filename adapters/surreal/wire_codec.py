@@ -52,6 +52,18 @@ class _NotPlain(Exception):
     """A value the fast encoder does not take: the SDK's encoder gets the request."""
 
 
+def _text_keyed(
+    value: dict[Any, Any], each: Callable[[Any], Any], refused: type[Exception]
+) -> dict[str, Any]:
+    """A map of text keys with ``each`` of its values; ``refused`` for any other key."""
+    out = {}
+    for key, item in value.items():
+        if type(key) is not str:
+            raise refused
+        out[key] = each(item)
+    return out
+
+
 def _plain(value: Any) -> Any:
     """``value`` with SurrealDB's values as cbor2 tags; raises ``_NotPlain`` otherwise."""
     kind = type(value)
@@ -64,12 +76,7 @@ def _plain(value: Any) -> Any:
             raise _NotPlain  # the SDK refuses it, with its own message
         return value
     if kind is dict:
-        out = {}
-        for key, item in value.items():
-            if type(key) is not str:
-                raise _NotPlain
-            out[key] = _plain(item)
-        return out
+        return _text_keyed(value, _plain, _NotPlain)
     if kind is list or kind is tuple:
         return [_plain(item) for item in value]
     if kind is datetime:
@@ -126,12 +133,7 @@ def _decoder(
             return None
         kind = type(value)
         if kind is dict:
-            out = {}
-            for key, item in value.items():
-                if type(key) is not str:
-                    raise _NotExact
-                out[key] = restore(item)
-            return out
+            return _text_keyed(value, restore, _NotExact)
         if kind is list:
             return [restore(item) for item in value]
         if kind is RecordID and type(value.id) in (str, int):
