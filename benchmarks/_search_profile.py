@@ -41,7 +41,8 @@ STAGES: dict[str, tuple[str, str]] = {
     "live mask (_OrgIndex.live)": ("inprocess/index.py", "live"),
     "re-read and re-check (Recall.resolve)": ("retrieval/recall.py", "resolve"),
     "redacted count (withheld_redacted)": ("retrieval/withheld.py", "withheld_redacted"),
-    "store answers decoded (CBOR)": ("cbor/_decoder.py", "decode"),
+    # the store's codec (adapters/surreal/wire_codec.py), the SDK's own decoder within it
+    "store answers decoded (CBOR)": ("surreal/wire_codec.py", "decode"),
     "evidence of the shown (evidence_of)": ("retrieval/evidence.py", "evidence_of"),
     "episode BM25 group stats": ("inprocess/bm25.py", "group_stats"),
     "episode plan": ("inprocess/episode_postings.py", "plan"),
