@@ -6,6 +6,7 @@ refuse this one, not silently stack on top of it.
 """
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 from typing import Any
 
 from surrealdb import RecordID
@@ -67,17 +68,17 @@ async def update_source(
         **stamped([source.source_id]),
     }
     chunks_sql = _DROP_TEXT.replace("<DROP_STAGED>", DROP_STAGED) if drop_text else _SET_CHUNKS
-    if variables["withheld"]:
-        conn.withheld.writing(namespace)
-    await conn.query(
-        namespace,
-        _UPDATE_SOURCE.replace("<CHUNKS>", chunks_sql)
-        .replace("<WITHHELD>", REFRESH_WITHHELD)
-        .replace("<STAMP>", change_log.ADVANCE + "\n" + change_log.STAMP),
-        variables,
-        operation="correcting a source",
-        write=True,
-    )
+    # a redaction adds withheld words: no search marks the namespace meanwhile
+    with conn.withheld.writing(namespace) if variables["withheld"] else nullcontext():
+        await conn.query(
+            namespace,
+            _UPDATE_SOURCE.replace("<CHUNKS>", chunks_sql)
+            .replace("<WITHHELD>", REFRESH_WITHHELD)
+            .replace("<STAMP>", change_log.ADVANCE + "\n" + change_log.STAMP),
+            variables,
+            operation="correcting a source",
+            write=True,
+        )
 
 
 async def linked_sources(conn: SurrealConnection, namespace: str, source_id: str) -> list[str]:

@@ -8,6 +8,7 @@ leaves neither.
 """
 
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from typing import Any
 
 from adapters.surreal import change_log, codec, corrections
@@ -92,15 +93,16 @@ class SurrealMemoryStore(
         if withheld:
             variables["withheld"] = withheld
             statements.append("INSERT INTO withheld_term $withheld RETURN NONE;")
-            self._conn.withheld.writing(namespace)
         for n, batch in enumerate(_batches(rows)):
             variables[f"rows{n}"] = batch
             statements.append(f"INSERT INTO chunk $rows{n} RETURN NONE;")
         variables.update(stamped([m.source.source_id for m in memories]))
         statements += [change_log.ADVANCE, change_log.STAMP, "COMMIT TRANSACTION;"]
-        await self._conn.query(
-            namespace, "\n".join(statements), variables, operation="saving memories", write=True
-        )
+        # sources saved redacted add withheld words: no search marks the namespace meanwhile
+        with self._conn.withheld.writing(namespace) if withheld else nullcontext():
+            await self._conn.query(
+                namespace, "\n".join(statements), variables, operation="saving memories", write=True
+            )
         self._written_since_checkpoint += len(rows) + len(sources)
         if self._written_since_checkpoint >= self._checkpoint_every:
             self._written_since_checkpoint = 0

@@ -13,6 +13,7 @@ refuses a different space before any DDL runs.
 """
 
 from collections.abc import Awaitable, Callable
+from contextlib import nullcontext
 from typing import Any
 
 import msgspec
@@ -313,14 +314,15 @@ async def migrate(
         variables: dict[str, Any] = {"version": migration.version, "name": migration.name}
         if migration.backfill is not None:
             variables["backfill"] = await migration.backfill(conn, namespace)
-            conn.withheld.writing(namespace)  # the only backfill writes withheld words
-        await conn.query(
-            namespace,
-            "BEGIN TRANSACTION;\n"
-            + script
-            + "\nUPSERT type::record('migration', $version) SET version = $version, name = $name,"
-            " applied_at = time::now() RETURN NONE;\nCOMMIT TRANSACTION;",
-            variables,
-            operation=f"applying schema migration {migration.version}",
-            write=True,
-        )
+        # the only backfill writes withheld words: no search marks the namespace meanwhile
+        with conn.withheld.writing(namespace) if migration.backfill else nullcontext():
+            await conn.query(
+                namespace,
+                "BEGIN TRANSACTION;\n"
+                + script
+                + "\nUPSERT type::record('migration', $version) SET version = $version,"
+                " name = $name, applied_at = time::now() RETURN NONE;\nCOMMIT TRANSACTION;",
+                variables,
+                operation=f"applying schema migration {migration.version}",
+                write=True,
+            )

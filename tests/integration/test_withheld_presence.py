@@ -12,16 +12,21 @@ pytestmark = pytest.mark.slow
 ORG = "org-presence"
 
 
-def test_a_read_marks_none_only_if_no_write_of_withheld_words_began_during_it() -> None:
+def test_a_read_marks_none_only_if_no_write_of_withheld_words_ran_beside_it() -> None:
     presence = WithheldPresence(exact=True)
     token = presence.reading("ns")
-    presence.writing("ns")  # a redaction sent while the read ran
+    with presence.writing("ns"):  # a redaction sent and committed while the read ran
+        pass
     presence.read_none("ns", token)
     assert not presence.known_none("ns")
+    with presence.writing("ns"):  # sent before the read, committed after it: the read ran
+        token = presence.reading("ns")  # in the engine first and found nothing
+        presence.read_none("ns", token)
+        assert not presence.known_none("ns")
     presence.read_none("ns", presence.reading("ns"))
     assert presence.known_none("ns")
-    presence.writing("ns")
-    assert not presence.known_none("ns")
+    with presence.writing("ns"):
+        assert not presence.known_none("ns")
 
 
 def test_with_an_engine_other_processes_write_to_nothing_is_known() -> None:
