@@ -188,7 +188,7 @@ async def run_index(plan: IndexPlan, embedder: Embedder) -> dict[str, object]:
         "remember_p95_ms": remember_stats.get("p95_ms"),
         "search_cpu_ms": summarize(search.cpu_ms),
         "remember_cpu_ms": summarize(remember.cpu_ms),
-        #: CPU ms a search by thread (the timed searches and their warm-ups, /proc)
+        #: CPU ms a search by thread (the timed searches alone, /proc)
         "search_cpu_ms_by_thread": by_thread,
         "search": {
             **search_stats,

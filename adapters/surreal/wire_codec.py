@@ -29,6 +29,9 @@ from uuid import UUID
 
 from cbor2 import CBORTag, dumps, loads
 from surrealdb import RecordID, Table
+from surrealdb.data import cbor as sdk_cbor
+from surrealdb.data.types.datetime import PreciseDatetime
+from surrealdb.data.types.null import Null
 
 __all__ = ["decode", "encode", "use_fast_wire_codec"]
 
@@ -110,7 +113,7 @@ _NONE_SEEN = _NoneSeen()
 
 #: what an answer's values may be, past dicts and lists, for the fast path to hand them
 #: on as they are; any other (an SDK type that holds values) sends it to the SDK's decoder
-_LEAVES = frozenset({str, bytes, int, float, bool, datetime, UUID, Decimal, Table})
+_LEAVES = frozenset({str, bytes, int, float, bool, datetime, PreciseDatetime, UUID, Decimal, Table})
 
 
 class _NotExact(Exception):
@@ -120,11 +123,6 @@ class _NotExact(Exception):
 def _decoder(
     sdk_decode: Callable[[bytes], Any], sdk_tag: Callable[[Any, Any], Any]
 ) -> Callable[[bytes], Any]:
-    from surrealdb.data.types.datetime import PreciseDatetime
-    from surrealdb.data.types.null import Null
-
-    leaves = _LEAVES | {PreciseDatetime}
-
     def restore(value: Any) -> Any:
         """NONE back to ``None`` and CBOR null to the SDK's ``Null``."""
         if value is None:
@@ -138,7 +136,7 @@ def _decoder(
             return [restore(item) for item in value]
         if kind is RecordID and type(value.id) in (str, int):
             return value
-        if kind in leaves:
+        if kind in _LEAVES:
             return value
         raise _NotExact
 
@@ -161,27 +159,22 @@ def _decoder(
 
 def encode(obj: Any) -> bytes:
     """A request's bytes, as ``surrealdb.data.cbor.encode`` gives them."""
-    from surrealdb.data import cbor
-
-    return _encoder(cbor.encode)(obj)
+    return _encoder(sdk_cbor.encode)(obj)
 
 
 def decode(data: bytes) -> Any:
     """An answer's value, as ``surrealdb.data.cbor.decode`` gives it."""
-    from surrealdb.data import cbor
-
-    return _decoder(cbor.decode, cbor.tag_decoder)(data)
+    return _decoder(sdk_cbor.decode, sdk_cbor.tag_decoder)(data)
 
 
 def use_fast_wire_codec() -> None:
     """Put the fast codec where the SDK's embedded connection reads its own; the SDK's
     functions stay the fallback. Idempotent: called as each store connects."""
     from surrealdb.connections import async_embedded
-    from surrealdb.data import cbor
     from surrealdb.request_message.descriptors import cbor_ws
 
     # the SDK's modules look these names up at each call
-    if vars(cbor_ws)["encode"] is cbor.encode:
-        vars(cbor_ws)["encode"] = _encoder(cbor.encode)
-    if vars(async_embedded)["decode"] is cbor.decode:
-        vars(async_embedded)["decode"] = _decoder(cbor.decode, cbor.tag_decoder)
+    if vars(cbor_ws)["encode"] is sdk_cbor.encode:
+        vars(cbor_ws)["encode"] = _encoder(sdk_cbor.encode)
+    if vars(async_embedded)["decode"] is sdk_cbor.decode:
+        vars(async_embedded)["decode"] = _decoder(sdk_cbor.decode, sdk_cbor.tag_decoder)
