@@ -31,6 +31,7 @@ from application.retrieval.conversation import (
 )
 from application.retrieval.evidence import evidence_of
 from application.retrieval.found import Found
+from application.retrieval.handover import short_switches
 from application.retrieval.options import ConversationRecall
 from application.retrieval.rerank_step import DEFAULT_TOP_N, rerank_top
 from domain.fusion import FusedHit, fuse_with_episodes, rrf_merge
@@ -42,6 +43,7 @@ from domain.ranking.learned_weights import LEARNED
 from domain.ranking.question import QuestionProfile, profile_question, subject_phrase
 from domain.ranking.ranker import Candidate, RankModel, RankWeights, rank_candidates
 from domain.ranking.reasons import RankReason
+from domain.ranking.text import read_ahead
 from domain.relevance_gate import Evidence
 
 __all__ = ["GATE_POOL", "LEG_DEPTH", "Ranked", "RetrievalMode", "RetrievalPipeline", "Retrieved"]
@@ -62,6 +64,9 @@ _TURNS_BEFORE_SPREAD = 3
 #: a search for one result and a pack of forty judge the question alike
 GATE_POOL = 40
 
+
+#: texts split between two looks at whether the question's vector is made (~0.2 ms)
+_READ_BETWEEN_TURNS = 6
 
 #: item signals that say where a turn sits, not what it holds (pooled in fusion)
 _CONTEXT_SIGNALS = frozenset({"neighbour", "window"})
@@ -95,6 +100,15 @@ class Retrieved(msgspec.Struct, frozen=True, kw_only=True):
     reasons: list[RankReason] = msgspec.field(default_factory=list)
     similarity: float | None = None
     words: int | None = None
+
+
+class _Legs(msgspec.Struct, frozen=True):
+    #: turn BM25, episode BM25, turn vector, episode vector, the subject's vector legs
+    lists: tuple[
+        list[ScoredId], list[ScoredId], list[ScoredId], list[ScoredId], list[list[ScoredId]]
+    ]
+    #: the turn BM25 leg's turns, read while the question was embedded (may be empty)
+    read: dict[str, IndexedText]
 
 
 def _ids(hits: Sequence[ScoredId]) -> list[str]:
@@ -232,7 +246,7 @@ class RetrievalPipeline:
         # a counted thing is often mentioned in passing, without the question's frame
         # ("how many ... did I"): the subject's meaning alone is one more turn signal
         subject = subject_phrase(text) if shape.counting and self._ranks else ""
-        lexical, ep_lexical, semantic, ep_vector, by_subject = await self._legs(
+        legs = await self._legs(
             org_id,
             question.meaningful,
             text if guess is None else guess,
@@ -240,7 +254,9 @@ class RetrievalPipeline:
             depth,
             where,
             on_vector,
+            shape.terms if self._ranks else None,
         )
+        lexical, ep_lexical, semantic, ep_vector, by_subject = legs.lists
         outside = {name: list(ids) for name, ids in (await extra if extra else {}).items() if ids}
         turn_lists = {"lexical": _ids(lexical), "vector": _ids(semantic)}
         if by_subject:
@@ -248,7 +264,11 @@ class RetrievalPipeline:
         turn_ids = list(
             dict.fromkeys(chain.from_iterable([*turn_lists.values(), *outside.values()]))
         )
-        chunks = await self._load(org_id, turn_ids, where)
+        if legs.read:  # the lexical turns read while the question was embedded
+            read = await self._with(org_id, legs.read, turn_ids, where)
+            chunks = {cid: read[cid] for cid in turn_ids if cid in read}
+        else:
+            chunks = await self._load(org_id, turn_ids, where)
         if unnamed:
             wanted = self._unnamed.confirm(org_id, where, text, chunks)
             if wanted != (guess or text):  # the guess was wrong: the meaning legs again
@@ -356,11 +376,10 @@ class RetrievalPipeline:
         depth: int,
         where: CandidateFilter,
         on_vector: Callable[[Vector], None] | None,
-    ) -> tuple[
-        list[ScoredId], list[ScoredId], list[ScoredId], list[ScoredId], list[list[ScoredId]]
-    ]:
+        read_terms: Sequence[str] | None = None,
+    ) -> "_Legs":
         """Every signal's list: (turn BM25, episode BM25, turn vector, episode vector, and
-        the subject's vector leg if ``subject``).
+        the subject's vector leg if ``subject``), and the turns read ahead.
 
         Started together so they share the cores: the model runs on its own threads and
         the in-process index scores its lexical legs on worker threads (both release the
@@ -369,7 +388,9 @@ class RetrievalPipeline:
         The query's vector legs start as soon as its vector is
         made (told to ``on_vector`` first: the derived legs wait for it), beside the
         subject's embedding; the model never runs twice at once. Whichever leg fails, the
-        legs not done are cancelled and its error is the one raised."""
+        legs not done are cancelled and its error is the one raised.
+        ``read_terms``: the ranker's question terms; the turn BM25 leg's turns are read and
+        split for them while the model still embeds the question (``_read_ahead``)."""
         embedding = asyncio.ensure_future(self._query_vector(query))
         tasks: list[asyncio.Future[Any]] = [
             embedding,
@@ -379,6 +400,9 @@ class RetrievalPipeline:
             ),
         ]
         try:
+            read: dict[str, IndexedText] = {}
+            if read_terms:
+                read = await self._read_ahead(org_id, embedding, tasks[1], where, read_terms)
             vector = await embedding
             if on_vector is not None:
                 on_vector(vector)
@@ -400,7 +424,33 @@ class RetrievalPipeline:
                     task.cancel()
                 elif not task.cancelled():
                     task.exception()  # seen: a leg's error, if any, is the one raised
-        return lexical, ep_lexical, semantic, ep_vector, by_subject
+        return _Legs(lists=(lexical, ep_lexical, semantic, ep_vector, by_subject), read=read)
+
+    async def _read_ahead(
+        self,
+        org_id: str,
+        embedding: "asyncio.Future[Vector]",
+        lexical: "asyncio.Future[list[ScoredId]]",
+        where: CandidateFilter,
+        terms: Sequence[str],
+    ) -> dict[str, IndexedText]:
+        """The turn BM25 leg's turns, each split as the ranker will split it, while the
+        question's vector is made, up to when it is (none if it came first): the loop
+        would otherwise wait for the model idle. Why and what it saves:
+        docs/decisions/internals.md#applicationretrievalhandoverpy."""
+        await asyncio.wait((embedding, lexical), return_when=asyncio.FIRST_COMPLETED)
+        if embedding.done() or lexical.cancelled() or lexical.exception() is not None:
+            return {}
+        chunks = await self._load(org_id, _ids(lexical.result()), where)
+        read = read_ahead(terms)
+        with short_switches():
+            for n, chunk in enumerate(chunks.values(), start=1):
+                if embedding.done():
+                    break
+                read(chunk.text)
+                if n % _READ_BETWEEN_TURNS == 0:
+                    await asyncio.sleep(0)  # a turn of the loop: is the vector made?
+        return chunks
 
     async def _expand(
         self,

@@ -4,7 +4,7 @@ The split and the stemmer are ``domain.words``'s ``ranker_words`` and ``stem``.
 """
 
 from bisect import bisect_left
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from functools import lru_cache
 from itertools import islice
 
@@ -14,6 +14,7 @@ from domain.words import iter_ranker_words, ranker_words, stem
 __all__ = [
     "content_terms",
     "fewer_words_than",
+    "read_ahead",
     "term_hits",
     "term_prefixes",
     "tokens",
@@ -112,6 +113,20 @@ def term_hits(
             places.sort()
     # in the order the terms first occur, as a pass over the words gives them
     return dict(sorted(out.items(), key=lambda item: item[1][0]))
+
+
+def read_ahead(terms: Collection[str]) -> Callable[[str], None]:
+    """A reader that splits a text now, as ``term_hits`` for ``terms`` (or for fewer of
+    them) will split it, into the same cache: so a search can split its lexical turns
+    while the model embeds its question, and the ranker finds them split."""
+    prefixes = term_prefixes(terms)
+
+    def read(text: str) -> None:
+        lowered = text.lower()
+        if any(p in lowered for p in prefixes):
+            _words(lowered)
+
+    return read
 
 
 def content_terms(text: str) -> list[str]:

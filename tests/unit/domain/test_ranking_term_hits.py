@@ -10,7 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.ranking.features import term_positions
-from domain.ranking.text import fewer_words_than, term_hits, term_prefixes, tokens
+from domain.ranking.text import (
+    _words,
+    fewer_words_than,
+    read_ahead,
+    term_hits,
+    term_prefixes,
+    tokens,
+)
 from domain.words import stem
 
 #: words on every branch of ``stem``: suffixes, "ies"/"ied", doubled letters, kept "s",
@@ -138,3 +145,31 @@ def test_two_letter_words_are_terms() -> None:
     from domain.ranking.text import content_terms
 
     assert content_terms("which tv did the dj pick?") == ["tv", "dj", "pick"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts, terms)
+def test_reading_ahead_splits_exactly_the_texts_term_hits_splits(
+    text: str, wanted: set[str]
+) -> None:
+    # read ahead for the terms, then ask: the text is found split, or was never split
+    _words.cache_clear()
+    read_ahead(wanted)(text)
+    ahead = _words.cache_info().currsize
+    _words.cache_clear()
+    hits = term_hits(text, wanted)
+    asked = _words.cache_info().currsize
+    assert ahead == asked
+    _words.cache_clear()
+    read_ahead(wanted)(text)
+    assert term_hits(text, wanted) == hits
+    assert _words.cache_info().misses == ahead  # the ranker's split was the one read ahead
+
+
+def test_reading_ahead_for_more_terms_covers_the_ranker_asking_for_fewer() -> None:
+    # a question naming a speaker ranks without the name: a subset of the terms read for
+    text = "Maya said the kayak trips were booked for May."
+    _words.cache_clear()
+    read_ahead({"maya", "kayak", "trip"})(text)
+    term_hits(text, {"kayak", "trip"})
+    assert _words.cache_info().misses == 1 and _words.cache_info().hits == 1
