@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from adapters.inprocess import row_texts
 from adapters.inprocess.row_texts import RowTexts, read_blob
 from application.ports.records import IndexedText
 from domain.ranking.marks import TextMarks, text_marks
@@ -79,3 +80,28 @@ def test_offsets_past_the_blob_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         RowTexts(read_blob(tmp_path / "texts.bin"), np.asarray([0, 5], dtype=np.int64))
     assert len(RowTexts(read_blob(tmp_path / "texts.bin"), None)) == 0
+
+
+def test_a_row_read_again_is_not_decoded_again_until_it_is_cleared(tmp_path: Path) -> None:
+    live = RowTexts()
+    for n in range(4):
+        live.append(_text(n))
+    mapped = _blob(tmp_path, live, 4)
+    first = mapped[1]
+    assert mapped[1] is first and first == _text(1)
+    mapped.clear(1)
+    assert mapped[1].text == "" and mapped[1].chunk_id == "c1"
+    assert mapped.frozen(4)[2] == _text(2)
+
+
+def test_the_rows_kept_decoded_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(row_texts, "DECODED_ROWS", 2)
+    live = RowTexts()
+    for n in range(3):
+        live.append(_text(n))
+    mapped = _blob(tmp_path, live, 3)
+    kept = [mapped[0], mapped[1]]
+    assert mapped[0] is kept[0]  # row 0 read last: row 1 is the least recently read
+    third = mapped[2]
+    assert mapped[0] is kept[0] and mapped[2] is third
+    assert mapped[1] is not kept[1] and mapped[1] == kept[1]  # dropped, decoded again
