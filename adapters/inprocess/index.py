@@ -593,7 +593,9 @@ class InProcessIndex:
         org = self._orgs.get(org_id)
         if org is None or org.size == 0 or not chunk_ids:
             return {}
-        rows = [org.row_of[c] for c in dict.fromkeys(chunk_ids) if c in org.row_of]
+        # one lookup an id: a restored id's is a binary search (``IdRows``)
+        found = (org.row_of.get(c) for c in dict.fromkeys(chunk_ids))
+        rows = [r for r in found if r is not None]
         live = org.live(where)
         return {org.ids[r]: org.texts[r] for r in rows if live[r]}
 
