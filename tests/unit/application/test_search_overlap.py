@@ -277,70 +277,61 @@ async def test_a_failed_embedding_cancels_the_lexical_legs_and_is_raised(parts: 
     assert cancelled == ["lexical"]
 
 
-async def test_the_lexical_turns_are_read_while_the_query_is_embedded(parts: Parts) -> None:
+@pytest.mark.parametrize("vector_first", [False, True], ids=["slow model", "vector first"])
+async def test_the_lexical_turns_are_read_while_the_query_is_embedded(
+    parts: Parts, vector_first: bool
+) -> None:
+    """A slow model: the turn BM25 leg's turns are read before the vector legs run, and
+    not again after. A vector made before that leg answers: nothing is read ahead. The
+    answers are the same either way."""
     await _seed(parts)
     made = asyncio.Event()
     lexical_ids: list[list[str]] = []
-    reads: list[tuple[bool, list[str]]] = []  # (the vector made yet, the turns read)
-    lexical, candidate_texts = parts.index.lexical, parts.index.candidate_texts
+    vector_legs: list[bool] = []
+    reads: list[tuple[bool, list[str]]] = []  # (the vector legs ran yet, the turns read)
+    lexical, vector = parts.index.lexical, parts.index.vector
+    candidate_texts = parts.index.candidate_texts
 
     async def lexical_leg(*args: Any, **kwargs: Any) -> Any:
+        if vector_first:
+            await made.wait()
         found = await lexical(*args, **kwargs)
         lexical_ids.append([hit.item_id for hit in found])
         return found
 
+    async def vector_leg(*args: Any, **kwargs: Any) -> Any:
+        vector_legs.append(True)
+        return await vector(*args, **kwargs)
+
     async def texts_read(org_id: str, ids: Any, where: Any) -> Any:
-        reads.append((made.is_set(), list(ids)))
+        reads.append((bool(vector_legs), list(ids)))
         return await candidate_texts(org_id, ids, where)
 
-    async def slow_vector(text: str) -> Vector:
-        await asyncio.sleep(0.05)  # the model's time, which the loop would spend waiting
-        (vector,) = await parts.embedder.embed([text])
+    async def query_vector(text: str) -> Vector:
+        if not vector_first:
+            await asyncio.sleep(0.05)  # the model's time, which the loop would spend waiting
+        (made_vector,) = await parts.embedder.embed([text])
         made.set()
-        return vector
+        return made_vector
 
     expected = await _answers(
         parts, RetrievalPipeline(index=parts.index, query_vector=_vectors(parts))
     )
     parts.index.lexical = lexical_leg  # type: ignore[method-assign]
+    parts.index.vector = vector_leg  # type: ignore[method-assign]
     parts.index.candidate_texts = texts_read  # type: ignore[method-assign]
     for question, answer in zip(QUESTIONS, expected, strict=True):
+        for seen in (lexical_ids, vector_legs, reads):
+            seen.clear()
         made.clear()
-        lexical_ids.clear()
-        reads.clear()
-        pipeline = RetrievalPipeline(index=parts.index, query_vector=slow_vector)
+        pipeline = RetrievalPipeline(index=parts.index, query_vector=query_vector)
         assert await pipeline.run(ORG, question, 10, candidate_filter(parts.ctx)) == answer
         (turns,) = lexical_ids
-        assert turns and reads[0] == (False, turns)
-        # read once: what is read after the vector are other legs' turns
-        assert all(made and not set(ids) & set(turns) for made, ids in reads[1:])
-
-
-async def test_a_vector_made_before_the_lexical_leg_reads_nothing_ahead(parts: Parts) -> None:
-    await _seed(parts)
-    reads: list[list[str]] = []
-    lexical, candidate_texts = parts.index.lexical, parts.index.candidate_texts
-    vector_made = asyncio.Event()
-
-    async def late_lexical(*args: Any, **kwargs: Any) -> Any:
-        await vector_made.wait()
-        return await lexical(*args, **kwargs)
-
-    async def texts_read(org_id: str, ids: Any, where: Any) -> Any:
-        reads.append(list(ids))
-        return await candidate_texts(org_id, ids, where)
-
-    async def quick_vector(text: str) -> Vector:
-        (vector,) = await parts.embedder.embed([text])
-        vector_made.set()
-        return vector
-
-    expected = await _answers(
-        parts, RetrievalPipeline(index=parts.index, query_vector=_vectors(parts))
-    )
-    parts.index.lexical = late_lexical  # type: ignore[method-assign]
-    parts.index.candidate_texts = texts_read  # type: ignore[method-assign]
-    pipeline = RetrievalPipeline(index=parts.index, query_vector=quick_vector)
-    got = await _answers(parts, pipeline, reset=lambda: (vector_made.clear(), reads.clear()))
-    assert got == expected
-    assert len(reads) >= 1 and reads[0]  # the turns are read once, after the legs
+        ahead = [ids for ran, ids in reads if not ran]
+        after = [ids for ran, ids in reads if ran]
+        assert turns and after
+        if vector_first:
+            assert ahead == []
+        else:
+            assert ahead == [turns]
+            assert all(not set(ids) & set(turns) for ids in after)
