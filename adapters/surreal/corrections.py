@@ -6,7 +6,6 @@ refuse this one, not silently stack on top of it.
 """
 
 from collections.abc import Sequence
-from contextlib import nullcontext
 from typing import Any
 
 from surrealdb import RecordID
@@ -69,7 +68,7 @@ async def update_source(
     }
     chunks_sql = _DROP_TEXT.replace("<DROP_STAGED>", DROP_STAGED) if drop_text else _SET_CHUNKS
     # a redaction adds withheld words: no search marks the namespace meanwhile
-    with conn.withheld.writing(namespace) if variables["withheld"] else nullcontext():
+    with conn.withheld.writing(namespace, adds=bool(variables["withheld"])):
         await conn.query(
             namespace,
             _UPDATE_SOURCE.replace("<CHUNKS>", chunks_sql)

@@ -8,7 +8,6 @@ leaves neither.
 """
 
 from collections.abc import Mapping, Sequence
-from contextlib import nullcontext
 from typing import Any
 
 from adapters.surreal import change_log, codec, corrections
@@ -99,7 +98,7 @@ class SurrealMemoryStore(
         variables.update(stamped([m.source.source_id for m in memories]))
         statements += [change_log.ADVANCE, change_log.STAMP, "COMMIT TRANSACTION;"]
         # sources saved redacted add withheld words: no search marks the namespace meanwhile
-        with self._conn.withheld.writing(namespace) if withheld else nullcontext():
+        with self._conn.withheld.writing(namespace, adds=bool(withheld)):
             await self._conn.query(
                 namespace, "\n".join(statements), variables, operation="saving memories", write=True
             )

@@ -13,7 +13,6 @@ refuses a different space before any DDL runs.
 """
 
 from collections.abc import Awaitable, Callable
-from contextlib import nullcontext
 from typing import Any
 
 import msgspec
@@ -315,7 +314,7 @@ async def migrate(
         if migration.backfill is not None:
             variables["backfill"] = await migration.backfill(conn, namespace)
         # the only backfill writes withheld words: no search marks the namespace meanwhile
-        with conn.withheld.writing(namespace) if migration.backfill else nullcontext():
+        with conn.withheld.writing(namespace, adds=migration.backfill is not None):
             await conn.query(
                 namespace,
                 "BEGIN TRANSACTION;\n"

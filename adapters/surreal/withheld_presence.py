@@ -44,9 +44,13 @@ class WithheldPresence:
             self._none.add(namespace)
 
     @contextmanager
-    def writing(self, namespace: str) -> Iterator[None]:
+    def writing(self, namespace: str, adds: bool = True) -> Iterator[None]:
         """Around a write that may add withheld words to the namespace: it is asked
-        again from the write's start, and no read running beside the write marks it."""
+        again from the write's start, and no read running beside the write marks it.
+        ``adds``: whether this write holds withheld words at all (else nothing changes)."""
+        if not adds:
+            yield
+            return
         self._none.discard(namespace)
         self._events[namespace] = self._events.get(namespace, 0) + 1
         self._running[namespace] = self._running.get(namespace, 0) + 1
