@@ -12,8 +12,8 @@ vector as the loop asks for it and gets it back, the model's own run on its thre
 the legs, the read-ahead, the expansion, the ranker, the re-read of the shown chunks
 under the policy; and each store query the search sends, by its operation. A stage
 entered more than once a search spans its first start to its last end; a run on one
-thread (the model, the ranker) also gives that thread's CPU, so a run slower than its
-CPU waited for a core or the interpreter. ``benchmarks.latency --profile`` says where
+thread (the model, the ranker) also gives that thread's CPU a call, so a run slower
+than its CPU waited for a core or the interpreter. ``benchmarks.latency --profile`` says where
 CPU goes; this says in which order and beside what. Progress on stderr; the table on
 stdout, then one JSON object.
 """
@@ -179,7 +179,9 @@ async def timed_searches(
 
 
 def summary(runs: Sequence[dict[str, _Span]]) -> list[dict[str, Any]]:
-    """Per stage, in the order of its median start: medians of start, end, span and CPU."""
+    """Per stage, in the order of its median start: medians of start, end, span, CPU a
+    call (a stage entered twice a search, as the model for a counting question's subject,
+    spends its CPU over both) and calls."""
 
     def median(values: list[float]) -> float:
         return round(statistics.median(values), 2)
@@ -188,7 +190,7 @@ def summary(runs: Sequence[dict[str, _Span]]) -> list[dict[str, Any]]:
     rows = []
     for name in names:
         spans = [run[name] for run in runs if name in run]
-        cpus = [s.cpu for s in spans if s.cpu is not None]
+        cpus = [s.cpu / s.count for s in spans if s.cpu is not None]
         rows.append(
             {
                 "stage": name,
@@ -196,7 +198,7 @@ def summary(runs: Sequence[dict[str, _Span]]) -> list[dict[str, Any]]:
                 "start_ms": median([s.start for s in spans]),
                 "end_ms": median([s.end for s in spans]),
                 "span_ms": median([s.end - s.start for s in spans]),
-                "cpu_ms": median(cpus) if cpus else None,
+                "cpu_per_call_ms": median(cpus) if cpus else None,
                 "calls": median([float(s.count) for s in spans]),
             }
         )
@@ -205,13 +207,13 @@ def summary(runs: Sequence[dict[str, _Span]]) -> list[dict[str, Any]]:
 
 def _table(rows: list[dict[str, Any]]) -> str:
     lines = [
-        f"{'stage':42} {'searches':>8} {'start':>7} {'end':>7} {'span':>7} {'cpu':>7} calls",
+        f"{'stage':42} {'searches':>8} {'start':>7} {'end':>7} {'span':>7} {'cpu/call':>8} calls",
     ]
     for r in rows:
-        cpu = "" if r["cpu_ms"] is None else f"{r['cpu_ms']:7.2f}"
+        cpu = "" if r["cpu_per_call_ms"] is None else f"{r['cpu_per_call_ms']:7.2f}"
         lines.append(
             f"{r['stage']:42} {r['searches']:8d} {r['start_ms']:7.2f} {r['end_ms']:7.2f} "
-            f"{r['span_ms']:7.2f} {cpu:>7} {r['calls']:g}"
+            f"{r['span_ms']:7.2f} {cpu:>8} {r['calls']:g}"
         )
     return "\n".join(lines)
 

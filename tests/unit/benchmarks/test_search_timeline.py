@@ -68,7 +68,8 @@ def test_each_search_notes_its_stages_in_the_order_the_search_runs_them() -> Non
     assert by_stage["re-read under the policy"]["start_ms"] >= by_stage["ranker"]["end_ms"]
     assert by_stage["search"]["end_ms"] >= by_stage["re-read under the policy"]["end_ms"]
     # a run on one thread gives its CPU; an awaited stage does not
-    assert by_stage["ranker"]["cpu_ms"] is not None and by_stage["legs"]["cpu_ms"] is None
+    assert by_stage["ranker"]["cpu_per_call_ms"] is not None
+    assert by_stage["legs"]["cpu_per_call_ms"] is None
     # rows in the order of their starts
     starts = [r["start_ms"] for r in rows]
     assert starts == sorted(starts)
@@ -103,3 +104,6 @@ def test_a_stage_entered_twice_spans_its_first_start_to_its_last_end() -> None:
     span = timeline.end()["store: x"]
     assert span.count == 2 and span.cpu == 3.0
     assert span.start == 0.0 and span.end >= first_end
+    # the table gives the CPU a call, not the two calls' sum
+    (row,) = summary([{"store: x": span}])
+    assert row["cpu_per_call_ms"] == 1.5 and row["calls"] == 2
