@@ -13,7 +13,8 @@ the legs, the read-ahead, the expansion, the ranker, the re-read of the shown ch
 under the policy; and each store query the search sends, by its operation. A stage
 entered more than once a search spans its first start to its last end; a run on one
 thread (the model, the ranker) also gives that thread's CPU a call, so a run slower
-than its CPU waited for a core or the interpreter. ``benchmarks.latency --profile`` says where
+than its CPU waited for a core or the interpreter. A store query a background task
+began before the search shows a negative start. ``benchmarks.latency --profile`` says where
 CPU goes; this says in which order and beside what. Progress on stderr; the table on
 stdout, then one JSON object.
 """
