@@ -14,9 +14,9 @@ under the policy; and each store query the search sends, by its operation. A sta
 entered more than once a search spans its first start to its last end; a run on one
 thread (the model, the ranker) also gives that thread's CPU a call, so a run slower
 than its CPU waited for a core or the interpreter. A store query a background task
-began before the search shows a negative start. ``benchmarks.latency --profile`` says where
-CPU goes; this says in which order and beside what. Progress on stderr; the table on
-stdout, then one JSON object.
+began before the search shows a negative start. ``benchmarks.latency --profile``
+says where CPU goes; this says in which order and beside what. Progress on stderr;
+the table on stdout, then one JSON object.
 """
 
 import argparse
@@ -113,7 +113,7 @@ def _resolve(stage: Stage) -> tuple[type, str]:
 
 
 def _wrapped(original: Callable[..., Any], stage: Stage, timeline: Timeline) -> Any:
-    def name_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+    def name_of(kwargs: dict[str, Any]) -> str:
         if not stage.store:
             return stage.name
         return f"{stage.name}: {kwargs.get('operation', '?')}"
@@ -126,7 +126,7 @@ def _wrapped(original: Callable[..., Any], stage: Stage, timeline: Timeline) -> 
             try:
                 return await original(*args, **kwargs)
             finally:
-                timeline.note(name_of(args, kwargs), started, None)
+                timeline.note(name_of(kwargs), started, None)
 
         return run_async
 
@@ -136,7 +136,7 @@ def _wrapped(original: Callable[..., Any], stage: Stage, timeline: Timeline) -> 
         try:
             return original(*args, **kwargs)
         finally:
-            timeline.note(name_of(args, kwargs), started, (time.thread_time() - cpu) * 1000)
+            timeline.note(name_of(kwargs), started, (time.thread_time() - cpu) * 1000)
 
     return run
 
