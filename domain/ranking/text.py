@@ -60,6 +60,16 @@ def _words(lowered: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return words, tuple(sorted(set(words)))
 
 
+def _split_if_held(
+    text: str, prefixes: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """``_words`` of the lowercased text, or None when no word of it can start with a
+    prefix: a word starting with one holds it as a substring, so a text holding none (many
+    a vector leg's candidate) is answered without splitting it into words."""
+    lowered = text.lower()
+    return _words(lowered) if any(p in lowered for p in prefixes) else None
+
+
 def fewer_words_than(text: str, count: int) -> bool:
     """Whether ``tokens(text)`` has fewer than ``count`` words, reading only as far as the
     ``count``-th: a turn's shortness is a feature of every candidate, most of them long."""
@@ -82,13 +92,11 @@ def term_hits(
     """
     if not terms:
         return {}
-    lowered = text.lower()
     prefixes = term_prefixes(terms) if prefixes is None else prefixes
-    # a word starting with a prefix holds it as a substring: a text holding none (many a
-    # vector leg's candidate) is answered without splitting it into words
-    if not any(p in lowered for p in prefixes):
+    split = _split_if_held(text, prefixes)
+    if split is None:
         return {}
-    words, vocabulary = _words(lowered)
+    words, vocabulary = split
     wanted = terms if isinstance(terms, (set, frozenset)) else set(terms)
     matched: dict[str, str] = {}
     for prefix in prefixes:
@@ -122,9 +130,7 @@ def read_ahead(terms: Collection[str]) -> Callable[[str], None]:
     prefixes = term_prefixes(terms)
 
     def read(text: str) -> None:
-        lowered = text.lower()
-        if any(p in lowered for p in prefixes):
-            _words(lowered)
+        _split_if_held(text, prefixes)
 
     return read
 
